@@ -1,0 +1,8 @@
+// The command table. Each command lives in its own file and is listed here once.
+export interface Command {
+  readonly name: string;
+  readonly summary: string;
+  run(args: readonly string[]): Promise<number>;
+}
+
+export const commands: readonly Command[] = [];
