@@ -53,8 +53,7 @@ function setIn(parent: Container, seg: Seg, value: unknown): void {
   if (Array.isArray(parent)) {
     if (typeof seg !== "number") throw new UnsafePathError(seg, "array elements are addressed by integer index");
     if (seg > parent.length) throw new UnsafePathError(seg, `index past the end of an array of ${parent.length} would make it sparse`);
-    if (seg === parent.length) parent.push(value);
-    else defineData(parent, seg, value);
+    defineData(parent, seg, value);
     return;
   }
   defineData(parent, String(seg), value);

@@ -8,3 +8,4 @@ export { apply, applyImmutable } from "./apply.js";
 export { encoder, decoder, type Encoder, type Decoder } from "./codec.js";
 export { overlap } from "./overlap.js";
 export { track, type Tracker, type TrackOptions } from "./tracker.js";
+export { toJsonPatch, type JsonPatchOperation } from "./jsonpatch.js";

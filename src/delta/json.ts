@@ -17,17 +17,14 @@ export function defineData(obj: object, key: string | number, value: unknown): v
 /** Deep copy of a value already known to be plain JSON. Own keys only; a "__proto__" key stays a key. */
 export function cloneJson<T>(v: T): T {
   if (typeof v !== "object" || v === null) return v;
-  if (Array.isArray(v)) {
-    const n = v.length;
-    const out = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = cloneJson(v[i]);
-    return out as T;
-  }
+  // map() and defineProperty create own data properties; plain assignment could hit a setter someone
+  // planted on Array.prototype or Object.prototype.
+  if (Array.isArray(v)) return v.map(cloneJson) as T;
   const out: Record<string, unknown> = Object.getPrototypeOf(v) === null ? Object.create(null) : {};
   for (const k of Object.keys(v)) {
     const x = (v as Record<string, unknown>)[k];
     if (x === undefined) continue;
-    if (k === "__proto__") defineData(out, k, cloneJson(x));
+    if (k in out) defineData(out, k, cloneJson(x));
     else out[k] = cloneJson(x);
   }
   return out as T;

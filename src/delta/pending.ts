@@ -13,7 +13,7 @@
 //   that payload. Reaching the payload through the trie proves nothing at or above the path was recorded
 //   since, because such a record would have killed or retired the way down.
 import { spliceInto } from "./apply.js";
-import { isContainer, type Container } from "./json.js";
+import { defineData, isContainer, type Container } from "./json.js";
 import type { NonEmptyPath, Op, Seg } from "./ops.js";
 import { diffString } from "./overlap.js";
 
@@ -107,8 +107,11 @@ export class PendingLog {
       if (index >= last.index && index + remove <= end) {
         spliceInto(last.items, index - last.index, remove, items);
         if (last.items.length === 0 && last.remove === 0) {
+          // Cancelled (push then pop): it is the tail of both lists, so it can simply be taken back.
           last.alive = false;
           this.live--;
+          this.log.pop();
+          node.entries!.pop();
         }
         return;
       }
@@ -235,8 +238,7 @@ function walkPlain(container: Container, rest: readonly Seg[]): Container {
 function setPlain(container: Container, rest: readonly Seg[], value: unknown): void {
   const parent = walkPlain(container, rest.slice(0, -1));
   const key = rest[rest.length - 1]!;
-  if (Array.isArray(parent) && key === parent.length) parent.push(value);
-  else Object.defineProperty(parent, key, { value, writable: true, enumerable: true, configurable: true });
+  defineData(parent, key, value);
 }
 
 function deletePlain(container: Container, rest: readonly Seg[]): void {

@@ -151,6 +151,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
         dead = true;
         continue;
       }
+      for (const k of keys) if (typeof k === "string" && RESERVED_SEGMENTS.has(k)) throw new UnsafePathError(k, "the object is reachable only through a reserved key");
       for (const p of pathsOf(link.parent)) {
         for (let i = 0; i < keys.length; i++) out.push(i === keys.length - 1 ? (p.push(keys[i]!), p) : [...p, keys[i]!]);
       }
@@ -350,8 +351,9 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     if (value === undefined) return deleteProperty(t, key);
     const v = adopt(value, t, [key]);
     if (had && old === v) return true;
+    const paths = pathsOf(t);
     if (!forceBase) {
-      for (const p of pathsOf(t)) {
+      for (const p of paths) {
         p.push(key);
         if (old === undefined) log.set(p, cloneJson(v));
         else recordValue(p, old, v);
@@ -367,8 +369,9 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     dirty = true;
     if (!Object.hasOwn(t, key)) return true;
     const was = t[key];
+    const paths = pathsOf(t);
     if (!forceBase && was !== undefined) {
-      for (const p of pathsOf(t)) {
+      for (const p of paths) {
         p.push(key);
         log.delete(p);
       }
@@ -409,9 +412,10 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       return adopt(item, t, [index + j]);
     });
     if (remove === 0 && items.length === 0) return [];
+    const paths = pathsOf(t);
     if (!forceBase) {
       const fullCover = len > 0 && index === 0 && remove === len;
-      for (const p of pathsOf(t)) {
+      for (const p of paths) {
         if (fullCover && p.length === 0) {
           log.clear();
           forceBase = true;
@@ -444,8 +448,9 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     const old = t[i];
     const v = adopt(value, t, [i]);
     if (old === v) return true;
+    const paths = pathsOf(t);
     if (!forceBase) {
-      for (const p of pathsOf(t)) {
+      for (const p of paths) {
         p.push(i);
         recordValue(p, old, v);
       }
