@@ -350,7 +350,9 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     const old = had ? t[key] : undefined;
     if (value === undefined) return deleteProperty(t, key);
     const v = adopt(value, t, [key]);
-    if (had && old === v) return true;
+    // Equal strings of equal length would be compared char by char (and a cons string flattened) only
+    // to find a no-op that the flush-time diff finds anyway.
+    if (had && old === v && typeof v !== "string") return true;
     const paths = pathsOf(t);
     if (!forceBase) {
       for (const p of paths) {
@@ -360,7 +362,9 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       }
       afterRecord();
     }
-    defineData(t, key, v);
+    // An own data property can be assigned directly; a new key must not reach an inherited setter.
+    if (had) t[key] = v;
+    else defineData(t, key, v);
     if (isContainer(v)) addLink(v, t, key);
     return true;
   };
