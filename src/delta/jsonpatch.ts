@@ -18,6 +18,12 @@ function at(root: unknown, path: Path): unknown {
   return node;
 }
 
+function has(root: unknown, path: Path): boolean {
+  const parent = at(root, path.slice(0, -1));
+  const key = path[path.length - 1]!;
+  return Array.isArray(parent) ? (key as number) < parent.length : Object.hasOwn(parent as object, String(key));
+}
+
 /** The same change as `ops` applied to `before`, as RFC 6902 operations. `before` is not modified. */
 export function toJsonPatch(before: unknown, ops: readonly Op[]): JsonPatchOperation[] {
   const out: JsonPatchOperation[] = [];
@@ -30,16 +36,15 @@ export function toJsonPatch(before: unknown, ops: readonly Op[]): JsonPatchOpera
         out.push({ op: "replace", path: "", value: op[1] });
         break;
       case "s": {
-        const parent = at(prev, op[1].slice(0, -1));
-        const key = op[1][op[1].length - 1]!;
-        const exists = Array.isArray(parent) ? (key as number) < parent.length : Object.hasOwn(parent as object, String(key));
         // On an array, "add" at an existing index inserts; only a replace overwrites.
-        out.push(exists ? { op: "replace", path: pointer(op[1]), value: op[2] } : { op: "add", path: pointer(op[1]), value: op[2] });
+        out.push(has(prev, op[1]) ? { op: "replace", path: pointer(op[1]), value: op[2] } : { op: "add", path: pointer(op[1]), value: op[2] });
         break;
       }
-      case "d":
-        out.push({ op: "remove", path: pointer(op[1]) });
+      case "d": {
+        // A tracker may delete a key created and removed inside one window; RFC 6902 needs a target.
+        if (has(prev, op[1])) out.push({ op: "remove", path: pointer(op[1]) });
         break;
+      }
       case "a":
       case "t":
         out.push({ op: "replace", path: pointer(op[1]), value: at(cur, op[1]) });
