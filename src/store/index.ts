@@ -14,3 +14,5 @@ export { createMemoryStore } from "./memory.js";
 export { openJsonlStore } from "./jsonl/store.js";
 export type { JsonlStoreOptions } from "./jsonl/store.js";
 export * from "./errors.js";
+export { openSqliteStore } from "./sqlite/store.js";
+export type { SqliteStoreOptions } from "./sqlite/store.js";
