@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ephemeralScope, list, openJsonlStore, openSqliteStore, setValue, value, type Durability, type Store } from "../../src/store/index.js";
+import { ephemeralScope, list, openJsonlStore, openSqliteStore, setValue, value, type Durability, type Scope, type Store, type ValueList } from "../../src/store/index.js";
 import { removeTempDirs, tempDir } from "./helpers/backends.js";
 import { compileStoreForChildren } from "./helpers/compile-store.js";
 // @ts-expect-error plain-JS fixture shared with the child process
@@ -86,7 +86,7 @@ class Model {
 function dumpStore(store: Store): unknown {
   const values: Record<string, unknown> = {};
   const lists: Record<string, unknown[]> = {};
-  const readAll = (k: string, addr: ReturnType<typeof list<unknown>>) => {
+  const readAll = (k: string, addr: ValueList<unknown, Scope>) => {
     const out: unknown[] = [];
     let cursor: number | undefined;
     do {
