@@ -16,3 +16,5 @@ export type { JsonlStoreOptions } from "./jsonl/store.js";
 export * from "./errors.js";
 export { openSqliteStore } from "./sqlite/store.js";
 export type { SqliteStoreOptions } from "./sqlite/store.js";
+export { openSessionRepo } from "./repo.js";
+export type { SessionRepo, SessionInfo, SessionOpenOptions, RepoBackend } from "./repo.js";

@@ -13,7 +13,7 @@ export interface SessionHeader {
   readonly format: typeof SESSION_FORMAT;
   readonly version: number;
   readonly sessionId: string;
-  /** Seqs in this file start at or above this; a fork starts above its parent's high-water mark. */
+  /** The next commit gets at least this seq (a fork starts above its parent's high-water mark). */
   readonly nextSeq: number;
   readonly createdAt: string;
   readonly forkedFrom?: { readonly sessionId: string; readonly seq: number };

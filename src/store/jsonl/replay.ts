@@ -79,7 +79,7 @@ export function loadSession(mainPath: string, options: LoadOptions): LoadedSessi
   const mainLog = readLog(mainPath);
   const header = parseMainHeader(mainPath, mainLog);
   const mainTxs = mainLog.lines.slice(1).map((l) => decodeTransaction(l.record, mainPath, l.line, null));
-  checkMonotonic(mainTxs, header.nextSeq);
+  checkMonotonic(mainTxs, 1);
   if (options.repair && mainLog.goodLength < mainLog.fileLength) truncateSync(mainPath, mainLog.goodLength);
 
   let highWater = header.nextSeq - 1;
