@@ -1,5 +1,6 @@
 // spool — the package root. Each layer is also importable on its own (`spool/delta`, …);
 // here they are namespaced so names from different layers never collide.
 export * as delta from "./delta/index.js";
+export * as store from "./store/index.js";
 export * as harness from "./harness/index.js";
 export * as wire from "./wire/index.js";
