@@ -10,7 +10,7 @@ import { countLines } from "./cut.js";
 import { detectContentKind } from "./content-kind.js";
 import type { Message, ToolResultMessage, UserMessage } from "./messages.js";
 import { textOf, withText } from "./messages.js";
-import { buildPreview, buildSummary, parseStub, type Origin } from "./stubs.js";
+import { buildPreview, buildSummary, parseStub, type Origin, type ParsedStub } from "./stubs.js";
 
 export const DEFAULT_TRUNCATE_TURNS = 2;
 export const DEFAULT_SUMMARIZE_TURNS = 4;
@@ -84,29 +84,25 @@ export function applyMicrocompact(
     }
     const age = turn - k;
     if (age < truncateTurns) continue;
+    if (message.role !== "tool" && !(message.role === "user" && message.agentFeedback === true)) continue;
+    const text = textOf(message);
+    const stub = parseStub(text);
+    if (stub === undefined && text.length < minContent) continue;
     if (message.role === "tool") {
-      if (!isCandidateSize(message, minContent)) continue;
       const name = message.toolName ?? names.get(message.toolCallId);
       if (message.isError || (name !== undefined && preserved.has(normaliseToolName(name)))) {
-        if (parseStub(textOf(message)) === undefined) report.preserved++;
+        if (stub === undefined) report.preserved++;
         continue;
       }
-    } else if (message.role !== "user" || message.agentFeedback !== true || !isCandidateSize(message, minContent)) continue;
+    }
 
-    const next = compactOne(message, age, { truncateTurns, summarizeTurns, headChars, tailChars, minContent, archive: options.archive }, report);
+    const next = compactOne(message, text, stub, age, { truncateTurns, summarizeTurns, headChars, tailChars, minContent, archive: options.archive }, report);
     if (next !== undefined) {
       out ??= messages.slice();
       out[i] = next;
     }
   }
   return { messages: out ?? messages, report };
-}
-
-/** Cheap pre-filter: a stub of a big original is small, so stubs always pass; full texts must be ≥ minContent. */
-function isCandidateSize(message: ToolResultMessage | UserMessage, minContent: number): boolean {
-  let size = 0;
-  for (const part of message.content) if (part.type === "text") size += part.text.length;
-  return size >= minContent || (size > 0 && message.content.some((p) => p.type === "text" && p.text.charCodeAt(0) === 91));
 }
 
 interface Levels {
@@ -118,9 +114,14 @@ interface Levels {
   archive: ArchiveStore | undefined;
 }
 
-function compactOne<M extends ToolResultMessage | UserMessage>(message: M, age: number, levels: Levels, report: MicrocompactReport): M | undefined {
-  const text = textOf(message);
-  const stub = parseStub(text);
+function compactOne<M extends ToolResultMessage | UserMessage>(
+  message: M,
+  text: string,
+  stub: ParsedStub | undefined,
+  age: number,
+  levels: Levels,
+  report: MicrocompactReport,
+): M | undefined {
   if (stub !== undefined) {
     if (stub.level === "cleared" || age < levels.summarizeTurns || stub.chars < levels.minContent) return undefined;
     const summary = buildSummary(stub, stub);

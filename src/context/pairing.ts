@@ -238,3 +238,20 @@ function pruneInvalidCalls(message: AssistantMessage, report: PairingReport): As
   report.duplicateToolUsePruned += dropped;
   return { ...message, content };
 }
+
+/** Calls of the last assistant message with calls that have no result after it (the batch still open). */
+export function countPendingToolCalls(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role !== "assistant" || !hasAnyCall(message)) continue;
+    const answered = new Set<string>();
+    for (let j = i + 1; j < messages.length; j++) {
+      const m = messages[j]!;
+      if (m.role === "tool") answered.add(m.toolCallId);
+    }
+    let pending = 0;
+    for (const part of message.content) if (part.type === "toolCall" && !answered.has(part.id)) pending++;
+    return pending;
+  }
+  return 0;
+}

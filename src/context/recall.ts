@@ -152,7 +152,7 @@ function page(key: string, content: string, options: RecallOptions, grep: RegExp
   }
   const scannedTo = shown.length < limit ? total : lastShown + 1;
   const next =
-    scannedTo < total ? ` Next: recall ${marker} grep=${grep.source} offset=${scannedTo + 1} limit=${limit}.` : " No more matches after these.";
+    scannedTo < total ? ` Next: recall ${marker} grep=${JSON.stringify(options.grep)} offset=${scannedTo + 1} limit=${limit}.` : " No more matches after these.";
   const header = `[recall ${marker}: ${shown.length} line(s) matching /${grep.source}/${grep.flags} in lines ${from + 1}-${scannedTo} of ${total}.${next}]`;
   return shown.length > 0 ? `${header}\n${shown.join("\n")}` : header;
 }

@@ -77,7 +77,7 @@ export function buildSummary(stats: OriginalStats, origin: Origin): string {
   return ways.length > 0 ? `${line}\n[full content recoverable via ${ways.join(", or ")}]` : line;
 }
 
-const PREVIEW_RE = /^\[(?:Partial tool result|Old tool result truncated) — showing [^\n]*? of (\d+) \((\d+) chars, ([^)\n]+)\)\. The middle \d+ chars are omitted\. To read the rest: ([^\n]*)\]\n/;
+const PREVIEW_RE = /^\[(?:Partial tool result|Old tool result truncated) — showing [^\n]*? of (\d+) \((\d+) chars, ([^)\n]+)\)\. The middle \d+ chars are omitted\. To read the rest: ([^\n]*)\.\]\n/;
 const SUMMARY_RE = /^\[Old tool result cleared — (\d+) lines, (\d+) chars, ([^\]\n]+)\](?:\n\[full content recoverable via ([^\n]*)\])?$/;
 
 /** Recognises a stub this module built; anything else (including look-alikes that are too big) is undefined. */
