@@ -144,7 +144,7 @@ export function enforceToolResultBudget(
     if (message.role === "tool") {
       if (names.size === 0 && group.length === 0) continue;
       const text = textOf(message);
-      group.push({ index: i, toolName: message.toolName ?? names.get(message.toolCallId), text, stub: parseStub(text) !== undefined });
+      group.push({ index: i, toolName: names.get(message.toolCallId) ?? message.toolName, text, stub: parseStub(text) !== undefined });
       continue;
     }
     flush(group);

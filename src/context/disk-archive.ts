@@ -1,4 +1,5 @@
-// The on-disk archive: one file `<key>.ccr` per entry holding the raw UTF-8 text. The directory is
+// The on-disk archive: one file `<key>.ccr` per entry holding the raw UTF-8 text (`<key>.ccrj`, the
+// JSON string form, for the rare text with lone surrogates UTF-8 cannot carry). The directory is
 // the index (no index file to corrupt or race on); a file's mtime is its last access, refreshed on
 // put and get. Writes are atomic (temp file in the same directory, then rename), so a reader in
 // another process sees a whole entry or none — and a key this process has never seen is looked up
@@ -6,7 +7,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { archiveKey, isValidKey } from "./archive-key.js";
+import { archiveKey, decodeFromDisk, encodeForDisk, isValidKey } from "./archive-key.js";
 import type { ArchiveStats, ArchiveStore } from "./archive-store.js";
 import { ArchiveError } from "./errors.js";
 import { tooLarge } from "./memory-archive.js";
@@ -59,15 +60,16 @@ export class DiskArchive implements ArchiveStore {
     this.sweep();
   }
 
-  pathFor(key: string): string {
-    return join(this.dir, `${key}.ccr`);
+  pathFor(key: string, json = false): string {
+    return join(this.dir, json ? `${key}.ccrj` : `${key}.ccr`);
   }
 
   put(content: string): string {
     const key = archiveKey(content);
-    const bytes = Buffer.byteLength(content, "utf8");
+    const { data, json } = encodeForDisk(content);
+    const bytes = Buffer.byteLength(data, "utf8");
     if (this.maxBytes > 0 && bytes > this.maxBytes / 4) throw tooLarge(bytes, this.maxBytes);
-    const path = this.pathFor(key);
+    const path = this.pathFor(key, json);
     const now = Date.now();
     if (this.touch(path, now)) {
       if (!this.index.has(key)) this.adopt(key, bytes, now);
@@ -76,7 +78,7 @@ export class DiskArchive implements ArchiveStore {
     }
     const tmp = join(this.dir, `${key}.${randomBytes(6).toString("hex")}.tmp`);
     try {
-      writeFileSync(tmp, content, { encoding: "utf8", mode: 0o600 });
+      writeFileSync(tmp, data, { encoding: "utf8", mode: 0o600 });
       renameSync(tmp, path);
     } catch (err) {
       try {
@@ -97,34 +99,44 @@ export class DiskArchive implements ArchiveStore {
 
   get(key: string): string | undefined {
     if (!isValidKey(key)) return undefined;
-    const path = this.pathFor(key);
-    let content: string;
-    try {
-      content = readFileSync(path, "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") {
-        this.forget(key);
+    for (const json of [false, true]) {
+      const path = this.pathFor(key, json);
+      let data: string;
+      try {
+        data = readFileSync(path, "utf8");
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") continue;
+        throw new ArchiveError("SPOOL_ARCHIVE_READ", `cannot read archive entry ${key}: ${(err as Error).message}.`);
+      }
+      let content: string;
+      try {
+        content = decodeFromDisk(data, json);
+      } catch {
         return undefined;
       }
-      throw new ArchiveError("SPOOL_ARCHIVE_READ", `cannot read archive entry ${key}: ${(err as Error).message}.`);
+      const now = Date.now();
+      this.touch(path, now);
+      const entry = this.index.get(key);
+      if (entry) entry.atime = now;
+      else this.adopt(key, Buffer.byteLength(data, "utf8"), now);
+      return content;
     }
-    const now = Date.now();
-    this.touch(path, now);
-    const entry = this.index.get(key);
-    if (entry) entry.atime = now;
-    else this.adopt(key, Buffer.byteLength(content, "utf8"), now);
-    return content;
+    this.forget(key);
+    return undefined;
   }
 
   has(key: string): boolean {
     if (!isValidKey(key)) return false;
     if (this.index.has(key)) return true;
-    try {
-      statSync(this.pathFor(key));
-      return true;
-    } catch {
-      return false;
+    for (const json of [false, true]) {
+      try {
+        statSync(this.pathFor(key, json));
+        return true;
+      } catch {
+        // try the other encoding
+      }
     }
+    return false;
   }
 
   stats(): ArchiveStats & { readonly ttlMs: number; readonly oldestAgeMs: number } {
@@ -172,8 +184,7 @@ export class DiskArchive implements ArchiveStore {
       return;
     }
     for (const name of names) {
-      if (!name.endsWith(".ccr")) continue;
-      const key = name.slice(0, -4);
+      const key = name.endsWith(".ccr") ? name.slice(0, -4) : name.endsWith(".ccrj") ? name.slice(0, -5) : "";
       if (!isValidKey(key)) continue;
       try {
         const st = statSync(join(this.dir, name));
@@ -201,10 +212,12 @@ export class DiskArchive implements ArchiveStore {
   }
 
   private remove(key: string): void {
-    try {
-      unlinkSync(this.pathFor(key));
-    } catch {
-      // already gone
+    for (const json of [false, true]) {
+      try {
+        unlinkSync(this.pathFor(key, json));
+      } catch {
+        // already gone, or stored in the other encoding
+      }
     }
     this.forget(key);
   }

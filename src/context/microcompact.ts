@@ -89,7 +89,7 @@ export function applyMicrocompact(
     const stub = parseStub(text);
     if (stub === undefined && text.length < minContent) continue;
     if (message.role === "tool") {
-      const name = message.toolName ?? names.get(message.toolCallId);
+      const name = names.get(message.toolCallId) ?? message.toolName;
       if (message.isError || (name !== undefined && preserved.has(normaliseToolName(name)))) {
         if (stub === undefined) report.preserved++;
         continue;

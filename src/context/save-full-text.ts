@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { archiveKey, isValidKey } from "./archive-key.js";
+import { archiveKey, encodeForDisk } from "./archive-key.js";
 import type { ArchiveStore } from "./archive-store.js";
 
 export interface SaveTarget {
@@ -19,20 +19,22 @@ export interface Saved {
   readonly wrote: boolean;
 }
 
-export function resultFilePath(resultsDir: string, key: string): string {
-  return resolve(join(resultsDir, `${key}.txt`));
+/** `<key>.txt`, or `<key>.json` (a JSON string) for text with lone surrogates that UTF-8 cannot carry. */
+export function resultFilePath(resultsDir: string, key: string, json = false): string {
+  return resolve(join(resultsDir, json ? `${key}.json` : `${key}.txt`));
 }
 
 /** Throws on failure; callers keep the text uncut rather than lose it. */
 export function saveFullText(text: string, target: SaveTarget): Saved {
   const key = archiveKey(text);
   if (target.resultsDir !== undefined) {
-    const path = resultFilePath(target.resultsDir, key);
+    const { data, json } = encodeForDisk(text);
+    const path = resultFilePath(target.resultsDir, key, json);
     if (existsSync(path)) return { key, path, wrote: false };
     mkdirSync(target.resultsDir, { recursive: true, mode: 0o700 });
     const tmp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
     try {
-      writeFileSync(tmp, text, { encoding: "utf8", mode: 0o600 });
+      writeFileSync(tmp, data, { encoding: "utf8", mode: 0o600 });
       renameSync(tmp, path);
     } catch (err) {
       try {
@@ -52,9 +54,3 @@ export function saveFullText(text: string, target: SaveTarget): Saved {
   throw new Error("no results directory and no archive to save the full text in");
 }
 
-/** Reads a saved result file back by key (recall falls back to this when the archive misses). */
-export function resultFileKey(name: string): string | undefined {
-  if (!name.endsWith(".txt")) return undefined;
-  const key = name.slice(0, -4);
-  return isValidKey(key) ? key : undefined;
-}

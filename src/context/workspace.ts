@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { ArchiveStore, KeyLookup } from "./archive-store.js";
-import { isValidKey } from "./archive-key.js";
+import { decodeFromDisk, isValidKey } from "./archive-key.js";
 import { contextConfigFromEnv } from "./config.js";
 import { DiskArchive } from "./disk-archive.js";
 import { WorkspaceError } from "./errors.js";
@@ -116,11 +116,14 @@ export function createWorkspace(options: WorkspaceOptions = {}): Workspace {
       if (!isValidKey(key)) return undefined;
       const hit = archive.get(key);
       if (hit !== undefined) return hit;
-      try {
-        return readFileSync(resultFilePath(resultsDir, key), "utf8");
-      } catch {
-        return undefined;
+      for (const json of [false, true]) {
+        try {
+          return decodeFromDisk(readFileSync(resultFilePath(resultsDir, key, json), "utf8"), json);
+        } catch {
+          // not saved in this encoding
+        }
       }
+      return undefined;
     },
     cleanup(): void {
       if (cleaned) return;
