@@ -76,7 +76,7 @@ export function detectFormat(json: unknown): Format {
     if (typeof type === "string" && (type === "message" || type === "reasoning" || type.startsWith("function_call") || type.endsWith("_call") || type.endsWith("_call_output"))) {
       return "openai-responses";
     }
-    if ("tool_calls" in item || "tool_call_id" in item || (item["role"] === "developer" && conversation.key !== "input")) return "openai-chat";
+    if ("tool_calls" in item || "tool_call_id" in item) return "openai-chat";
     const content = item["content"];
     if (!Array.isArray(content)) continue;
     for (const part of content) {
