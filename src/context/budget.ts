@@ -9,7 +9,7 @@ import type { ArchiveStore } from "./archive-store.js";
 import { detectContentKind } from "./content-kind.js";
 import type { Message, ToolResultMessage } from "./messages.js";
 import { textOf, withText } from "./messages.js";
-import { saveFullText } from "./save-full-text.js";
+import { plannedSave, saveFullText } from "./save-full-text.js";
 import { buildPreview, parseStub, type Origin } from "./stubs.js";
 
 export const DEFAULT_MAX_RESULT_CHARS = 20_000;
@@ -78,30 +78,31 @@ export function enforceToolResultBudget(
   const cut = (slot: Slot): boolean => {
     const message = (out ?? messages)[slot.index] as ToolResultMessage;
     const text = slot.text;
-    let origin: Origin;
-    let referenced = false;
     const markers = extractKeys(text);
-    try {
-      if (message.spillPath !== undefined) {
-        origin = { keys: markers, path: message.spillPath };
-        referenced = true;
-      } else if (markers.length > 0) {
-        origin = { keys: markers };
-        referenced = true;
-      } else {
+    let origin: Origin;
+    let referenced = true;
+    if (message.spillPath !== undefined) origin = { keys: markers, path: message.spillPath };
+    else if (markers.length > 0) origin = { keys: markers };
+    else {
+      referenced = false;
+      const planned = plannedSave(text, options);
+      origin = planned.path !== undefined ? { keys: [planned.key], path: planned.path } : { keys: [planned.key] };
+    }
+    // Judge the preview before writing anything: a preview that is not shorter leaves no file behind.
+    const preview = buildPreview("partial", text, head, tail, origin, detectContentKind(text));
+    if (preview === undefined) return false;
+    if (!referenced) {
+      try {
         const saved = saveFullText(text, options);
-        origin = saved.path !== undefined ? { keys: [saved.key], path: saved.path } : { keys: [saved.key] };
         if (saved.wrote) {
           if (saved.path !== undefined) report.filesSaved.push(saved.path);
           report.keysSaved.push(saved.key);
         }
+      } catch (err) {
+        report.errors.push(`result ${message.toolCallId}: full text could not be saved (${(err as Error).message}); left uncut`);
+        return false;
       }
-    } catch (err) {
-      report.errors.push(`result ${message.toolCallId}: full text could not be saved (${(err as Error).message}); left uncut`);
-      return false;
     }
-    const preview = buildPreview("partial", text, head, tail, origin, detectContentKind(text));
-    if (preview === undefined) return false;
     out ??= messages.slice();
     out[slot.index] = withText(message, preview);
     report.resultsTruncated++;

@@ -10,7 +10,7 @@ export * from "./budget.js";
 export * from "./microcompact.js";
 export * from "./content-kind.js";
 export * from "./cut.js";
-export { archiveKey, formatMarker, extractKeys, isValidKey } from "./archive-key.js";
+export { archiveKey, formatMarker, extractKeys, isValidKey, isWellFormed } from "./archive-key.js";
 export type { ArchiveStore, ArchiveStats, KeyLookup } from "./archive-store.js";
 export { MemoryArchive } from "./memory-archive.js";
 export * from "./disk-archive.js";

@@ -24,6 +24,13 @@ export function resultFilePath(resultsDir: string, key: string, json = false): s
   return resolve(join(resultsDir, json ? `${key}.json` : `${key}.txt`));
 }
 
+/** Where `text` would be saved, without writing anything (so a preview can be built and judged first). */
+export function plannedSave(text: string, target: SaveTarget): { key: string; path?: string } {
+  const key = archiveKey(text);
+  if (target.resultsDir === undefined) return { key };
+  return { key, path: resultFilePath(target.resultsDir, key, encodeForDisk(text).json) };
+}
+
 /** Throws on failure; callers keep the text uncut rather than lose it. */
 export function saveFullText(text: string, target: SaveTarget): Saved {
   const key = archiveKey(text);
