@@ -44,7 +44,7 @@ export function detectContentKind(text: string): ContentKind {
   if (/^<\?xml[\s>]/i.test(head)) return "XML";
   if (/^<!doctype html|^<html[\s>]/i.test(head)) return "HTML";
 
-  if (linesMatching(head, /^[^\s:]+:\d+[:-]/) >= 0.6) return "search results";
+  if (linesMatching(head, /^[^\s:]*[./][^\s:]*:\d+[:-]/) >= 0.6) return "search results";
   if (linesMatching(head, LOG_LINE) >= 0.4) return "log";
 
   if (/^#!\s*\/(?:usr\/)?bin\/(?:env\s+)?(?:ba|z|k|da)?sh\b/.test(head)) return "shell script";

@@ -16,6 +16,7 @@ export const DEFAULT_ARCHIVE_MAX_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_ARCHIVE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** Rescanning a big directory on every put would dominate; upstream sweeps at most hourly too. */
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+const STALE_TEMP_MS = 10 * 60 * 1000;
 
 export interface DiskArchiveOptions {
   readonly dir: string;
@@ -183,7 +184,12 @@ export class DiskArchive implements ArchiveStore {
     } catch {
       return;
     }
+    const now = Date.now();
     for (const name of names) {
+      if (name.endsWith(".tmp")) {
+        this.removeStaleTemp(join(this.dir, name), now);
+        continue;
+      }
       const key = name.endsWith(".ccr") ? name.slice(0, -4) : name.endsWith(".ccrj") ? name.slice(0, -5) : "";
       if (!isValidKey(key)) continue;
       try {
@@ -192,6 +198,15 @@ export class DiskArchive implements ArchiveStore {
       } catch {
         // removed by another process between readdir and stat
       }
+    }
+  }
+
+  /** A writer killed between write and rename leaves a temp file; another process may still be mid-write, so only old ones go. */
+  private removeStaleTemp(path: string, now: number): void {
+    try {
+      if (now - statSync(path).mtimeMs > STALE_TEMP_MS) unlinkSync(path);
+    } catch {
+      // renamed or removed meanwhile
     }
   }
 
