@@ -6,7 +6,7 @@
 import type { ArchiveStore } from "./archive-store.js";
 import { enforceToolResultBudget, type BudgetReport } from "./budget.js";
 import { contextConfigFromEnv, type ContextConfig } from "./config.js";
-import { PairingInvariantError } from "./errors.js";
+import { ConfigError, PairingInvariantError } from "./errors.js";
 import type { Message } from "./messages.js";
 import { textOf } from "./messages.js";
 import { applyMicrocompact, type MicrocompactReport } from "./microcompact.js";
@@ -45,7 +45,7 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
   const archive = options.archive ?? options.workspace?.archive;
   const resultsDir = options.resultsDir ?? options.workspace?.resultsDir;
   if (archive === undefined && resultsDir === undefined) {
-    throw new TypeError("prepareHistory needs somewhere to keep cut text: pass { workspace } (or { archive } / { resultsDir }).");
+    throw new ConfigError("workspace", "prepareHistory needs somewhere to keep the text it cuts: pass { workspace } (or { archive } / { resultsDir }).");
   }
 
   const paired = ensureToolResultPairing(messages);
