@@ -42,12 +42,13 @@ export type AssistantPart = TextPart | ImagePart | RawPart | ToolCallPart;
 
 /**
  * How the provider envelope looked, so an adapter can rebuild it exactly:
- * - `content`: the provider sent a bare string, `null`, or no content field instead of a parts array;
+ * - `content`: the provider sent a bare string, a parts array, `null`, or no content field (formats
+ *   whose default for text-only content is a string need "parts" to give an array back);
  * - `joined`: this message shared one provider envelope with the previous neutral message (true), or
  *   explicitly did not (false). Unset means "adapter decides" (e.g. synthetic results join their run).
  */
 export interface Hints {
-  readonly content?: "string" | "null" | "absent";
+  readonly content?: "string" | "parts" | "null" | "absent";
   readonly joined?: boolean;
 }
 

@@ -156,19 +156,19 @@ describe("error markers on the wire — chatcli §11.3", () => {
     expect(block["content"]).toEqual([{ type: "text", text: "bad" }]);
   });
   it("OpenAI-compatible: a non-error passes through", () => {
-    expect(chatContent(toolResult("t1", "fine"))).toEqual([{ type: "text", text: "fine" }]);
+    expect(chatContent(toolResult("t1", "fine"))).toBe("fine");
   });
   it("OpenAI-compatible: an error with a code gets [ERROR:code]", () => {
-    expect(chatContent(err("missing", "ENOENT"))).toEqual([{ type: "text", text: "[ERROR:ENOENT] missing" }]);
+    expect(chatContent(err("missing", "ENOENT"))).toBe("[ERROR:ENOENT] missing");
   });
   it("OpenAI-compatible: an error without a code gets [ERROR]", () => {
-    expect(chatContent(err("bad"))).toEqual([{ type: "text", text: "[ERROR] bad" }]);
+    expect(chatContent(err("bad"))).toBe("[ERROR] bad");
   });
   it("OpenAI-compatible: empty content with code Timeout is just the prefix", () => {
-    expect(chatContent({ ...err("", "Timeout"), content: [] })).toEqual([{ type: "text", text: "[ERROR:Timeout] " }]);
+    expect(chatContent({ ...err("", "Timeout"), content: [] })).toBe("[ERROR:Timeout] ");
   });
   it("OpenAI-compatible: a non-error with a code stays unchanged", () => {
-    expect(chatContent(toolResult("t1", "fine", { errorCode: "ENOENT" }))).toEqual([{ type: "text", text: "fine" }]);
+    expect(chatContent(toolResult("t1", "fine", { errorCode: "ENOENT" }))).toBe("fine");
   });
   it("Moonshot park history: after repair every tool_calls message is followed by results for all its ids", () => {
     const h: Message[] = [

@@ -52,6 +52,7 @@ export function fromOpenAIChat(input: readonly unknown[]): Message[] {
 
 function contentHint(content: unknown): Hints | undefined {
   if (typeof content === "string") return { content: "string" };
+  if (Array.isArray(content)) return { content: "parts" };
   if (content === null) return { content: "null" };
   if (content === undefined) return { content: "absent" };
   return undefined;
@@ -146,7 +147,9 @@ function renderContent(parts: readonly ContentPart[], hints: Hints | undefined):
     if (hints?.content === "absent") return undefined;
     if (hints?.content === "string") return "";
   }
-  if (hints?.content === "string" && parts.every((p) => p.type === "text" && p.extra === undefined)) {
+  // Text-only content is a plain string unless the provider sent an array (the common shape, and what a synthetic result gets).
+  const plain = hints?.content === "string" || (hints?.content !== "parts" && parts.length > 0);
+  if (plain && parts.every((p) => p.type === "text" && p.extra === undefined)) {
     return parts.map((p) => (p as TextPart).text).join("\n");
   }
   return parts.map((part): Json => {

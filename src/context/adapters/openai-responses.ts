@@ -30,7 +30,7 @@ export function fromOpenAIResponses(input: readonly unknown[]): Message[] {
         group ??= { content: [], hasMessage: false };
         group.hasMessage = true;
         group.extra = { [MESSAGE_KEY]: { ...extraOf(item, ["role", "content"]), at: group.content.length } };
-        if (typeof content === "string") group.hints = { content: "string" };
+        group.hints = { content: typeof content === "string" ? "string" : "parts" };
         group.content.push(...parts(content, at, "output_text"));
         return;
       }
@@ -43,7 +43,7 @@ export function fromOpenAIResponses(input: readonly unknown[]): Message[] {
       out.push(
         withOptional({ role: neutralRole, content: parts(content, at, "input_text") } as Message, {
           extra: role === "developer" ? { ...extra, "openai:role": "developer" } : extra,
-          hints: typeof content === "string" ? { content: "string" } : undefined,
+          hints: typeof content === "string" ? { content: "string" } : { content: "parts" },
         }),
       );
       return;
@@ -62,7 +62,7 @@ export function fromOpenAIResponses(input: readonly unknown[]): Message[] {
         withOptional({ role: "tool", toolCallId: str(item, "call_id", at), isError: unmarked.isError, content: unmarked.parts } as Message, {
           errorCode: unmarked.errorCode,
           extra: extraOf(item, ["call_id", "output"]),
-          hints: typeof output === "string" ? { content: "string" } : undefined,
+          hints: typeof output === "string" ? { content: "string" } : { content: "parts" },
         }),
       );
       return;
@@ -210,7 +210,9 @@ function renderNonText(p: AssistantPart): Json {
 }
 
 function renderParts(parts: readonly ContentPart[], hints: Hints | undefined, defaultText: string): unknown {
-  if (hints?.content === "string" && parts.every((p) => p.type === "text" && p.extra === undefined)) {
+  // Text-only content is a plain string unless the input had an array (the common shape, and what a synthetic result gets).
+  const plain = hints?.content === "string" || (hints?.content !== "parts" && parts.length > 0);
+  if (plain && parts.every((p) => p.type === "text" && p.extra === undefined)) {
     return parts.map((p) => (p as TextPart).text).join("\n");
   }
   return parts.map((p) => renderPart(p, defaultText));
