@@ -140,15 +140,22 @@ export class DiskArchive implements ArchiveStore {
     return false;
   }
 
-  stats(): ArchiveStats & { readonly ttlMs: number; readonly oldestAgeMs: number } {
+  /** `staleEntries`: entries past the TTL that the next sweep or prune will remove. */
+  stats(): ArchiveStats & { readonly ttlMs: number; readonly oldestAgeMs: number; readonly staleEntries: number } {
+    const now = Date.now();
     let oldest = Infinity;
-    for (const entry of this.index.values()) oldest = Math.min(oldest, entry.atime);
+    let stale = 0;
+    for (const entry of this.index.values()) {
+      oldest = Math.min(oldest, entry.atime);
+      if (this.ttlMs > 0 && now - entry.atime > this.ttlMs) stale++;
+    }
     return {
       entries: this.index.size,
       totalBytes: this.total,
       maxBytes: this.maxBytes,
       ttlMs: this.ttlMs,
-      oldestAgeMs: oldest === Infinity ? 0 : Math.max(0, Date.now() - oldest),
+      oldestAgeMs: oldest === Infinity ? 0 : Math.max(0, now - oldest),
+      staleEntries: stale,
     };
   }
 

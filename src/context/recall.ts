@@ -156,3 +156,8 @@ function page(key: string, content: string, options: RecallOptions, grep: RegExp
   const header = `[recall ${marker}: ${shown.length} line(s) matching /${grep.source}/${grep.flags} in lines ${from + 1}-${scannedTo} of ${total}.${next}]`;
   return shown.length > 0 ? `${header}\n${shown.join("\n")}` : header;
 }
+
+/** Whether a tool name is the recall tool ("recall", "@recall", any case, surrounding spaces ignored). */
+export function isRecallTool(name: string): boolean {
+  return name.trim().replace(/^@/, "").toLowerCase() === "recall";
+}

@@ -150,7 +150,18 @@ describe("DiskArchive — chatcli §11.10", () => {
     const stats = new DiskArchive({ dir: d, ttlMs: 0 }).stats();
     expect(stats.oldestAgeMs).toBeGreaterThan(3_600_000 - 1);
     expect(stats.entries).toBe(2);
+    expect(stats.staleEntries).toBe(0);
+
     expect(a.prune()).toEqual({ removed: 1, bytesFreed: "stale entry".length, remainingEntries: 1, remainingBytes: 4 });
+  });
+
+  it("stats count entries that outlived the TTL before a sweep removes them", async () => {
+    const a = new DiskArchive({ dir: dir(), ttlMs: 20 });
+    a.put("short-lived");
+    expect(a.stats().staleEntries).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(a.stats()).toMatchObject({ staleEntries: 1, ttlMs: 20, entries: 1 });
+    expect(a.prune().removed).toBe(1);
   });
 
   it("a get on a vanished file is a clean miss", () => {

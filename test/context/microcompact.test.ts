@@ -139,6 +139,14 @@ describe("applyMicrocompact — the seed's promises, kept", () => {
     expect(extractKeys(summary)).toEqual([key]);
   });
 
+  it("a text of exactly head + tail + 100 chars is left whole: its preview would not be shorter", () => {
+    const text = lines(2_600, 11);
+    const h = fixture(result(text), 2);
+    const { messages, report } = applyMicrocompact(h, { archive: new MemoryArchive(), minContent: 100 });
+    expect(messages).toBe(h);
+    expect(report.truncated).toBe(0);
+  });
+
   it("a second pass over its own output changes nothing", () => {
     const archive = new MemoryArchive();
     const h: Message[] = [...fixture(result(lines(9_000, 8)), 2)];

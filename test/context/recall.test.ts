@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { extractRecallKeys, isValidKey, MemoryArchive, recall, RecallError } from "../../src/context/index.js";
+import { extractRecallKeys, isRecallTool, isValidKey, MemoryArchive, recall, RecallError } from "../../src/context/index.js";
 
 const K = "aaaabbbbccccdddd";
 
@@ -130,5 +130,18 @@ describe("recall paging", () => {
       offset = Number(next[1]);
     }
     expect(rebuilt).toBe(big);
+  });
+});
+
+describe("isRecallTool — chatcli §7 table", () => {
+  it.each([
+    ["recall", true],
+    ["@RECALL", true],
+    [" recall ", true],
+    ["recalls", false],
+    ["recal", false],
+    ["", false],
+  ])("%j → %s", (name, expected) => {
+    expect(isRecallTool(name)).toBe(expected);
   });
 });
