@@ -2,5 +2,6 @@
 // here they are namespaced so names from different layers never collide.
 export * as delta from "./delta/index.js";
 export * as store from "./store/index.js";
+export * as context from "./context/index.js";
 export * as harness from "./harness/index.js";
 export * as wire from "./wire/index.js";

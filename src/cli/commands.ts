@@ -1,5 +1,7 @@
 // The command table. Each command lives in its own file and is listed here once.
-import { fold } from "./fold.js";
+import { compactCommand } from "./compact.js";
+import { foldCommand } from "./fold.js";
+import { recallCommand } from "./recall.js";
 
 export interface Command {
   readonly name: string;
@@ -7,4 +9,4 @@ export interface Command {
   run(args: readonly string[]): Promise<number>;
 }
 
-export const commands: readonly Command[] = [fold];
+export const commands: readonly Command[] = [compactCommand, recallCommand, foldCommand];

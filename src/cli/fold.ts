@@ -11,7 +11,7 @@ const usage = `Usage: spool fold [FILE] [--pretty]
 Reads wire batches, one JSON array of WireOps per line (from FILE, or stdin when FILE is
 omitted or "-"), decodes and applies them in order, and prints the folded value as JSON.`;
 
-export const fold: Command = {
+export const foldCommand: Command = {
   name: "fold",
   summary: "fold a stream of wire op batches (JSON lines) and print the value",
   async run(args) {
