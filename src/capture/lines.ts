@@ -1,0 +1,174 @@
+// Line assembly after ANSI removal: carriage-return progress frames collapse to the last frame of
+// their line (deleting `\r` instead glues frames together — pi's old behaviour), backspace deletes the
+// previous code point, other control characters go, and one line longer than maxLineBytes is cut
+// with a marker (a minified 2 MB line would otherwise be the whole window).
+import { utf8Length, utf8Prefix } from "./utf8.js";
+
+/** Characters that send text down the slow path. Plain text (the bulk of any log) has none. */
+const SPECIAL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\ufff9-\ufffb]/;
+const DROPPED = /[\x00-\x07\x0b\x0c\x0e-\x1f\x7f-\x9f\ufff9-\ufffb]+/g;
+const STRUCTURAL = /[\r\n\b]/g;
+
+export const cutMarker = (bytes: number): string => ` [… ${bytes} bytes cut from this line]`;
+
+export class LineCleaner {
+  /** The current line (its latest frame), already capped; no trailing newline. */
+  private open = "";
+  private openBytes = 0;
+  /** Bytes of the current line that did not fit under the cap. */
+  private openCut = 0;
+  private pendingCR = false;
+  /** Lines completed by the latest push. */
+  lines = 0;
+  /** Lines that were cut, over everything so far. */
+  cutLines = 0;
+  /** Cleaned bytes of the most recently completed line, without its newline. */
+  lastLineBytes = 0;
+
+  constructor(private readonly maxLineBytes: number) {}
+
+  static isPlain(text: string): boolean {
+    return !SPECIAL.test(text);
+  }
+
+  get canTakePlain(): boolean {
+    return !this.pendingCR;
+  }
+
+  /** The current line as the view shows it. */
+  get openLine(): string {
+    return this.openCut > 0 ? this.open + cutMarker(this.openCut) : this.open;
+  }
+
+  get openLineBytes(): number {
+    return this.openCut > 0 ? this.openBytes + utf8Length(cutMarker(this.openCut)) : this.openBytes;
+  }
+
+  /**
+   * Text with no control characters at all (see isPlain). Returns the completed lines, each ending
+   * in a newline; the rest stays open. Lines are only sliced out when one is too long.
+   */
+  pushPlain(text: string): string {
+    const first = text.indexOf("\n");
+    if (first === -1) {
+      this.appendOpen(text);
+      this.lines = 0;
+      return "";
+    }
+    this.appendOpen(text.slice(0, first));
+    let out = this.takeLine();
+    let lines = 1;
+    let lineStart = first + 1;
+    let passFrom = lineStart;
+    let lastLineStart = -1;
+    // A UTF-16 unit is at most 3 UTF-8 bytes, so only lines longer than cap/3 units need measuring.
+    const unitsAlwaysUnder = Math.floor(this.maxLineBytes / 3);
+    let nl: number;
+    while ((nl = text.indexOf("\n", lineStart)) !== -1) {
+      if (nl - lineStart > unitsAlwaysUnder) {
+        const line = text.slice(lineStart, nl);
+        const bytes = utf8Length(line);
+        if (bytes > this.maxLineBytes) {
+          const kept = utf8Prefix(line, this.maxLineBytes);
+          const marked = kept + cutMarker(bytes - utf8Length(kept));
+          out += text.slice(passFrom, lineStart) + marked + "\n";
+          passFrom = nl + 1;
+          this.cutLines++;
+          this.lastLineBytes = utf8Length(marked);
+          lastLineStart = -1;
+        } else {
+          lastLineStart = lineStart;
+        }
+      } else {
+        lastLineStart = lineStart;
+      }
+      lines++;
+      lineStart = nl + 1;
+    }
+    if (lastLineStart >= 0) this.lastLineBytes = utf8Length(text.slice(lastLineStart, lineStart - 1));
+    out += text.slice(passFrom, lineStart);
+    this.appendOpen(text.slice(lineStart));
+    this.lines = lines;
+    return out;
+  }
+
+  /** Any text (ANSI already removed). Same contract as pushPlain. */
+  push(text: string): string {
+    let out = "";
+    let lines = 0;
+    let from = 0;
+    STRUCTURAL.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = STRUCTURAL.exec(text)) !== null) {
+      if (m.index > from) this.appendFrame(text.slice(from, m.index));
+      const ch = text.charCodeAt(m.index);
+      if (ch === 10) {
+        out += this.takeLine();
+        lines++;
+      } else if (ch === 13) {
+        this.pendingCR = true;
+      } else {
+        this.startFrameIfCR();
+        this.backspace();
+      }
+      from = m.index + 1;
+    }
+    if (from < text.length) this.appendFrame(text.slice(from));
+    this.lines = lines;
+    return out;
+  }
+
+  private appendFrame(segment: string): void {
+    const clean = segment.replace(DROPPED, "");
+    if (clean === "") return;
+    this.startFrameIfCR();
+    this.appendOpen(clean);
+  }
+
+  /** A `\r` not followed by `\n` starts a new frame of the same line: the old frame is discarded. */
+  private startFrameIfCR(): void {
+    if (!this.pendingCR) return;
+    this.pendingCR = false;
+    this.open = "";
+    this.openBytes = 0;
+    this.openCut = 0;
+  }
+
+  private backspace(): void {
+    if (this.open === "" || this.openCut > 0) return;
+    const last = this.open.charCodeAt(this.open.length - 1);
+    const units = last >= 0xdc00 && last <= 0xdfff && this.open.length > 1 ? 2 : 1;
+    this.open = this.open.slice(0, -units);
+    this.openBytes = utf8Length(this.open);
+  }
+
+  private appendOpen(segment: string): void {
+    if (segment === "") return;
+    if (this.openCut > 0) {
+      this.openCut += utf8Length(segment);
+      return;
+    }
+    const bytes = utf8Length(segment);
+    if (this.openBytes + bytes <= this.maxLineBytes) {
+      this.open += segment;
+      this.openBytes += bytes;
+      return;
+    }
+    const kept = utf8Prefix(segment, this.maxLineBytes - this.openBytes);
+    const keptBytes = utf8Length(kept);
+    this.open += kept;
+    this.openBytes += keptBytes;
+    this.openCut = bytes - keptBytes;
+  }
+
+  private takeLine(): string {
+    this.pendingCR = false;
+    const line = this.openLine;
+    if (this.openCut > 0) this.cutLines++;
+    this.lastLineBytes = this.openLineBytes;
+    this.open = "";
+    this.openBytes = 0;
+    this.openCut = 0;
+    return line + "\n";
+  }
+}
