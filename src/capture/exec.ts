@@ -61,6 +61,7 @@ class Execution {
   private prefix: Buffer[] = [];
   private prefixBytes = 0;
   private paused = false;
+  private spillPauses = 0;
   private failure: CaptureError | undefined;
   private timedOut = false;
   private aborted = false;
@@ -141,7 +142,7 @@ class Execution {
     if (this.failure) return;
     this.lastDataAt = performance.now();
     if (this.spillWriter) {
-      if (!this.spillWriter.write(chunk)) this.pause();
+      if (!this.spillWriter.write(chunk)) this.pauseForSpill();
     } else if (this.spill) {
       this.prefix.push(chunk);
       this.prefixBytes += chunk.length;
@@ -176,13 +177,14 @@ class Execution {
     for (const c of this.prefix) ok = this.spillWriter.write(c);
     this.prefix = [];
     this.prefixBytes = 0;
-    if (!ok) this.pause();
+    if (!ok) this.pauseForSpill();
     this.publish(true);
   }
 
-  private pause(): void {
+  private pauseForSpill(): void {
     if (this.paused) return;
     this.paused = true;
+    this.spillPauses++;
     this.child.stdout.pause();
     this.child.stderr.pause();
   }
@@ -280,6 +282,7 @@ class Execution {
       timedOut: this.timedOut,
       aborted: this.aborted,
       durationMs: Math.round(performance.now() - this.started),
+      spillPauses: this.spillPauses,
     });
   }
 

@@ -13,6 +13,10 @@ const SAFE_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 
 export function validateSpill(spill: SpillOptions): void {
   if (typeof spill.dir !== "string" || spill.dir === "") throw new InvalidOptionsError("spill.dir must be a non-empty path");
+  const hwm = spill.highWaterMark;
+  if (hwm !== undefined && (!Number.isInteger(hwm) || hwm <= 0)) {
+    throw new InvalidOptionsError(`spill.highWaterMark must be a positive integer, got ${JSON.stringify(hwm)}`);
+  }
   if (spill.id !== undefined && !SAFE_ID.test(spill.id)) {
     throw new InvalidOptionsError(
       `spill.id ${JSON.stringify(spill.id)} must be 1–128 characters of letters, digits, "_", "-" and "." (not first)`,
@@ -28,9 +32,10 @@ export class SpillWriter {
   private constructor(
     readonly path: string,
     fd: number,
+    highWaterMark: number,
     onError: (error: SpillError) => void,
   ) {
-    this.stream = createWriteStream(path, { fd, highWaterMark: HIGH_WATER_MARK });
+    this.stream = createWriteStream(path, { fd, highWaterMark });
     this.closed = new Promise((resolve, reject) => {
       this.stream.once("close", () => (this.failure === undefined ? resolve() : reject(this.failure)));
     });
@@ -51,7 +56,7 @@ export class SpillWriter {
       mkdirSync(dir, { recursive: true });
       for (let n = 2; ; n++) {
         try {
-          return new SpillWriter(path, openSync(path, "wx"), onError);
+          return new SpillWriter(path, openSync(path, "wx"), spill.highWaterMark ?? HIGH_WATER_MARK, onError);
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== "EEXIST" || n > 1000) throw error;
           path = join(dir, `${stem}-${n}.log`);

@@ -61,6 +61,8 @@ export interface SpillOptions {
   readonly dir: string;
   /** File stem, e.g. the tool call id. Default: a random id. Never overwrites: a taken name gets `-2`, `-3`, … */
   readonly id?: string;
+  /** Bytes buffered for the disk before the process's pipes are paused. Default 8 MiB. */
+  readonly highWaterMark?: number;
 }
 
 export interface ExecOptions {
@@ -91,4 +93,6 @@ export interface ExecResult extends CaptureView {
   readonly timedOut: boolean;
   readonly aborted: boolean;
   readonly durationMs: number;
+  /** Times the pipes were paused because the spill file was behind (disk slower than the process). */
+  readonly spillPauses: number;
 }

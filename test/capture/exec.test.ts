@@ -131,7 +131,7 @@ describe("exec", () => {
     const r = await exec("for i in 1 2 3 4 5; do echo step $i; sleep 0.03; done", { onUpdate: c.onUpdate });
     expect(c.updates[0]!.kind).toBe("replace");
     expect(c.updates.slice(1).every((u) => u.kind === "append" || u.kind === "metadata")).toBe(true);
-    const { exitCode: _e, signal: _s, timedOut: _t, aborted: _a, durationMs: _d, ...view } = r;
+    const { exitCode: _e, signal: _s, timedOut: _t, aborted: _a, durationMs: _d, spillPauses: _p, ...view } = r;
     expect(c.folded()).toEqual(view);
   });
 
