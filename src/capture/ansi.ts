@@ -4,17 +4,18 @@
 // not a sequence, and is released to be cleaned as ordinary text.
 import ansiRegex from "ansi-regex";
 
+// Only ESC-introduced sequences are parsed. 8-bit C1 introducers (U+009B, U+009D, …) are left as
+// characters (the view drops them as controls), as UTF-8 terminals do; this also keeps the byte-level
+// fast path, which only looks for ESC, in exact agreement with this one.
 const SEQUENCE = ansiRegex();
-const INTRODUCER = /[\x1b\x90\x98\x9b\x9d\x9e\x9f]/;
+const keepC1 = (match: string): string => (match.charCodeAt(0) === 0x1b ? "" : match);
 /** A sequence that has begun and could still be completed by more input. */
-const INCOMPLETE =
-  /^(?:\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*|[\]PX^_k][^\x07\x18\x1a\x1b\x80-\x9f]*|[\x20-\x2f]+)?|\x9b[\x30-\x3f]*[\x20-\x2f]*|[\x90\x98\x9d\x9e\x9f][^\x07\x18\x1a\x1b\x80-\x9f]*)$/;
+const INCOMPLETE = /^\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*|[\]PX^_k][^\x07\x18\x1a\x1b\x80-\x9f]*|[\x20-\x2f]+)?$/;
 /** String-control sequences ending in ESC may be one byte short of their ST (`ESC \`). */
-const ENDS_IN_ESC_OF_ST = /^(?:\x1b[\]PX^_k]|[\x90\x98\x9d\x9e\x9f])[^\x07\x18\x1a\x1b\x80-\x9f]*\x1b$/;
+const ENDS_IN_ESC_OF_ST = /^\x1b[\]PX^_k][^\x07\x18\x1a\x1b\x80-\x9f]*\x1b$/;
 const HOLD_LIMIT = 4096;
 
-const isIntroducer = (c: number): boolean =>
-  c === 0x1b || c === 0x90 || c === 0x98 || c === 0x9b || c === 0x9d || c === 0x9e || c === 0x9f;
+const isIntroducer = (c: number): boolean => c === 0x1b;
 
 /** Where a trailing incomplete sequence starts, or -1. Scans back at most HOLD_LIMIT units. */
 function incompleteTailStart(text: string): number {
@@ -42,11 +43,6 @@ function incompleteTailStart(text: string): number {
 export class AnsiStripper {
   private held = "";
 
-  /** True when `text` needs no ANSI work (the common case; one scan). */
-  static isPlain(text: string): boolean {
-    return !INTRODUCER.test(text);
-  }
-
   get holding(): boolean {
     return this.held.length > 0;
   }
@@ -61,13 +57,13 @@ export class AnsiStripper {
       this.held = text.slice(from);
       text = text.slice(0, from);
     }
-    return text.replace(SEQUENCE, "");
+    return text.replace(SEQUENCE, keepC1);
   }
 
   /** End of input: whatever is held was never completed; it is returned for ordinary cleaning. */
   end(): string {
     const rest = this.held;
     this.held = "";
-    return rest.replace(SEQUENCE, "");
+    return rest.replace(SEQUENCE, keepC1);
   }
 }

@@ -1,12 +1,11 @@
 // Line assembly after ANSI removal: carriage-return progress frames collapse to the last frame of
 // their line (deleting `\r` instead glues frames together — pi's old behaviour), backspace deletes the
-// previous code point, other control characters go, and one line longer than maxLineBytes is cut
-// with a marker (a minified 2 MB line would otherwise be the whole window).
+// previous code point, and one line longer than maxLineBytes is cut with a marker (a minified 2 MB
+// line would otherwise be the whole window). Other control characters pass through here and are
+// removed from the view when it is built (see window.ts), so the byte-level fast path and this
+// path count exactly the same bytes.
 import { utf8Length, utf8Prefix } from "./utf8.js";
 
-/** Characters that send text down the slow path. Plain text (the bulk of any log) has none. */
-const SPECIAL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\ufff9-\ufffb]/;
-const DROPPED = /[\x00-\x07\x0b\x0c\x0e-\x1f\x7f-\x9f\ufff9-\ufffb]+/g;
 const STRUCTURAL = /[\r\n\b]/g;
 
 export const cutMarker = (bytes: number): string => ` [… ${bytes} bytes cut from this line]`;
@@ -27,10 +26,6 @@ export class LineCleaner {
 
   constructor(private readonly maxLineBytes: number) {}
 
-  static isPlain(text: string): boolean {
-    return !SPECIAL.test(text);
-  }
-
   get canTakePlain(): boolean {
     return !this.pendingCR;
   }
@@ -44,55 +39,7 @@ export class LineCleaner {
     return this.openCut > 0 ? this.openBytes + utf8Length(cutMarker(this.openCut)) : this.openBytes;
   }
 
-  /**
-   * Text with no control characters at all (see isPlain). Returns the completed lines, each ending
-   * in a newline; the rest stays open. Lines are only sliced out when one is too long.
-   */
-  pushPlain(text: string): string {
-    const first = text.indexOf("\n");
-    if (first === -1) {
-      this.appendOpen(text);
-      this.lines = 0;
-      return "";
-    }
-    this.appendOpen(text.slice(0, first));
-    let out = this.takeLine();
-    let lines = 1;
-    let lineStart = first + 1;
-    let passFrom = lineStart;
-    let lastLineStart = -1;
-    // A UTF-16 unit is at most 3 UTF-8 bytes, so only lines longer than cap/3 units need measuring.
-    const unitsAlwaysUnder = Math.floor(this.maxLineBytes / 3);
-    let nl: number;
-    while ((nl = text.indexOf("\n", lineStart)) !== -1) {
-      if (nl - lineStart > unitsAlwaysUnder) {
-        const line = text.slice(lineStart, nl);
-        const bytes = utf8Length(line);
-        if (bytes > this.maxLineBytes) {
-          const kept = utf8Prefix(line, this.maxLineBytes);
-          const marked = kept + cutMarker(bytes - utf8Length(kept));
-          out += text.slice(passFrom, lineStart) + marked + "\n";
-          passFrom = nl + 1;
-          this.cutLines++;
-          this.lastLineBytes = utf8Length(marked);
-          lastLineStart = -1;
-        } else {
-          lastLineStart = lineStart;
-        }
-      } else {
-        lastLineStart = lineStart;
-      }
-      lines++;
-      lineStart = nl + 1;
-    }
-    if (lastLineStart >= 0) this.lastLineBytes = utf8Length(text.slice(lastLineStart, lineStart - 1));
-    out += text.slice(passFrom, lineStart);
-    this.appendOpen(text.slice(lineStart));
-    this.lines = lines;
-    return out;
-  }
-
-  /** Any text (ANSI already removed). Same contract as pushPlain. */
+  /** Any text (ANSI already removed). Returns the completed lines, each ending in a newline. */
   push(text: string): string {
     let out = "";
     let lines = 0;
@@ -119,10 +66,8 @@ export class LineCleaner {
   }
 
   private appendFrame(segment: string): void {
-    const clean = segment.replace(DROPPED, "");
-    if (clean === "") return;
     this.startFrameIfCR();
-    this.appendOpen(clean);
+    this.appendOpen(segment);
   }
 
   /** A `\r` not followed by `\n` starts a new frame of the same line: the old frame is discarded. */
@@ -142,7 +87,8 @@ export class LineCleaner {
     this.openBytes = utf8Length(this.open);
   }
 
-  private appendOpen(segment: string): void {
+  /** Text without `\r`, `\n` or backspace, continuing the current line. */
+  appendOpen(segment: string): void {
     if (segment === "") return;
     if (this.openCut > 0) {
       this.openCut += utf8Length(segment);
@@ -161,7 +107,8 @@ export class LineCleaner {
     this.openCut = bytes - keptBytes;
   }
 
-  private takeLine(): string {
+  /** Completes the current line; returns it with its newline. */
+  takeLine(): string {
     this.pendingCR = false;
     const line = this.openLine;
     if (this.openCut > 0) this.cutLines++;

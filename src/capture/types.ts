@@ -20,7 +20,11 @@ export type TruncatedBy = "binary" | "lines" | "bytes" | "line-length";
 export interface Truncation {
   readonly truncated: boolean;
   readonly truncatedBy: TruncatedBy | null;
-  /** Over everything ever written (cleaned). A final unterminated line counts. */
+  /**
+   * Over everything ever written, cleaned (ANSI removed, CR frames collapsed, long lines cut). Stray
+   * control characters are removed only when the view is built, so they still count here.
+   * A final unterminated line counts.
+   */
   readonly totalLines: number;
   readonly totalBytes: number;
   /** What the view holds. */

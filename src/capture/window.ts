@@ -1,9 +1,16 @@
-// The bounded view over cleaned text: a working buffer of committed lines plus the open line.
-// Tail keeps a rolling buffer of at least 2×maxBytes UTF-16 units (every unit is at least one UTF-8
-// byte, so that always covers a maxBytes view) and trims it back when it passes 4×maxBytes, so the
-// copy cost per byte stays constant. Head stops appending once the view can no longer grow.
+// The bounded view over cleaned text, kept as UTF-8 bytes: committed lines arrive as Buffer pieces
+// (straight from the pipe on the fast path, no decoding), the open line as a string. Tail keeps the
+// last pieces covering at least 2×maxBytes and drops whole pieces once past 4×maxBytes, so bytes are
+// never copied on the hot path; head stops taking pieces once the view can no longer grow.
+// Text is only decoded when a view is built (at most ~10×/s), and that is also where the remaining
+// control characters are removed (pi-design.md §10.5: "stripped only from snapshots").
 import type { CaptureLimits } from "./types.js";
-import { utf8Length, utf8Prefix, utf8Suffix } from "./utf8.js";
+import { utf8Length } from "./utf8.js";
+
+/** C0 controls except tab and newline, DEL, C1 controls, and the interlinear annotation marks. */
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\ufff9-\ufffb]+/g;
+const NL = 0x0a;
+const isContinuation = (b: number): boolean => (b & 0xc0) === 0x80;
 
 export interface OpenLine {
   readonly text: string;
@@ -26,11 +33,23 @@ export function countLines(text: string): number {
   return text.length > 0 && !text.endsWith("\n") ? n + 1 : n;
 }
 
+function finish(bytes: Buffer, partial: boolean, lastLineBytes: number): WindowView {
+  const text = bytes.toString("utf8").replace(CONTROL, "");
+  return {
+    text,
+    outputLines: countLines(text),
+    outputBytes: utf8Length(text),
+    lastLinePartial: partial,
+    ...(partial ? { lastLineBytes } : {}),
+  };
+}
+
 export class BoundedWindow {
   committedBytes = 0;
   committedLines = 0;
-  private buf = "";
-  /** Tail: the buffer's first line lost its start in a trim. */
+  private pieces: Buffer[] = [];
+  private piecesBytes = 0;
+  /** Tail: whole pieces were dropped, so the first retained line has lost its start. */
   private startsMidLine = false;
   /** Head: nothing more can enter the view. */
   private full = false;
@@ -41,59 +60,63 @@ export class BoundedWindow {
 
   constructor(private readonly limits: CaptureLimits) {}
 
-  /** Completed lines (text ends with a newline). */
-  append(text: string, bytes: number, lines: number): void {
-    this.committedBytes += bytes;
+  /** Completed lines: `piece` ends with a newline and holds `lines` of them. */
+  append(piece: Buffer, lines: number): void {
+    this.committedBytes += piece.length;
     this.committedLines += lines;
-    if (this.limits.retain === "tail") this.appendTail(text);
-    else this.appendHead(text, bytes);
+    if (this.limits.retain === "tail") this.appendTail(piece);
+    else this.appendHead(piece, lines);
   }
 
   view(open: OpenLine): WindowView {
     return this.limits.retain === "tail" ? this.viewTail(open) : this.viewHead(open);
   }
 
-  private appendTail(text: string): void {
-    this.buf += text;
+  private retain(piece: Buffer): void {
+    // A small piece of a big pipe buffer would pin the whole buffer: copy those.
+    this.pieces.push(piece.buffer.byteLength > 2 * piece.length ? Buffer.from(piece) : piece);
+    this.piecesBytes += piece.length;
+  }
+
+  private appendTail(piece: Buffer): void {
+    this.retain(piece);
     const keep = 2 * this.limits.maxBytes;
-    if (this.buf.length <= 2 * keep) return;
-    const cutAt = this.buf.length - keep;
-    const nl = this.buf.lastIndexOf("\n", cutAt - 1);
-    if (nl >= 0) {
-      this.buf = this.buf.slice(nl + 1);
-      this.startsMidLine = false;
-    } else {
-      const c = this.buf.charCodeAt(cutAt);
-      this.buf = this.buf.slice(c >= 0xdc00 && c <= 0xdfff ? cutAt + 1 : cutAt);
+    if (this.piecesBytes <= 2 * keep) return;
+    while (this.pieces.length > 1 && this.piecesBytes - this.pieces[0]!.length >= keep) {
+      this.piecesBytes -= this.pieces.shift()!.length;
+      this.startsMidLine = true;
+    }
+    if (this.piecesBytes > 2 * keep) {
+      // One piece bigger than the whole buffer: keep its end.
+      const only = this.pieces[0]!;
+      this.pieces[0] = Buffer.from(only.subarray(only.length - keep));
+      this.piecesBytes = keep;
       this.startsMidLine = true;
     }
   }
 
-  private appendHead(text: string, bytes: number): void {
+  private appendHead(piece: Buffer, lines: number): void {
     if (!this.firstLineDone) {
-      const nl = text.indexOf("\n");
-      if (nl === -1) this.firstLineBytes += bytes;
-      else {
-        this.firstLineBytes += utf8Length(text.slice(0, nl));
-        this.firstLineDone = true;
-      }
+      const nl = piece.indexOf(NL);
+      this.firstLineBytes += nl === -1 ? piece.length : nl;
+      this.firstLineDone = nl !== -1;
     }
     if (this.full) return;
-    // Past maxBytes units the text is past maxBytes bytes: nothing further can be shown.
-    const room = this.limits.maxBytes + 1 - this.buf.length;
-    this.buf += text.length > room ? text.slice(0, room) : text;
-    this.headLines += countLines(text);
-    if (this.buf.length > this.limits.maxBytes || this.headLines > this.limits.maxLines) this.full = true;
+    const room = this.limits.maxBytes + 1 - this.piecesBytes;
+    this.retain(piece.length > room ? piece.subarray(0, room) : piece);
+    this.headLines += lines;
+    if (this.piecesBytes > this.limits.maxBytes || this.headLines > this.limits.maxLines) this.full = true;
   }
 
   private viewTail(open: OpenLine): WindowView {
-    const s = this.buf + open.text;
+    const buf = Buffer.concat(open.text ? [...this.pieces, Buffer.from(open.text)] : this.pieces);
     const { maxLines, maxBytes } = this.limits;
+    const lastLineBytes = open.text.length > 0 ? open.bytes : open.lastCompletedBytes;
     // Start of the maxLines-th line from the end.
     let start = 0;
-    let pos = s.endsWith("\n") ? s.length - 1 : s.length;
+    let pos = buf.length > 0 && buf[buf.length - 1] === NL ? buf.length - 1 : buf.length;
     for (let found = 0; pos > 0; ) {
-      const nl = s.lastIndexOf("\n", pos - 1);
+      const nl = buf.lastIndexOf(NL, pos - 1);
       if (nl === -1) break;
       if (++found === maxLines) {
         start = nl + 1;
@@ -101,54 +124,49 @@ export class BoundedWindow {
       }
       pos = nl;
     }
-    let bytes = utf8Length(s.slice(start));
-    // Drop whole lines from the front until the bytes fit; never the last line.
-    while (bytes > maxBytes) {
-      const nl = s.indexOf("\n", start);
-      if (nl === -1 || nl === s.length - 1) break;
-      bytes -= utf8Length(s.slice(start, nl + 1));
+    // Then the first line start that fits the bytes; never past the last line.
+    if (buf.length - start > maxBytes) {
+      const p = buf.length - maxBytes;
+      const nl = buf[p - 1] === NL ? p - 1 : buf.indexOf(NL, p);
+      if (nl === -1 || nl === buf.length - 1) {
+        let cut = p;
+        while (cut < buf.length && isContinuation(buf[cut]!)) cut++;
+        return finish(buf.subarray(cut), true, lastLineBytes);
+      }
       start = nl + 1;
     }
-    let text = s.slice(start);
-    const lastLineBytes = open.text.length > 0 ? open.bytes : open.lastCompletedBytes;
-    if (bytes > maxBytes || (start === 0 && this.startsMidLine && !/\n./s.test(text))) {
-      // One line bigger than the whole window: keep its end.
-      text = utf8Suffix(text, maxBytes);
-      return { text, outputLines: countLines(text), outputBytes: utf8Length(text), lastLinePartial: true, lastLineBytes };
+    if (start === 0 && this.startsMidLine) {
+      // Only reachable when one line spans the whole buffer: it is partial.
+      return finish(buf, true, lastLineBytes);
     }
-    return { text, outputLines: countLines(text), outputBytes: bytes, lastLinePartial: false };
+    return finish(buf.subarray(start), false, 0);
   }
 
   private viewHead(open: OpenLine): WindowView {
-    const s = this.full ? this.buf : this.buf + open.text;
+    const parts = this.full || !open.text ? this.pieces : [...this.pieces, Buffer.from(open.text)];
+    const buf = Buffer.concat(parts);
     const { maxLines, maxBytes } = this.limits;
-    let end = s.length;
+    let end = buf.length;
     let pos = 0;
     for (let k = 0; k < maxLines; k++) {
-      const nl = s.indexOf("\n", pos);
+      const nl = buf.indexOf(NL, pos);
       if (nl === -1) {
-        pos = s.length;
+        pos = buf.length;
         break;
       }
       pos = nl + 1;
     }
     end = pos;
-    let text = s.slice(0, end);
-    const fitting = utf8Prefix(text, maxBytes);
-    if (fitting.length < text.length) {
-      const nl = fitting.lastIndexOf("\n");
-      if (nl >= 0) text = fitting.slice(0, nl + 1);
-      else {
+    if (end > maxBytes) {
+      const nl = buf.lastIndexOf(NL, maxBytes - 1);
+      if (nl === -1) {
+        let cut = maxBytes;
+        while (cut > 0 && isContinuation(buf[cut]!)) cut--;
         const lastLineBytes = this.firstLineDone ? this.firstLineBytes : this.firstLineBytes + open.bytes;
-        return {
-          text: fitting,
-          outputLines: countLines(fitting),
-          outputBytes: utf8Length(fitting),
-          lastLinePartial: true,
-          lastLineBytes,
-        };
+        return finish(buf.subarray(0, cut), true, lastLineBytes);
       }
+      end = nl + 1;
     }
-    return { text, outputLines: countLines(text), outputBytes: utf8Length(text), lastLinePartial: false };
+    return finish(buf.subarray(0, end), false, 0);
   }
 }
