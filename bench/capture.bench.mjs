@@ -1,0 +1,105 @@
+// bench:capture — spool `exec` (tail limits + spill) against the baseline `sh -c 'GEN > file'`, side by
+// side in one run, on 100 MiB and 1 GiB of varied text lines from a generator process.
+// Each spool run happens in a fresh child process so its peak RSS is the capturing process's own.
+// Targets (issue 3): throughput ≥ 0.6 × baseline; peak RSS ≤ 150 MB and within 20 MB between the
+// 100 MiB and 1 GiB runs; at full force ≤ 12 updates/s and ≤ 200 KB/s of update bytes.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const genPath = join(here, "capture.gen.mjs");
+const MiB = 1024 * 1024;
+
+if (process.argv[2] === "--child") {
+  // The capturing process: only exec, its publisher and the spill run here.
+  const { exec } = await import("../dist/capture/index.js");
+  const [, , , bytes, seed, dir] = process.argv;
+  let updates = 0;
+  let updateBytes = 0;
+  const started = performance.now();
+  const r = await exec(`node ${genPath} ${bytes} ${seed}`, {
+    capture: { limits: { retain: "tail" }, spill: { dir } },
+    onUpdate: (u) => {
+      updates++;
+      updateBytes += Buffer.byteLength(JSON.stringify(u));
+    },
+  });
+  const ms = performance.now() - started;
+  const spillBytes = statSync(r.spillPath).size;
+  process.stdout.write(
+    JSON.stringify({ ms, updates, updateBytes, spillBytes, rawBytes: r.rawBytes, peakRssKB: process.resourceUsage().maxRSS, exitCode: r.exitCode }),
+  );
+  process.exit(0);
+}
+
+const dir = mkdtempSync(join(tmpdir(), "spool-bench-capture-"));
+function baseline(bytes, seed) {
+  const out = join(dir, "baseline.out");
+  const t0 = performance.now();
+  execFileSync("sh", ["-c", `node ${genPath} ${bytes} ${seed} > ${out}`]);
+  const ms = performance.now() - t0;
+  const size = statSync(out).size;
+  rmSync(out);
+  if (size !== bytes) throw new Error(`baseline wrote ${size} bytes, expected ${bytes}`);
+  return ms;
+}
+function spool(bytes, seed) {
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--child", String(bytes), String(seed), dir], {
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
+  if (child.status !== 0) throw new Error(`spool run failed: ${child.stderr}`);
+  const r = JSON.parse(child.stdout);
+  rmSync(join(dir, "spill"), { recursive: true, force: true });
+  if (r.spillBytes !== bytes || r.rawBytes !== bytes) throw new Error(`spill holds ${r.spillBytes} of ${bytes} bytes`);
+  return r;
+}
+
+const sizes = [100 * MiB, 1024 * MiB];
+const repeats = Number(process.env.BENCH_REPEATS ?? 3);
+const rows = [];
+let seed = 1;
+try {
+  for (const bytes of sizes) {
+    const base = [];
+    const runs = [];
+    // Interleaved so both sides see the same machine load; the median of the repeats is reported.
+    for (let i = 0; i < repeats; i++) {
+      base.push(baseline(bytes, seed));
+      runs.push(spool(bytes, seed));
+      seed++;
+    }
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const baseMs = median(base);
+    const spoolMs = median(runs.map((r) => r.ms));
+    const peakRss = Math.max(...runs.map((r) => r.peakRssKB)) / 1024;
+    const updatesPerSec = Math.max(...runs.map((r) => r.updates / (r.ms / 1000)));
+    const updateKBps = Math.max(...runs.map((r) => r.updateBytes / 1024 / (r.ms / 1000)));
+    rows.push({ bytes, baseMs, spoolMs, peakRss, updatesPerSec, updateKBps });
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const fmt = (n, d = 1) => n.toFixed(d);
+console.log(`node ${process.version}, ${repeats} interleaved repeats per size (median time; max RSS/updates over repeats)`);
+console.log("| input | baseline sh -c 'GEN > file' | spool exec (tail + spill) | throughput ratio | peak RSS (capturing process) | updates/s | update KB/s |");
+console.log("|---|---|---|---|---|---|---|");
+for (const r of rows) {
+  const mib = r.bytes / MiB;
+  console.log(
+    `| ${mib} MiB | ${fmt(r.baseMs / 1000, 2)} s (${fmt(mib / (r.baseMs / 1000), 0)} MiB/s) | ${fmt(r.spoolMs / 1000, 2)} s (${fmt(mib / (r.spoolMs / 1000), 0)} MiB/s) | ${fmt(r.baseMs / r.spoolMs, 2)} × | ${fmt(r.peakRss)} MB | ${fmt(r.updatesPerSec)} | ${fmt(r.updateKBps)} |`,
+  );
+}
+const [small, big] = rows;
+const checks = [
+  [`throughput ≥ 0.6 × baseline (1 GiB)`, big.baseMs / big.spoolMs >= 0.6],
+  [`peak RSS ≤ 150 MB`, Math.max(small.peakRss, big.peakRss) <= 150],
+  [`peak RSS within 20 MB between 100 MiB and 1 GiB`, Math.abs(big.peakRss - small.peakRss) <= 20],
+  [`≤ 12 updates/s`, Math.max(small.updatesPerSec, big.updatesPerSec) <= 12],
+  [`≤ 200 KB/s of update bytes`, Math.max(small.updateKBps, big.updateKBps) <= 200],
+];
+for (const [name, ok] of checks) console.log(`${ok ? "PASS" : "MISS"}  ${name}`);

@@ -1,0 +1,35 @@
+// Benchmark input: `node capture.gen.mjs BYTES [SEED]` writes exactly BYTES of varied text lines.
+// Every line is distinct (a running counter plus one of 4096 pre-built lines of mixed length and
+// content), so nothing downstream can profit from repetition; the generator itself runs at disk speed.
+const total = Number(process.argv[2]);
+let s = Number(process.argv[3] ?? 1) >>> 0 || 1;
+const rnd = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), s >>> 0);
+const words = ["compile", "link", "test", "PASS", "FAIL", "warning:", "src/index.ts", "ok", "µs", "→", "déjà", "λ", "error[E0308]", "node_modules/x/y.js", "12.5%", "done"];
+const pool = Array.from({ length: 4096 }, () => {
+  const n = rnd() % 100 < 3 ? 60 + (rnd() % 200) : 2 + (rnd() % 14);
+  let line = "";
+  for (let i = 0; i < n; i++) line += " " + words[rnd() % words.length] + (rnd() % 100000).toString(36);
+  return Buffer.from(line + "\n");
+});
+const BLOCK = 1 << 20;
+let written = 0;
+let counter = 0;
+function fill() {
+  const out = Buffer.allocUnsafe(BLOCK + 4096);
+  let at = 0;
+  while (at < BLOCK) {
+    at += out.write((counter++).toString(36), at, "latin1");
+    const line = pool[rnd() & 4095];
+    at += line.copy(out, at);
+  }
+  return out.subarray(0, at);
+}
+function pump() {
+  while (written < total) {
+    let b = fill();
+    if (b.length > total - written) b = b.subarray(0, total - written);
+    written += b.length;
+    if (!process.stdout.write(b)) return void process.stdout.once("drain", pump);
+  }
+}
+pump();

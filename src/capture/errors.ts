@@ -1,0 +1,69 @@
+// Errors exec can fail with. Each has a stable `code` and says what to do about it.
+import type { CaptureView } from "./types.js";
+
+export class CaptureError extends Error {
+  /** The latest bounded view at the moment of failure, when there was one. */
+  view: CaptureView | undefined;
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Thrown synchronously-ish (as a rejection) before anything is spawned. */
+export class InvalidOptionsError extends CaptureError {
+  constructor(what: string) {
+    super("SPOOL_CAPTURE_OPTIONS", `invalid capture option: ${what}`);
+  }
+}
+
+export class MissingCwdError extends CaptureError {
+  constructor(readonly cwd: string) {
+    super(
+      "SPOOL_CAPTURE_CWD",
+      `working directory ${JSON.stringify(cwd)} does not exist or is not a directory; ` +
+        "create it first or pass an existing `cwd`. Nothing was spawned.",
+    );
+  }
+}
+
+export class SpawnError extends CaptureError {
+  constructor(shell: string, cause: unknown) {
+    super(
+      "SPOOL_CAPTURE_SPAWN",
+      `could not start ${JSON.stringify(shell)}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
+        "Check that the shell exists and is executable, or pass another `shell`.",
+      { cause },
+    );
+  }
+}
+
+export class CallbackError extends CaptureError {
+  constructor(cause: unknown) {
+    super(
+      "SPOOL_CAPTURE_CALLBACK",
+      `onUpdate threw: ${cause instanceof Error ? cause.message : String(cause)}. ` +
+        "The process group was killed; fix the callback (it must not throw) and run the command again.",
+      { cause },
+    );
+  }
+}
+
+export class SpillError extends CaptureError {
+  constructor(
+    readonly path: string,
+    cause: unknown,
+  ) {
+    super(
+      "SPOOL_CAPTURE_SPILL",
+      `could not preserve complete output in ${JSON.stringify(path)}: ` +
+        `${cause instanceof Error ? cause.message : String(cause)}. ` +
+        "The process group was killed rather than return a lossy result; free disk space or pass another spill directory.",
+      { cause },
+    );
+  }
+}

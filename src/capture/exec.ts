@@ -1,0 +1,297 @@
+// exec: run a shell command and own its output — one arrival-ordered bounded view of stdout+stderr,
+// paced updates, a lossless spill once the limits are crossed, and a process group that is killed
+// whole on timeout, abort or failure.
+import { statSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
+import { CallbackError, CaptureError, InvalidOptionsError, MissingCwdError, SpawnError } from "./errors.js";
+import { resolveLimits } from "./limits.js";
+import { OutputCapture } from "./output-capture.js";
+import { exitCodeOf, resolveShell, signalGroup, spawnInGroup, terminateGroup, type GroupChild } from "./process-group.js";
+import { AdaptivePublisher } from "./publisher.js";
+import { SpillWriter, validateSpill } from "./spill.js";
+import type { CaptureUpdate, CaptureView, ExecOptions, ExecResult, SpillOptions } from "./types.js";
+import { deriveUpdate, measureUpdate } from "./updates.js";
+
+/** After the process exits, pipes idle this long are closed (a backgrounded grandchild may hold them). */
+const EXIT_STDIO_GRACE_MS = 100;
+const DEFAULT_KILL_GRACE_MS = 1000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function checkMs(name: string, v: number | undefined): void {
+  if (v === undefined) return;
+  if (typeof v !== "number" || !Number.isFinite(v) || v <= 0 || v > MAX_TIMER_MS) {
+    throw new InvalidOptionsError(`${name} must be a positive number of milliseconds up to ${MAX_TIMER_MS}, got ${v}`);
+  }
+}
+
+function buildEnv(overrides: ExecOptions["env"]): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" };
+  for (const [k, v] of Object.entries(overrides ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+export async function exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+  if (typeof command !== "string" || command.trim() === "") throw new InvalidOptionsError("command must be a non-empty string");
+  const limits = resolveLimits(options.capture?.limits);
+  const spill = options.capture?.spill || undefined;
+  if (spill) validateSpill(spill);
+  checkMs("timeoutMs", options.timeoutMs);
+  checkMs("killGraceMs", options.killGraceMs);
+  const cwd = resolvePath(options.cwd ?? process.cwd());
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw new MissingCwdError(cwd);
+  const shell = resolveShell(options.shell);
+  return new Execution(command, options, new OutputCapture(limits), spill).run(shell, cwd, buildEnv(options.env));
+}
+
+class Execution {
+  private child!: GroupChild;
+  private readonly started = performance.now();
+  private readonly publisher: AdaptivePublisher<CaptureView, CaptureUpdate> | undefined;
+  private readonly rawPrefixLimit: number;
+  private spillWriter: SpillWriter | undefined;
+  private prefix: Buffer[] = [];
+  private prefixBytes = 0;
+  private paused = false;
+  private spillPauses = 0;
+  private failure: CaptureError | undefined;
+  private timedOut = false;
+  private aborted = false;
+  private killStarted = false;
+  private cancelKill: (() => void) | undefined;
+  private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private openStreams = 2;
+  private lastDataAt = 0;
+  private finishing = false;
+  private timers: ReturnType<typeof setTimeout>[] = [];
+  private settle!: { resolve(r: ExecResult): void; reject(e: unknown): void };
+
+  constructor(
+    private readonly command: string,
+    private readonly options: ExecOptions,
+    private readonly capture: OutputCapture,
+    private readonly spill: SpillOptions | undefined,
+  ) {
+    // Raw bytes kept for the spill before any limit is crossed. ANSI- or CR-heavy output can be far
+    // bigger raw than clean, so past this the spill starts anyway and memory stays bounded.
+    this.rawPrefixLimit = Math.max(4 * capture.limits.maxBytes, 1024 * 1024);
+    const onUpdate = options.onUpdate;
+    if (onUpdate) {
+      this.publisher = new AdaptivePublisher<CaptureView, CaptureUpdate>({
+        snapshot: () => this.capture.view(this.spillWriter?.path),
+        update: deriveUpdate,
+        measure: measureUpdate,
+        publish: onUpdate,
+        onError: (e) => this.fail(new CallbackError(e)),
+        ...(options.minIntervalMs !== undefined ? { minIntervalMs: options.minIntervalMs } : {}),
+        ...(options.targetBytesPerSecond !== undefined ? { targetBytesPerSecond: options.targetBytesPerSecond } : {}),
+      });
+    }
+  }
+
+  run(shell: string, cwd: string, env: NodeJS.ProcessEnv): Promise<ExecResult> {
+    return new Promise<ExecResult>((resolve, reject) => {
+      this.settle = { resolve, reject };
+      this.child = spawnInGroup(shell, this.command, cwd, env);
+      this.child.on("error", (e) => {
+        if (this.child.pid === undefined) this.rejectNow(new SpawnError(shell, e));
+      });
+      if (this.child.pid === undefined) return;
+      for (const stream of [this.child.stdout, this.child.stderr]) {
+        stream.on("data", (chunk: Buffer) => this.onData(chunk));
+        stream.on("close", () => {
+          this.openStreams--;
+          this.maybeFinish();
+        });
+      }
+      this.child.on("exit", (code, signal) => {
+        this.exit = { code, signal };
+        this.armExitGrace();
+        this.maybeFinish();
+      });
+      if (this.options.timeoutMs !== undefined) {
+        this.timers.push(
+          setTimeout(() => {
+            this.timedOut = true;
+            this.kill();
+          }, this.options.timeoutMs),
+        );
+      }
+      const signal = this.options.signal;
+      if (signal) {
+        if (signal.aborted) this.onAbort();
+        else signal.addEventListener("abort", this.onAbort, { once: true });
+      }
+    });
+  }
+
+  private readonly onAbort = (): void => {
+    this.aborted = true;
+    this.kill();
+  };
+
+  private onData(chunk: Buffer): void {
+    if (this.failure) return;
+    this.lastDataAt = performance.now();
+    if (this.spillWriter) {
+      if (!this.spillWriter.write(chunk)) this.pauseForSpill();
+    } else if (this.spill) {
+      this.prefix.push(chunk);
+      this.prefixBytes += chunk.length;
+    }
+    this.capture.push(chunk);
+    if (this.spill && !this.spillWriter && (this.capture.truncatedBy !== null || this.prefixBytes > this.rawPrefixLimit)) {
+      this.startSpill();
+    }
+    this.publish(false);
+  }
+
+  private publish(force: boolean): void {
+    if (!this.publisher || this.failure) return;
+    try {
+      if (force) this.publisher.flush(true);
+      else this.publisher.markDirty();
+    } catch (e) {
+      this.fail(new CallbackError(e));
+    }
+  }
+
+  private startSpill(): void {
+    if (!this.spill || this.failure) return;
+    try {
+      this.spillWriter = SpillWriter.create(this.spill, (e) => this.fail(e));
+    } catch (e) {
+      this.fail(e as CaptureError);
+      return;
+    }
+    this.spillWriter.onDrain(() => this.resume());
+    let ok = true;
+    for (const c of this.prefix) ok = this.spillWriter.write(c);
+    this.prefix = [];
+    this.prefixBytes = 0;
+    if (!ok) this.pauseForSpill();
+    this.publish(true);
+  }
+
+  private pauseForSpill(): void {
+    if (this.paused) return;
+    this.paused = true;
+    this.spillPauses++;
+    this.child.stdout.pause();
+    this.child.stderr.pause();
+  }
+
+  private resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.child.stdout.resume();
+    this.child.stderr.resume();
+  }
+
+  private fail(error: CaptureError): void {
+    if (this.failure) return;
+    this.failure = error;
+    // Keep draining the pipes (into nothing) so the dying process is never blocked on a full pipe.
+    this.resume();
+    this.kill();
+  }
+
+  private kill(): void {
+    if (this.killStarted || this.child.pid === undefined || this.finishing) return;
+    this.killStarted = true;
+    this.cancelKill = terminateGroup(this.child.pid, this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+  }
+
+  /** After exit, wait while the pipes still deliver (or the spill drains), then stop waiting for them. */
+  private armExitGrace(): void {
+    const check = (): void => {
+      if (this.openStreams === 0 || this.finishing) return;
+      const busy = (this.paused && !this.failure) || performance.now() - this.lastDataAt < EXIT_STDIO_GRACE_MS;
+      if (busy) {
+        this.timers.push(setTimeout(check, EXIT_STDIO_GRACE_MS));
+        return;
+      }
+      this.child.stdout.destroy();
+      this.child.stderr.destroy();
+    };
+    this.timers.push(setTimeout(check, EXIT_STDIO_GRACE_MS));
+  }
+
+  private maybeFinish(): void {
+    if (this.exit === undefined || this.openStreams > 0 || this.finishing) return;
+    void this.finish();
+  }
+
+  private cleanup(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+    this.options.signal?.removeEventListener("abort", this.onAbort);
+    if (this.killStarted && this.child.pid !== undefined) {
+      // Whatever in the group ignored SIGTERM and let go of the pipes is not left running either.
+      signalGroup(this.child.pid, "SIGKILL");
+      this.cancelKill?.();
+    }
+  }
+
+  private async finish(): Promise<void> {
+    this.finishing = true;
+    this.cleanup();
+    if (!this.failure) {
+      this.capture.end();
+      if (this.spill && !this.spillWriter && this.capture.truncatedBy !== null) this.startSpill();
+    }
+    if (this.spillWriter) {
+      try {
+        await this.spillWriter.close();
+      } catch (e) {
+        this.failure ??= e as CaptureError;
+      }
+    }
+    const view = this.capture.view(this.spillWriter?.path);
+    if (this.failure) {
+      if (!(this.failure instanceof CallbackError) && this.publisher) {
+        try {
+          this.publisher.flush(true);
+        } catch {
+          // The error being reported is the spill failure; a second one from the consumer adds nothing.
+        }
+      }
+      this.rejectNow(this.failure, view);
+      return;
+    }
+    try {
+      this.publisher?.flush(true);
+    } catch (e) {
+      this.rejectNow(new CallbackError(e), view);
+      return;
+    }
+    this.publisher?.dispose();
+    const exit = this.exit ?? { code: null, signal: null };
+    this.settle.resolve({
+      ...view,
+      exitCode: exitCodeOf(exit.code, exit.signal),
+      signal: exit.signal,
+      timedOut: this.timedOut,
+      aborted: this.aborted,
+      durationMs: Math.round(performance.now() - this.started),
+      spillPauses: this.spillPauses,
+    });
+  }
+
+  private rejectNow(error: CaptureError, view?: CaptureView): void {
+    this.finishing = true;
+    this.cleanup();
+    this.publisher?.dispose();
+    this.spillWriter?.destroy();
+    error.view = view;
+    this.settle.reject(error);
+  }
+}

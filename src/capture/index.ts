@@ -1,0 +1,13 @@
+// spool/capture — running a shell command and owning its output at the source: spawning in a
+// process group, timeouts and aborts, streaming UTF-8 decode, cleaning (ANSI, CR frames, backspace,
+// control characters, long lines, binary), the bounded head/tail view with truncation metadata,
+// update kinds, the adaptive publisher, and the lossless spill with backpressure.
+// A leaf layer: it must not import anything else from spool (it knows nothing of ops, storage or models).
+export { exec } from "./exec.js";
+export * from "./errors.js";
+export * from "./types.js";
+export { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, DEFAULT_MAX_LINE_BYTES, resolveLimits } from "./limits.js";
+export { OutputCapture } from "./output-capture.js";
+export { AdaptivePublisher, type PublisherOptions } from "./publisher.js";
+export { applyUpdate, deriveUpdate, measureUpdate, metadataOf } from "./updates.js";
+export { describeTruncation, formatBytes } from "./describe.js";

@@ -1,0 +1,121 @@
+// Line assembly after ANSI removal: carriage-return progress frames collapse to the last frame of
+// their line (deleting `\r` instead glues frames together — pi's old behaviour), backspace deletes the
+// previous code point, and one line longer than maxLineBytes is cut with a marker (a minified 2 MB
+// line would otherwise be the whole window). Other control characters pass through here and are
+// removed from the view when it is built (see window.ts), so the byte-level fast path and this
+// path count exactly the same bytes.
+import { utf8Length, utf8Prefix } from "./utf8.js";
+
+const STRUCTURAL = /[\r\n\b]/g;
+
+export const cutMarker = (bytes: number): string => ` [… ${bytes} bytes cut from this line]`;
+
+export class LineCleaner {
+  /** The current line (its latest frame), already capped; no trailing newline. */
+  private open = "";
+  private openBytes = 0;
+  /** Bytes of the current line that did not fit under the cap. */
+  private openCut = 0;
+  private pendingCR = false;
+  /** Lines completed by the latest push. */
+  lines = 0;
+  /** Lines that were cut, over everything so far. */
+  cutLines = 0;
+  /** Cleaned bytes of the most recently completed line, without its newline. */
+  lastLineBytes = 0;
+
+  constructor(private readonly maxLineBytes: number) {}
+
+  get canTakePlain(): boolean {
+    return !this.pendingCR;
+  }
+
+  /** The current line as the view shows it. */
+  get openLine(): string {
+    return this.openCut > 0 ? this.open + cutMarker(this.openCut) : this.open;
+  }
+
+  get openLineBytes(): number {
+    return this.openCut > 0 ? this.openBytes + utf8Length(cutMarker(this.openCut)) : this.openBytes;
+  }
+
+  /** Any text (ANSI already removed). Returns the completed lines, each ending in a newline. */
+  push(text: string): string {
+    let out = "";
+    let lines = 0;
+    let from = 0;
+    STRUCTURAL.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = STRUCTURAL.exec(text)) !== null) {
+      if (m.index > from) this.appendFrame(text.slice(from, m.index));
+      const ch = text.charCodeAt(m.index);
+      if (ch === 10) {
+        out += this.takeLine();
+        lines++;
+      } else if (ch === 13) {
+        this.pendingCR = true;
+      } else {
+        this.startFrameIfCR();
+        this.backspace();
+      }
+      from = m.index + 1;
+    }
+    if (from < text.length) this.appendFrame(text.slice(from));
+    this.lines = lines;
+    return out;
+  }
+
+  private appendFrame(segment: string): void {
+    this.startFrameIfCR();
+    this.appendOpen(segment);
+  }
+
+  /** A `\r` not followed by `\n` starts a new frame of the same line: the old frame is discarded. */
+  private startFrameIfCR(): void {
+    if (!this.pendingCR) return;
+    this.pendingCR = false;
+    this.open = "";
+    this.openBytes = 0;
+    this.openCut = 0;
+  }
+
+  private backspace(): void {
+    if (this.open === "" || this.openCut > 0) return;
+    const last = this.open.charCodeAt(this.open.length - 1);
+    const units = last >= 0xdc00 && last <= 0xdfff && this.open.length > 1 ? 2 : 1;
+    this.open = this.open.slice(0, -units);
+    this.openBytes = utf8Length(this.open);
+  }
+
+  /** Text without `\r`, `\n` or backspace, continuing the current line. */
+  appendOpen(segment: string): void {
+    if (segment === "") return;
+    if (this.openCut > 0) {
+      this.openCut += utf8Length(segment);
+      return;
+    }
+    const bytes = utf8Length(segment);
+    if (this.openBytes + bytes <= this.maxLineBytes) {
+      this.open += segment;
+      this.openBytes += bytes;
+      return;
+    }
+    const kept = utf8Prefix(segment, this.maxLineBytes - this.openBytes);
+    const keptBytes = utf8Length(kept);
+    this.open += kept;
+    this.openBytes += keptBytes;
+    this.openCut = bytes - keptBytes;
+  }
+
+  /** Completes the current line; returns it with its newline. */
+  takeLine(): string {
+    this.pendingCR = false;
+    const line = this.openLine;
+    if (this.openCut > 0) this.cutLines++;
+    this.lastLineBytes = this.openLineBytes;
+    this.open = "";
+    this.openBytes = 0;
+    this.openCut = 0;
+    return line + "\n";
+  }
+}

@@ -1,0 +1,191 @@
+// Raw bytes in, bounded cleaned view out: binary sniff → streaming UTF-8 decode → ANSI removal →
+// line assembly (CR frames, backspace, line cap) → bounded window (which strips other controls).
+//
+// Most output is plain lines. A read with no ESC, CR or backspace byte, starting on a character
+// boundary, takes the byte-level fast path: newlines are found with Buffer.indexOf (memchr), valid
+// UTF-8 is checked natively, and the complete lines go to the window as the pipe's own bytes — only
+// the first and last partial lines are decoded. Anything else goes through the string path. Both
+// paths produce the same view for any split of the same bytes (a property test holds them to it).
+import { isUtf8 } from "node:buffer";
+import { StringDecoder } from "node:string_decoder";
+import { AnsiStripper } from "./ansi.js";
+import { BinarySniffer } from "./binary.js";
+import { LineCleaner, cutMarker } from "./lines.js";
+import type { CaptureLimits, CaptureView, Truncation, TruncatedBy } from "./types.js";
+import { utf8Length, utf8Prefix } from "./utf8.js";
+import { BoundedWindow } from "./window.js";
+
+const ESC = 0x1b;
+const CR = 0x0d;
+const BS = 0x08;
+const NL = 0x0a;
+
+/** Bytes at the end of `buf` that begin a UTF-8 sequence the buffer does not complete. */
+function incompleteTail(buf: Buffer): number {
+  for (let back = 1; back <= Math.min(3, buf.length); back++) {
+    const b = buf[buf.length - back]!;
+    if ((b & 0xc0) === 0x80) continue;
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return need > back ? back : 0;
+  }
+  return 0;
+}
+
+export class OutputCapture {
+  rawBytes = 0;
+  // StringDecoder rather than TextDecoder: same streaming guarantee (no code point split across
+  // reads, invalid bytes become U+FFFD) and measured 7× faster here on 64 KiB chunks.
+  private readonly decoder = new StringDecoder("utf8");
+  /** The decoder holds the start of a character from the previous read. */
+  private decoderPending = false;
+  private readonly sniffer = new BinarySniffer();
+  private readonly ansi = new AnsiStripper();
+  private readonly lines: LineCleaner;
+  private readonly window: BoundedWindow;
+
+  constructor(readonly limits: CaptureLimits) {
+    this.lines = new LineCleaner(limits.maxLineBytes);
+    this.window = new BoundedWindow(limits);
+  }
+
+  get binary(): boolean {
+    return this.sniffer.binary;
+  }
+
+  push(chunk: Buffer): void {
+    this.rawBytes += chunk.length;
+    this.sniffer.push(chunk);
+    if (this.sniffer.binary || chunk.length === 0) return;
+    const plain =
+      !this.decoderPending &&
+      !this.ansi.holding &&
+      this.lines.canTakePlain &&
+      chunk.indexOf(ESC) === -1 &&
+      chunk.indexOf(CR) === -1 &&
+      chunk.indexOf(BS) === -1;
+    if (plain) this.pushPlain(chunk);
+    else this.pushText(this.decoder.write(chunk));
+    // A read shorter than 4 bytes may continue a character begun earlier; assume it is still open.
+    this.decoderPending = chunk.length < 4 || incompleteTail(chunk) > 0;
+  }
+
+  end(): void {
+    this.sniffer.end();
+    if (this.sniffer.binary) return;
+    this.pushText(this.decoder.end());
+    const held = this.ansi.end();
+    if (held) this.commitText(this.lines.push(held));
+  }
+
+  /** Cheap (no view is built): have the limits been crossed? */
+  get truncatedBy(): TruncatedBy | null {
+    if (this.sniffer.binary) return "binary";
+    if (this.totalLines > this.limits.maxLines) return "lines";
+    if (this.totalBytes > this.limits.maxBytes) return "bytes";
+    if (this.lines.cutLines > 0) return "line-length";
+    return null;
+  }
+
+  get totalBytes(): number {
+    return this.window.committedBytes + this.lines.openLineBytes;
+  }
+
+  get totalLines(): number {
+    return this.window.committedLines + (this.lines.openLineBytes > 0 ? 1 : 0);
+  }
+
+  view(spillPath?: string): CaptureView {
+    const { maxLines, maxBytes } = this.limits;
+    const base = { binary: this.binary, rawBytes: this.rawBytes, ...(spillPath !== undefined ? { spillPath } : {}) };
+    if (this.sniffer.binary) {
+      const truncation: Truncation = {
+        truncated: true,
+        truncatedBy: "binary",
+        totalLines: 0,
+        totalBytes: this.rawBytes,
+        outputLines: 0,
+        outputBytes: 0,
+        maxLines,
+        maxBytes,
+        cutLines: 0,
+        lastLinePartial: false,
+      };
+      return { text: "", truncation, ...base };
+    }
+    const w = this.window.view({
+      text: this.lines.openLine,
+      bytes: this.lines.openLineBytes,
+      lastCompletedBytes: this.lines.lastLineBytes,
+    });
+    const truncatedBy = this.truncatedBy;
+    const truncation: Truncation = {
+      truncated: truncatedBy !== null,
+      truncatedBy,
+      totalLines: this.totalLines,
+      totalBytes: this.totalBytes,
+      outputLines: w.outputLines,
+      outputBytes: w.outputBytes,
+      maxLines,
+      maxBytes,
+      cutLines: this.lines.cutLines,
+      lastLinePartial: w.lastLinePartial,
+      ...(w.lastLinePartial ? { lastLineBytes: w.lastLineBytes } : {}),
+    };
+    return { text: w.text, truncation, ...base };
+  }
+
+  private pushText(text: string): void {
+    if (text === "") return;
+    const stripped = !this.ansi.holding && !text.includes("\x1b") ? text : this.ansi.push(text);
+    this.commitText(this.lines.push(stripped));
+  }
+
+  private pushPlain(chunk: Buffer): void {
+    const first = chunk.indexOf(NL);
+    if (first === -1) {
+      this.lines.appendOpen(this.decoder.write(chunk));
+      return;
+    }
+    this.lines.appendOpen(chunk.toString("utf8", 0, first));
+    this.commitText(this.lines.takeLine(), 1);
+    const last = chunk.lastIndexOf(NL);
+    if (last > first) this.commitLines(chunk.subarray(first + 1, last + 1));
+    if (last + 1 < chunk.length) this.lines.appendOpen(this.decoder.write(chunk.subarray(last + 1)));
+  }
+
+  /** Complete lines of the fast path, as bytes: only over-long lines and invalid UTF-8 cost more. */
+  private commitLines(bytes: Buffer): void {
+    if (!isUtf8(bytes)) {
+      this.commitText(this.lines.push(bytes.toString("utf8")));
+      return;
+    }
+    const cap = this.limits.maxLineBytes;
+    let lines = 0;
+    let from = 0;
+    let lineStart = 0;
+    let lastLineBytes = -1;
+    for (let nl = bytes.indexOf(NL); nl !== -1; nl = bytes.indexOf(NL, nl + 1)) {
+      lines++;
+      if (nl - lineStart > cap) {
+        if (lineStart > from) this.window.append(bytes.subarray(from, lineStart), lines - 1);
+        lines = 0;
+        const line = bytes.toString("utf8", lineStart, nl);
+        const kept = utf8Prefix(line, cap);
+        const marked = kept + cutMarker(nl - lineStart - utf8Length(kept));
+        this.lines.cutLines++;
+        this.window.append(Buffer.from(marked + "\n"), 1);
+        lastLineBytes = utf8Length(marked);
+        from = nl + 1;
+      } else {
+        lastLineBytes = nl - lineStart;
+      }
+      lineStart = nl + 1;
+    }
+    if (from < bytes.length) this.window.append(bytes.subarray(from), lines);
+    this.lines.lastLineBytes = lastLineBytes;
+  }
+
+  private commitText(completed: string, lines = this.lines.lines): void {
+    if (completed !== "") this.window.append(Buffer.from(completed, "utf8"), lines);
+  }
+}

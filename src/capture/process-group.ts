@@ -1,0 +1,45 @@
+// The command runs as the leader of a new process group (detached: setsid), so a timeout or abort can
+// reach everything it started — `sh -c 'sleep 60 & wait'` leaves no orphan sleeping on.
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { existsSync } from "node:fs";
+import { constants } from "node:os";
+import type { Readable } from "node:stream";
+
+export type GroupChild = ChildProcessByStdio<null, Readable, Readable>;
+
+let defaultShell: string | undefined;
+export function resolveShell(shell?: string): string {
+  if (shell !== undefined) return shell;
+  defaultShell ??= existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
+  return defaultShell;
+}
+
+export function spawnInGroup(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv): GroupChild {
+  // stdin is closed so nothing can hang waiting on a prompt.
+  return spawn(shell, ["-c", command], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** Signals the whole group; false when the group is already gone. */
+export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM to the group now, SIGKILL after the grace period. Returns a cancel for the SIGKILL. */
+export function terminateGroup(pid: number, graceMs: number): () => void {
+  signalGroup(pid, "SIGTERM");
+  const timer = setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs);
+  timer.unref();
+  return () => clearTimeout(timer);
+}
+
+/** Shell convention: a death by signal reports 128 + the signal number. */
+export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  if (signal !== null) return 128 + (constants.signals[signal] ?? 0);
+  return 1;
+}

@@ -1,0 +1,102 @@
+// The capture contract: limits in, bounded views and updates out. Sizes are UTF-8 bytes of the
+// *cleaned* text and line counts; `drop` in a slide counts UTF-16 code units (what JS strings index).
+
+export type Retain = "head" | "tail";
+
+export interface CaptureLimits {
+  /** Bytes of cleaned text the view may hold. Default 50 KiB. */
+  readonly maxBytes: number;
+  /** Lines the view may hold. Default 2000. */
+  readonly maxLines: number;
+  /** `tail` keeps a rolling window (builds, tests); `head` keeps the start and stops (reads, listings). */
+  readonly retain: Retain;
+  /** One line longer than this is cut with a marker. Default min(4 KiB, maxBytes). */
+  readonly maxLineBytes: number;
+}
+
+/** Why the view does not show everything, in order of precedence. */
+export type TruncatedBy = "binary" | "lines" | "bytes" | "line-length";
+
+export interface Truncation {
+  readonly truncated: boolean;
+  readonly truncatedBy: TruncatedBy | null;
+  /**
+   * Over everything ever written, cleaned (ANSI removed, CR frames collapsed, long lines cut). Stray
+   * control characters are removed only when the view is built, so they still count here.
+   * A final unterminated line counts.
+   */
+  readonly totalLines: number;
+  readonly totalBytes: number;
+  /** What the view holds. */
+  readonly outputLines: number;
+  readonly outputBytes: number;
+  readonly maxLines: number;
+  readonly maxBytes: number;
+  /** Lines that were longer than maxLineBytes and were cut. */
+  readonly cutLines: number;
+  /** The view's last line is only part of a line (a line bigger than the whole window). */
+  readonly lastLinePartial: boolean;
+  /** Exact cleaned size of that line, present only when lastLinePartial. */
+  readonly lastLineBytes?: number;
+}
+
+export interface CaptureMetadata {
+  readonly truncation: Truncation;
+  /** Output looked binary (NUL bytes or mostly invalid UTF-8 in its first 4 KiB): no text is rendered. */
+  readonly binary: boolean;
+  /** Raw bytes received from the process, before cleaning. */
+  readonly rawBytes: number;
+  /** Present once the limits were crossed and the raw output is being preserved. */
+  readonly spillPath?: string;
+}
+
+export interface CaptureView extends CaptureMetadata {
+  readonly text: string;
+}
+
+export type CaptureUpdate =
+  | { readonly kind: "replace"; readonly view: CaptureView }
+  | { readonly kind: "append"; readonly text: string; readonly metadata: CaptureMetadata }
+  | { readonly kind: "slide"; readonly drop: number; readonly text: string; readonly metadata: CaptureMetadata }
+  | { readonly kind: "metadata"; readonly metadata: CaptureMetadata };
+
+export interface SpillOptions {
+  /** The spill file is `<dir>/spill/<id>.log`; `dir` is usually the session directory. */
+  readonly dir: string;
+  /** File stem, e.g. the tool call id. Default: a random id. Never overwrites: a taken name gets `-2`, `-3`, … */
+  readonly id?: string;
+  /** Bytes buffered for the disk before the process's pipes are paused. Default 8 MiB. */
+  readonly highWaterMark?: number;
+}
+
+export interface ExecOptions {
+  readonly cwd?: string;
+  /** Inherited environment plus these. NO_COLOR=1 and FORCE_COLOR=0 are set unless overridden here. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  /** Default `/bin/bash` when present, else `/bin/sh`; run as `shell -c command`. */
+  readonly shell?: string;
+  /** Time between SIGTERM and SIGKILL to the process group. Default 1000 ms. */
+  readonly killGraceMs?: number;
+  readonly capture?: {
+    readonly limits?: Partial<CaptureLimits>;
+    readonly spill?: SpillOptions | false;
+  };
+  /** Paced by the adaptive publisher. Throwing kills the process group and fails exec. */
+  readonly onUpdate?: (update: CaptureUpdate) => void;
+  /** Publisher pacing; defaults 100 ms and 100 KiB/s. */
+  readonly minIntervalMs?: number;
+  readonly targetBytesPerSecond?: number;
+}
+
+export interface ExecResult extends CaptureView {
+  /** The exit code, or 128 + signal number when the process was killed by a signal. */
+  readonly exitCode: number;
+  readonly signal: NodeJS.Signals | null;
+  readonly timedOut: boolean;
+  readonly aborted: boolean;
+  readonly durationMs: number;
+  /** Times the pipes were paused because the spill file was behind (disk slower than the process). */
+  readonly spillPauses: number;
+}

@@ -1,0 +1,172 @@
+// The bounded view over cleaned text, kept as UTF-8 bytes: committed lines arrive as Buffer pieces
+// (straight from the pipe on the fast path, no decoding), the open line as a string. Tail keeps the
+// last pieces covering at least 2×maxBytes and drops whole pieces once past 4×maxBytes, so bytes are
+// never copied on the hot path; head stops taking pieces once the view can no longer grow.
+// Text is only decoded when a view is built (at most ~10×/s), and that is also where the remaining
+// control characters are removed (pi-design.md §10.5: "stripped only from snapshots").
+import type { CaptureLimits } from "./types.js";
+import { utf8Length } from "./utf8.js";
+
+/** C0 controls except tab and newline, DEL, C1 controls, and the interlinear annotation marks. */
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\ufff9-\ufffb]+/g;
+const NL = 0x0a;
+const isContinuation = (b: number): boolean => (b & 0xc0) === 0x80;
+
+export interface OpenLine {
+  readonly text: string;
+  readonly bytes: number;
+  /** Bytes of the last completed line (used when the view ends in a partial line). */
+  readonly lastCompletedBytes: number;
+}
+
+export interface WindowView {
+  readonly text: string;
+  readonly outputLines: number;
+  readonly outputBytes: number;
+  readonly lastLinePartial: boolean;
+  readonly lastLineBytes?: number;
+}
+
+export function countLines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return text.length > 0 && !text.endsWith("\n") ? n + 1 : n;
+}
+
+function finish(bytes: Buffer, partial: boolean, lastLineBytes: number): WindowView {
+  const text = bytes.toString("utf8").replace(CONTROL, "");
+  return {
+    text,
+    outputLines: countLines(text),
+    outputBytes: utf8Length(text),
+    lastLinePartial: partial,
+    ...(partial ? { lastLineBytes } : {}),
+  };
+}
+
+export class BoundedWindow {
+  committedBytes = 0;
+  committedLines = 0;
+  private pieces: Buffer[] = [];
+  private piecesBytes = 0;
+  /** Tail: whole pieces were dropped, so the first retained line has lost its start. */
+  private startsMidLine = false;
+  /** Head: nothing more can enter the view. */
+  private full = false;
+  private headLines = 0;
+  /** Head: cleaned bytes of the first line, tracked until it completes. */
+  private firstLineBytes = 0;
+  private firstLineDone = false;
+
+  constructor(private readonly limits: CaptureLimits) {}
+
+  /** Completed lines: `piece` ends with a newline and holds `lines` of them. */
+  append(piece: Buffer, lines: number): void {
+    this.committedBytes += piece.length;
+    this.committedLines += lines;
+    if (this.limits.retain === "tail") this.appendTail(piece);
+    else this.appendHead(piece, lines);
+  }
+
+  view(open: OpenLine): WindowView {
+    return this.limits.retain === "tail" ? this.viewTail(open) : this.viewHead(open);
+  }
+
+  private retain(piece: Buffer): void {
+    // A small piece of a big pipe buffer would pin the whole buffer: copy those.
+    this.pieces.push(piece.buffer.byteLength > 2 * piece.length ? Buffer.from(piece) : piece);
+    this.piecesBytes += piece.length;
+  }
+
+  private appendTail(piece: Buffer): void {
+    this.retain(piece);
+    const keep = 2 * this.limits.maxBytes;
+    if (this.piecesBytes <= 2 * keep) return;
+    while (this.pieces.length > 1 && this.piecesBytes - this.pieces[0]!.length >= keep) {
+      this.piecesBytes -= this.pieces.shift()!.length;
+      this.startsMidLine = true;
+    }
+    if (this.piecesBytes > 2 * keep) {
+      // One piece bigger than the whole buffer: keep its end.
+      const only = this.pieces[0]!;
+      this.pieces[0] = Buffer.from(only.subarray(only.length - keep));
+      this.piecesBytes = keep;
+      this.startsMidLine = true;
+    }
+  }
+
+  private appendHead(piece: Buffer, lines: number): void {
+    if (!this.firstLineDone) {
+      const nl = piece.indexOf(NL);
+      this.firstLineBytes += nl === -1 ? piece.length : nl;
+      this.firstLineDone = nl !== -1;
+    }
+    if (this.full) return;
+    const room = this.limits.maxBytes + 1 - this.piecesBytes;
+    this.retain(piece.length > room ? piece.subarray(0, room) : piece);
+    this.headLines += lines;
+    if (this.piecesBytes > this.limits.maxBytes || this.headLines > this.limits.maxLines) this.full = true;
+  }
+
+  private viewTail(open: OpenLine): WindowView {
+    const buf = Buffer.concat(open.text ? [...this.pieces, Buffer.from(open.text)] : this.pieces);
+    const { maxLines, maxBytes } = this.limits;
+    const lastLineBytes = open.text.length > 0 ? open.bytes : open.lastCompletedBytes;
+    // Start of the maxLines-th line from the end.
+    let start = 0;
+    let pos = buf.length > 0 && buf[buf.length - 1] === NL ? buf.length - 1 : buf.length;
+    for (let found = 0; pos > 0; ) {
+      const nl = buf.lastIndexOf(NL, pos - 1);
+      if (nl === -1) break;
+      if (++found === maxLines) {
+        start = nl + 1;
+        break;
+      }
+      pos = nl;
+    }
+    // Then the first line start that fits the bytes; never past the last line.
+    if (buf.length - start > maxBytes) {
+      const p = buf.length - maxBytes;
+      const nl = buf[p - 1] === NL ? p - 1 : buf.indexOf(NL, p);
+      if (nl === -1 || nl === buf.length - 1) {
+        let cut = p;
+        while (cut < buf.length && isContinuation(buf[cut]!)) cut++;
+        return finish(buf.subarray(cut), true, lastLineBytes);
+      }
+      start = nl + 1;
+    }
+    if (start === 0 && this.startsMidLine) {
+      // Only reachable when one line spans the whole buffer: it is partial.
+      return finish(buf, true, lastLineBytes);
+    }
+    return finish(buf.subarray(start), false, 0);
+  }
+
+  private viewHead(open: OpenLine): WindowView {
+    const parts = this.full || !open.text ? this.pieces : [...this.pieces, Buffer.from(open.text)];
+    const buf = Buffer.concat(parts);
+    const { maxLines, maxBytes } = this.limits;
+    let end = buf.length;
+    let pos = 0;
+    for (let k = 0; k < maxLines; k++) {
+      const nl = buf.indexOf(NL, pos);
+      if (nl === -1) {
+        pos = buf.length;
+        break;
+      }
+      pos = nl + 1;
+    }
+    end = pos;
+    if (end > maxBytes) {
+      const nl = buf.lastIndexOf(NL, maxBytes - 1);
+      if (nl === -1) {
+        let cut = maxBytes;
+        while (cut > 0 && isContinuation(buf[cut]!)) cut--;
+        const lastLineBytes = this.firstLineDone ? this.firstLineBytes : this.firstLineBytes + open.bytes;
+        return finish(buf.subarray(0, cut), true, lastLineBytes);
+      }
+      end = nl + 1;
+    }
+    return finish(buf.subarray(0, end), false, 0);
+  }
+}

@@ -1,0 +1,212 @@
+// exec against real processes: §10.5 of pi-design.md plus the cleaning cases that need a real pipe.
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  CallbackError,
+  InvalidOptionsError,
+  MissingCwdError,
+  applyUpdate,
+  exec,
+  type CaptureUpdate,
+  type CaptureView,
+} from "../../src/capture/index.js";
+
+const work = mkdtempSync(join(tmpdir(), "spool-capture-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function collector() {
+  const updates: CaptureUpdate[] = [];
+  let folded: CaptureView | undefined;
+  return {
+    updates,
+    onUpdate: (u: CaptureUpdate) => {
+      updates.push(u);
+      folded = applyUpdate(folded, u);
+    },
+    folded: () => folded,
+  };
+}
+
+describe("exec", () => {
+  it("yes | head -n 15000 with tail limits and spill: truncated view, readable spill with every line", async () => {
+    const r = await exec("yes line | head -n 15000", {
+      capture: { limits: { maxBytes: 50 * 1024, maxLines: 2000, retain: "tail" }, spill: { dir: work } },
+    });
+    expect(r.truncation.truncated).toBe(true);
+    expect(r.spillPath).toBeDefined();
+    const spilled = readFileSync(r.spillPath!, "utf8");
+    expect(spilled.split("\n").length - 1).toBe(15000);
+    expect(spilled.split("\n").length - 1).toBeGreaterThan(10_000);
+    expect(r.text.length).toBeLessThan(spilled.length);
+    expect(r.truncation).toMatchObject({ totalLines: 15000, outputLines: 2000, truncatedBy: "lines" });
+    expect(r.exitCode).toBe(0);
+  });
+
+  it("stdout and stderr are one view in arrival order", async () => {
+    const r = await exec("echo out1; sleep 0.05; echo err1 >&2; sleep 0.05; echo out2; sleep 0.05; echo err2 >&2");
+    expect(r.text).toBe("out1\nerr1\nout2\nerr2\n");
+  });
+
+  it("returns the exit code, and 128 + signal number for a signal death", async () => {
+    expect((await exec("exit 3")).exitCode).toBe(3);
+    const killed = await exec("kill -9 $$");
+    expect(killed.exitCode).toBe(137);
+    expect(killed.signal).toBe("SIGKILL");
+  });
+
+  it("a missing working directory is an error before anything is spawned", async () => {
+    const marker = join(work, "should-not-exist");
+    const err = await exec(`touch ${marker}`, { cwd: join(work, "nope", "deeper") }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MissingCwdError);
+    expect((err as MissingCwdError).code).toBe("SPOOL_CAPTURE_CWD");
+    expect(() => statSync(marker)).toThrow();
+  });
+
+  it("invalid limits are rejected with a message naming the option", async () => {
+    await expect(exec("true", { capture: { limits: { maxLines: 0 } } })).rejects.toThrow(InvalidOptionsError);
+    await expect(exec("true", { capture: { limits: { maxBytes: 1.5 } } })).rejects.toThrow(/maxBytes must be a positive integer/);
+    await expect(exec("true", { capture: { spill: { dir: work, id: "../escape" } } })).rejects.toThrow(/spill.id/);
+  });
+
+  it("sets NO_COLOR=1 and FORCE_COLOR=0 unless overridden, and closes stdin", async () => {
+    expect((await exec('echo "$NO_COLOR/$FORCE_COLOR"')).text).toBe("1/0\n");
+    expect((await exec('echo "$FORCE_COLOR"', { env: { FORCE_COLOR: "3" } })).text).toBe("3\n");
+    const r = await exec("read line; echo \"read exited $?\"", { timeoutMs: 5000 });
+    expect(r.text).toBe("read exited 1\n");
+    expect(r.timedOut).toBe(false);
+  });
+
+  it("carriage-return frames from a real process collapse to the last frame", async () => {
+    expect((await exec("printf 'a\\rb\\rc\\n'")).text).toBe("c\n");
+  });
+
+  it("an escape sequence split across two writes is stripped", async () => {
+    const r = await exec("printf '\\033[3'; sleep 0.1; printf '1mred\\033[0m plain\\n'");
+    expect(r.text).toBe("red plain\n");
+  });
+
+  it("backspaces from a real process are applied", async () => {
+    expect((await exec("printf 'abc\\b\\bX\\n'")).text).toBe("aX\n");
+  });
+
+  it("a UTF-8 character split across reads stays intact", async () => {
+    const r = await exec("printf '\\342\\202'; sleep 0.1; printf '\\254 euro\\n'");
+    expect(r.text).toBe("€ euro\n");
+  });
+
+  it("a 2 MB single line is cut with a marker and spilled whole", async () => {
+    const r = await exec("head -c 2097152 /dev/zero | tr '\\0' 'x'; echo; echo tail-line", { capture: { spill: { dir: work } } });
+    expect(r.text).toBe("x".repeat(4096) + ` [… ${2097152 - 4096} bytes cut from this line]\ntail-line\n`);
+    expect(r.truncation.truncatedBy).toBe("line-length");
+    expect(statSync(r.spillPath!).size).toBe(2097152 + 1 + 10);
+  });
+
+  it("binary from /dev/urandom is reported as binary with its size, and spilled", async () => {
+    const r = await exec("head -c 200000 /dev/urandom", { capture: { spill: { dir: work } } });
+    expect(r.binary).toBe(true);
+    expect(r.text).toBe("");
+    expect(r.truncation.totalBytes).toBe(200000);
+    expect(statSync(r.spillPath!).size).toBe(200000);
+  });
+
+  it("head retention keeps the start, tail retention keeps the end", async () => {
+    const head = await exec("seq 1 10000", { capture: { limits: { retain: "head", maxLines: 5 } } });
+    expect(head.text).toBe("1\n2\n3\n4\n5\n");
+    const tail = await exec("seq 1 10000", { capture: { limits: { retain: "tail", maxLines: 5 } } });
+    expect(tail.text).toBe("9996\n9997\n9998\n9999\n10000\n");
+    expect(head.truncation.totalLines).toBe(10000);
+    expect(tail.truncation.totalLines).toBe(10000);
+  });
+
+  it("control characters are stripped from the view but kept byte-for-byte in the spill", async () => {
+    const r = await exec("printf 'a\\001b\\033[31mc\\n'; seq 1 3000", { capture: { spill: { dir: work } } });
+    expect(r.text).not.toMatch(/[\x01\x1b]/);
+    expect(readFileSync(r.spillPath!).subarray(0, 10)).toEqual(Buffer.from("a\x01b\x1b[31mc\n"));
+  });
+
+  it("updates fold to the final view: an initial replace, then appends, then the forced final", async () => {
+    const c = collector();
+    const r = await exec("for i in 1 2 3 4 5; do echo step $i; sleep 0.03; done", { onUpdate: c.onUpdate });
+    expect(c.updates[0]!.kind).toBe("replace");
+    expect(c.updates.slice(1).every((u) => u.kind === "append" || u.kind === "metadata")).toBe(true);
+    const { exitCode: _e, signal: _s, timedOut: _t, aborted: _a, durationMs: _d, spillPauses: _p, ...view } = r;
+    expect(c.folded()).toEqual(view);
+  });
+
+  it("the spill path is force-published as metadata when the limits are crossed", async () => {
+    const c = collector();
+    const r = await exec("seq 1 100; sleep 0.2; seq 1 3000; sleep 0.3; echo end", {
+      capture: { spill: { dir: work } },
+      onUpdate: c.onUpdate,
+    });
+    const firstWithPath = c.updates.findIndex((u) => (u.kind === "replace" ? u.view.spillPath : u.metadata.spillPath) !== undefined);
+    expect(firstWithPath).toBeGreaterThan(0);
+    // Published at the crossing, long before the process ended.
+    expect(c.updates.length - 1).toBeGreaterThan(firstWithPath);
+    expect(c.folded()!.spillPath).toBe(r.spillPath);
+  });
+
+  it("spill writes are complete before the final update is published", async () => {
+    let sizeAtLastUpdate = -1;
+    let spillPath: string | undefined;
+    const r = await exec("node -e \"process.stdout.write('z'.repeat(30*1024*1024))\"", {
+      capture: { spill: { dir: work } },
+      onUpdate: (u) => {
+        spillPath ??= u.kind === "replace" ? u.view.spillPath : u.metadata.spillPath;
+        if (spillPath) sizeAtLastUpdate = statSync(spillPath).size;
+      },
+    });
+    expect(r.rawBytes).toBe(30 * 1024 * 1024);
+    expect(sizeAtLastUpdate).toBe(30 * 1024 * 1024);
+  });
+
+  it("a throwing onUpdate kills the process group and fails with a clear error", async () => {
+    const pidFile = join(work, "cb.pid");
+    const started = Date.now();
+    const err = await exec(`echo $$ > ${pidFile}; echo hello; sleep 30`, {
+      onUpdate: () => {
+        throw new Error("consumer broke");
+      },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CallbackError);
+    expect((err as CallbackError).code).toBe("SPOOL_CAPTURE_CALLBACK");
+    expect((err as CallbackError).message).toContain("consumer broke");
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    expect(() => process.kill(pid, 0)).toThrow();
+  });
+
+  it("a command that backgrounds a process holding the pipe still completes", async () => {
+    const r = await exec("sleep 3 & echo started", { timeoutMs: 10_000 });
+    expect(r.text).toBe("started\n");
+    expect(r.durationMs).toBeLessThan(2500);
+  });
+
+  it("no output at all is an empty, untruncated view", async () => {
+    const r = await exec("true", { capture: { spill: { dir: join(work, "never") } } });
+    expect(r.text).toBe("");
+    expect(r.truncation.truncated).toBe(false);
+    expect(r.spillPath).toBeUndefined();
+    expect(() => statSync(join(work, "never"))).toThrow();
+  });
+
+  it("writes nothing to the spill directory until the limits are crossed", async () => {
+    const dir = join(work, "lazy");
+    const r = await exec("seq 1 100", { capture: { spill: { dir } } });
+    expect(r.spillPath).toBeUndefined();
+    expect(() => statSync(dir)).toThrow();
+  });
+
+  it("never overwrites an existing spill file", async () => {
+    const dir = join(work, "taken");
+    await exec("true"); // nothing
+    const first = await exec("seq 1 5000", { capture: { spill: { dir, id: "call_1" } } });
+    writeFileSync(join(dir, "spill", "marker"), "");
+    const second = await exec("seq 1 6000", { capture: { spill: { dir, id: "call_1" } } });
+    expect(first.spillPath).toBe(join(dir, "spill", "call_1.log"));
+    expect(second.spillPath).toBe(join(dir, "spill", "call_1-2.log"));
+    expect(readFileSync(first.spillPath!, "utf8").split("\n").length - 1).toBe(5000);
+  });
+});

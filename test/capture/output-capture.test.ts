@@ -1,0 +1,245 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { OutputCapture, resolveLimits, type CaptureLimits, type CaptureView } from "../../src/capture/index.js";
+
+const enc = (s: string) => Buffer.from(s, "utf8");
+function run(chunks: (string | Buffer)[], limits: Partial<CaptureLimits> = {}): CaptureView {
+  const c = new OutputCapture(resolveLimits(limits));
+  for (const ch of chunks) c.push(typeof ch === "string" ? enc(ch) : ch);
+  c.end();
+  return c.view();
+}
+const bytes = (s: string) => Buffer.byteLength(s, "utf8");
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
+
+/** Naive reference windows over plain text (no control characters, no over-long lines). */
+function naiveLines(text: string): string[] {
+  const parts = text.split("\n");
+  const lines = parts.slice(0, -1).map((l) => l + "\n");
+  if (parts[parts.length - 1] !== "") lines.push(parts[parts.length - 1]!);
+  return lines;
+}
+function naiveTail(text: string, maxLines: number, maxBytes: number): string {
+  let lines = naiveLines(text).slice(-maxLines);
+  while (lines.length > 1 && bytes(lines.join("")) > maxBytes) lines = lines.slice(1);
+  return lines.join("");
+}
+function naiveHead(text: string, maxLines: number, maxBytes: number): string {
+  let lines = naiveLines(text).slice(0, maxLines);
+  while (lines.length > 1 && bytes(lines.join("")) > maxBytes) lines = lines.slice(0, -1);
+  return lines.join("");
+}
+
+describe("cleaning", () => {
+  it("carriage-return progress frames collapse to the last frame of the line", () => {
+    expect(run(["a\rb\rc\n"]).text).toBe("c\n");
+    expect(run(["10%\r", "50%\r", "100%\r\n", "done\n"]).text).toBe("100%\ndone\n");
+  });
+
+  it("CRLF is a line ending, not a frame reset", () => {
+    expect(run(["one\r\ntwo\r\n"]).text).toBe("one\ntwo\n");
+    expect(run(["one\r", "\ntwo\n"]).text).toBe("one\ntwo\n");
+  });
+
+  it("a trailing carriage return at end of output keeps the last frame", () => {
+    const v = run(["loading\r"]);
+    expect(v.text).toBe("loading");
+    expect(v.truncation.totalLines).toBe(1);
+  });
+
+  it("backspaces delete the previous character, including a whole surrogate pair", () => {
+    expect(run(["abc\b\bX\n"]).text).toBe("aX\n");
+    expect(run(["x😀\by\n"]).text).toBe("xy\n");
+    expect(run(["\b\bok\n"]).text).toBe("ok\n");
+  });
+
+  it("ANSI colour and OSC hyperlink sequences are stripped", () => {
+    expect(run(["\x1b[1;31mred\x1b[0m \x1b]8;;http://e.x\x07link\x1b]8;;\x1b\\\n"]).text).toBe("red link\n");
+  });
+
+  it("an escape sequence split across two reads is still stripped", () => {
+    expect(run(["\x1b[3", "1mred\x1b[0m\n"]).text).toBe("red\n");
+    expect(run(["a\x1b", "[0mb\n"]).text).toBe("ab\n");
+    expect(run(["\x1b]8;;http://e", ".x\x1b", "\\link\n"]).text).toBe("link\n");
+  });
+
+  it("other control characters are dropped but tab and newline stay", () => {
+    expect(run(["a\x01b\x07c\td\x0be\x1f\x7ff\u0085g\n"]).text).toBe("abc\tdefg\n");
+  });
+
+  it("an incomplete escape at end of output is dropped, not shown", () => {
+    expect(run(["text\x1b[3"]).text).toBe("text[3");
+    expect(run(["text\x1b[3"]).text).not.toContain("\x1b");
+  });
+
+  it("a UTF-8 character split across reads stays intact", () => {
+    const euro = enc("€");
+    expect(run([Buffer.from([0x41, euro[0]!]), euro.subarray(1, 2), Buffer.concat([euro.subarray(2), enc("\n")])]).text).toBe("A€\n");
+    const face = enc("😀");
+    expect(run([face.subarray(0, 1), face.subarray(1, 3), face.subarray(3)]).text).toBe("😀");
+  });
+
+  it("a 2 MB single line is cut to maxLineBytes with a marker saying how much was cut", () => {
+    const long = "x".repeat(2 * 1024 * 1024);
+    const chunks: string[] = ["before\n"];
+    for (let i = 0; i < long.length; i += 65536) chunks.push(long.slice(i, i + 65536));
+    chunks.push("\nafter\n");
+    const v = run(chunks);
+    const lines = v.text.split("\n");
+    expect(lines[0]).toBe("before");
+    expect(lines[1]).toBe("x".repeat(4096) + ` [… ${2 * 1024 * 1024 - 4096} bytes cut from this line]`);
+    expect(lines[2]).toBe("after");
+    expect(v.truncation.cutLines).toBe(1);
+    expect(v.truncation.truncated).toBe(true);
+    expect(v.truncation.truncatedBy).toBe("line-length");
+    expect(v.truncation.totalBytes).toBe(bytes(v.text));
+  });
+
+  it("binary output (a NUL byte) stops text rendering and reports binary with the raw size", () => {
+    const v = run(["hello\n", Buffer.from([1, 2, 0, 3]), "more text\n"]);
+    expect(v.binary).toBe(true);
+    expect(v.text).toBe("");
+    expect(v.truncation.truncatedBy).toBe("binary");
+    expect(v.truncation.totalBytes).toBe(6 + 4 + 10);
+    expect(v.rawBytes).toBe(20);
+  });
+
+  it("mostly-invalid UTF-8 is binary, a few Latin-1 bytes are not", () => {
+    const junk = Buffer.alloc(5000);
+    for (let i = 0; i < junk.length; i++) junk[i] = 0x80 + (i % 0x7f) + 1;
+    expect(run([junk]).binary).toBe(true);
+    const latin1 = Buffer.from("caf\xe9 cr\xe8me br\xfbl\xe9e, a perfectly ordinary line of text\n".repeat(3), "latin1");
+    const v = run([latin1]);
+    expect(v.binary).toBe(false);
+    expect(v.text).toContain("caf\ufffd");
+  });
+
+  it("a UTF-8 character cut by the 4 KiB sniff boundary does not make text binary", () => {
+    const text = "é".repeat(3000);
+    expect(run([enc(text)]).binary).toBe(false);
+  });
+});
+
+describe("bounded view", () => {
+  it("tail keeps the last lines and counts every line written", () => {
+    const text = Array.from({ length: 5000 }, (_, i) => `line ${i}\n`).join("");
+    const v = run([text], { maxLines: 100 });
+    expect(v.text).toBe(naiveTail(text, 100, 50 * 1024));
+    expect(v.truncation).toMatchObject({ truncated: true, truncatedBy: "lines", totalLines: 5000, outputLines: 100 });
+  });
+
+  it("head keeps the first lines and stops", () => {
+    const text = Array.from({ length: 5000 }, (_, i) => `line ${i}\n`).join("");
+    const v = run([text], { maxLines: 100, retain: "head" });
+    expect(v.text).toBe(naiveHead(text, 100, 50 * 1024));
+    expect(v.text.startsWith("line 0\n")).toBe(true);
+    expect(v.truncation).toMatchObject({ truncated: true, totalLines: 5000, outputLines: 100 });
+  });
+
+  it("the byte limit keeps whole lines", () => {
+    const text = Array.from({ length: 300 }, (_, i) => `${i}:${"ü".repeat(i % 17)}\n`).join("");
+    const tail = run([text], { maxBytes: 1000 });
+    expect(tail.text).toBe(naiveTail(text, 2000, 1000));
+    expect(tail.truncation.truncatedBy).toBe("bytes");
+    expect(tail.truncation.outputBytes).toBeLessThanOrEqual(1000);
+    const head = run([text], { maxBytes: 1000, retain: "head" });
+    expect(head.text).toBe(naiveHead(text, 2000, 1000));
+  });
+
+  it("the final unterminated line counts", () => {
+    const v = run(["a\nb\nc"]);
+    expect(v.truncation.totalLines).toBe(3);
+    expect(v.text).toBe("a\nb\nc");
+  });
+
+  it("lastLineBytes is exact for a line longer than the whole buffer", () => {
+    const huge = "é".repeat(300_000); // 600 000 bytes, far past 4 × maxBytes units
+    const chunks: string[] = ["head line\n"];
+    for (let i = 0; i < huge.length; i += 10_000) chunks.push(huge.slice(i, i + 10_000));
+    const v = run(chunks, { maxBytes: 1000, maxLineBytes: 1024 * 1024 });
+    expect(v.truncation.lastLinePartial).toBe(true);
+    expect(v.truncation.lastLineBytes).toBe(600_000);
+    expect(v.truncation.outputBytes).toBe(1000);
+    expect(v.text).toBe("é".repeat(500));
+    const head = run(chunks.slice(1), { maxBytes: 1001, maxLineBytes: 1024 * 1024, retain: "head" });
+    expect(head.text).toBe("é".repeat(500));
+    expect(head.truncation.lastLineBytes).toBe(600_000);
+  });
+
+  it("no cut splits a surrogate pair", () => {
+    const v = run(["😀".repeat(1000)], { maxBytes: 4001 - 2, maxLineBytes: 1024 * 1024 });
+    expect(v.text).toBe("😀".repeat(999));
+    expect(wellFormed(v.text)).toBe(true);
+  });
+});
+
+describe("properties", () => {
+  const piece = fc.oneof(
+    fc.constantFrom("\n", "\r", "\r\n", "\b", "\t", "\x1b[", "31m", "\x1b]8;;u\x07", "\x1b\\", "\x00", "é", "😀", "€"),
+    fc.string({ maxLength: 30 }),
+    fc.uint8Array({ maxLength: 12 }).map((a) => Buffer.from(a).toString("latin1")),
+  );
+  const stream = fc.array(fc.oneof(piece.map((s) => enc(s)), fc.uint8Array({ maxLength: 8 }).map((a) => Buffer.from(a))), {
+    maxLength: 60,
+  });
+  const limits = fc.record({
+    maxBytes: fc.integer({ min: 8, max: 200 }),
+    maxLines: fc.integer({ min: 1, max: 8 }),
+    retain: fc.constantFrom("head" as const, "tail" as const),
+    maxLineBytes: fc.integer({ min: 4, max: 120 }),
+  });
+
+  it("the view does not depend on how the bytes were split into reads", () => {
+    fc.assert(
+      fc.property(stream, limits, fc.array(fc.nat(), { maxLength: 20 }), (chunks, lim, cuts) => {
+        const all = Buffer.concat(chunks);
+        const points = [...new Set(cuts.map((c) => c % (all.length + 1)))].sort((a, b) => a - b);
+        const split: Buffer[] = [];
+        let prev = 0;
+        for (const p of [...points, all.length]) {
+          split.push(all.subarray(prev, p));
+          prev = p;
+        }
+        expect(run(split, lim)).toEqual(run([all], lim));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("any bytes give a clean, bounded, well-formed view", () => {
+    fc.assert(
+      fc.property(stream, limits, (chunks, lim) => {
+        const v = run(chunks, lim);
+        expect(v.text).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+        expect(wellFormed(v.text)).toBe(true);
+        const t = v.truncation;
+        expect(t.outputBytes).toBe(bytes(v.text));
+        expect(t.outputBytes).toBeLessThanOrEqual(lim.maxBytes);
+        expect(t.outputLines).toBeLessThanOrEqual(lim.maxLines);
+        expect(t.totalBytes).toBeGreaterThanOrEqual(t.outputBytes);
+        expect(t.totalLines).toBeGreaterThanOrEqual(t.outputLines);
+        expect(t.truncated).toBe(t.truncatedBy !== null);
+        if (!t.truncated) expect(t.outputLines).toBeLessThanOrEqual(t.totalLines);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("plain text windows match a naive reference", () => {
+    const line = fc.stringMatching(/^[a-zé😀 ]{0,12}$/u).map((s) => s + "\n");
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 40 }), fc.string({ maxLength: 5 }).filter((s) => !/[\x00-\x1f\x7f-\x9f]/.test(s)), limits, (lines, last, lim) => {
+        const text = lines.join("") + last;
+        const l = { ...lim, maxLineBytes: 1000 };
+        const v = run([text], l);
+        const expected = lim.retain === "tail" ? naiveTail(text, lim.maxLines, lim.maxBytes) : naiveHead(text, lim.maxLines, lim.maxBytes);
+        if (bytes(expected) <= lim.maxBytes) expect(v.text).toBe(expected);
+        else expect(v.truncation.lastLinePartial).toBe(true);
+        expect(v.truncation.totalLines).toBe(naiveLines(text).length);
+        expect(v.truncation.totalBytes).toBe(bytes(text));
+      }),
+      { numRuns: 400 },
+    );
+  });
+});

@@ -1,0 +1,93 @@
+// Timeouts, aborts and the process group, with real processes.
+import { existsSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { applyUpdate, exec, type CaptureUpdate, type CaptureView, type ExecResult } from "../../src/capture/index.js";
+
+/**
+ * Whether `pid` is still the process we started (its command line is `expected`, so a pid reused by
+ * another program on this shared machine does not count). A zombie has already died; it only waits
+ * to be reaped by whoever inherited it.
+ */
+function isRunning(pid: number, expected: string): boolean {
+  if (!existsSync(`/proc/${pid}/stat`)) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z" && cmdline === expected;
+  } catch {
+    return false;
+  }
+}
+
+function viewOf(r: ExecResult): CaptureView {
+  const { exitCode: _e, signal: _s, timedOut: _t, aborted: _a, durationMs: _d, spillPauses: _p, ...view } = r;
+  return view;
+}
+
+describe("process group", () => {
+  it("a timeout kills a grandchild: its pid is gone afterwards", async () => {
+    const r = await exec("sleep 61.25 & echo $!; wait", { timeoutMs: 300 });
+    const grandchild = Number(r.text.trim());
+    expect(grandchild).toBeGreaterThan(1);
+    expect(r.timedOut).toBe(true);
+    const alive = isRunning(grandchild, "sleep 61.25");
+    expect(alive, alive ? readFileSync(`/proc/${grandchild}/stat`, "utf8") : "").toBe(false);
+    expect(r.durationMs).toBeLessThan(3000);
+  });
+
+  it("a timeout result carries the latest bounded view and the forced final update matches it", async () => {
+    let folded: CaptureView | undefined;
+    const r = await exec("echo before; sleep 30", {
+      timeoutMs: 300,
+      onUpdate: (u: CaptureUpdate) => (folded = applyUpdate(folded, u)),
+    });
+    expect(r.timedOut).toBe(true);
+    expect(r.aborted).toBe(false);
+    expect(r.text).toBe("before\n");
+    expect(r.exitCode).toBe(143);
+    expect(folded).toEqual(viewOf(r));
+  });
+
+  it("an abort kills the group and returns the latest view", async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 300);
+    let folded: CaptureView | undefined;
+    const r = await exec("echo one; sleep 0.1; echo two; sleep 30 & wait", {
+      signal: ac.signal,
+      onUpdate: (u) => (folded = applyUpdate(folded, u)),
+    });
+    expect(r.aborted).toBe(true);
+    expect(r.timedOut).toBe(false);
+    expect(r.text).toBe("one\ntwo\n");
+    expect(folded).toEqual(viewOf(r));
+  });
+
+  it("an already-aborted signal still runs nothing to completion", async () => {
+    const ac = new AbortController();
+    ac.abort();
+    const r = await exec("sleep 30; echo never", { signal: ac.signal });
+    expect(r.aborted).toBe(true);
+    expect(r.text).toBe("");
+    expect(r.durationMs).toBeLessThan(3000);
+  });
+
+  it("keeps reading the pipes after the kill, so output written while dying is not lost", async () => {
+    const r = await exec("trap 'echo cleanup ran; exit 1' TERM; echo start; sleep 30 & wait", { timeoutMs: 300 });
+    expect(r.timedOut).toBe(true);
+    expect(r.text).toBe("start\ncleanup ran\n");
+    expect(r.exitCode).toBe(1);
+  });
+
+  it("a process group that ignores SIGTERM is killed with SIGKILL after the grace period", async () => {
+    const r = await exec("trap '' TERM; echo $$; while true; do sleep 0.05; done", {
+      timeoutMs: 200,
+      killGraceMs: 300,
+      shell: "/bin/bash",
+    });
+    expect(r.timedOut).toBe(true);
+    expect(r.exitCode).toBe(137);
+    expect(r.signal).toBe("SIGKILL");
+    expect(isRunning(Number(r.text.trim()), "/bin/bash -c trap '' TERM; echo $$; while true; do sleep 0.05; done")).toBe(false);
+    expect(r.durationMs).toBeLessThan(3000);
+  });
+});
