@@ -339,7 +339,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   // ---- object writes -----------------------------------------------------------------------------
 
   const checkKey = (key: string | symbol): string => {
-    if (typeof key === "symbol") throw new TypeError("tracked state cannot have symbol keys: they are not JSON");
+    if (typeof key === "symbol") throw new NotJsonError([], `a symbol key (${String(key)})`);
     if (RESERVED_SEGMENTS.has(key)) throw new UnsafePathError(key, "reserved segments cannot be written through the tracker");
     return key;
   };
@@ -556,7 +556,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       return (t as unknown as Record<symbol, unknown>)[key];
     },
     set(t, key, value) {
-      if (typeof key === "symbol") throw new TypeError("tracked arrays cannot have symbol keys");
+      if (typeof key === "symbol") throw new NotJsonError([], `a symbol key (${String(key)}) on an array`);
       if (key === "length") return setLength(t, value);
       const i = toIndex(key);
       if (i < 0) throw new TypeError(`cannot set property ${JSON.stringify(key)} on a tracked array: arrays carry only elements`);
