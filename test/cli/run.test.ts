@@ -54,7 +54,7 @@ describe("spool run", () => {
     const r = spool(["run", "-q", "--max-lines", "10", "--", "seq 1 15000"]);
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines.slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => String(14991 + i)));
-    expect(r.stdout).toMatch(/\[Showing the last 10 of 15000 lines \(59 B of 77\.4 KB\)\. Full output: \.spool\/spill\/[^\]]+\.log\]/);
+    expect(r.stdout).toMatch(/\[Showing the last 10 of 15000 lines \(60 B of 77\.0 KB\)\. Full output: \.spool\/spill\/[^\]]+\.log\]/);
     expect(r.stdout.trimEnd().endsWith("[Command exited with code 0]")).toBe(true);
   });
 
