@@ -11,3 +11,4 @@ export { OutputCapture } from "./output-capture.js";
 export { AdaptivePublisher, type PublisherOptions } from "./publisher.js";
 export { applyUpdate, deriveUpdate, measureUpdate, metadataOf } from "./updates.js";
 export { describeTruncation, formatBytes } from "./describe.js";
+export { utf8Length, utf8Prefix, utf8Suffix } from "./utf8.js";

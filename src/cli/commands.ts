@@ -1,4 +1,7 @@
 // The command table. Each command lives in its own file and is listed here once.
+import { compactCommand } from "./compact.js";
+import { foldCommand } from "./fold.js";
+import { recallCommand } from "./recall.js";
 import { runCommand } from "./run.js";
 
 export interface Command {
@@ -7,4 +10,4 @@ export interface Command {
   run(args: readonly string[]): Promise<number>;
 }
 
-export const commands: readonly Command[] = [runCommand];
+export const commands: readonly Command[] = [compactCommand, recallCommand, foldCommand, runCommand];

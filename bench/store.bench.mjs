@@ -1,0 +1,230 @@
+// spool/store benchmark: all backends side by side in one run, on the compiled dist/.
+//   npm run bench:store            table
+//   npm run bench:store -- --json  one JSON line per row
+// Inputs are fresh, varied strings built before each timed loop (no reused flattened strings, no
+// "x".repeat fixtures). Each timed loop is preceded by a warm-up on the same store.
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  appendList,
+  createMemoryStore,
+  deleteList,
+  ephemeralScope,
+  list,
+  openJsonlStore,
+  openSqliteStore,
+  retireScope,
+  setValue,
+  value,
+} from "../dist/store/index.js";
+
+const JSON_OUT = process.argv.includes("--json");
+const root = mkdtempSync(join(tmpdir(), "spool-bench-store-"));
+let dirN = 0;
+const fresh = (file) => join(root, `s${dirN++}`, file);
+const rows = [];
+function row(section, name, backend, val, unit, note = "") {
+  const r = { section, name, backend, value: Number(val.toFixed(val < 10 ? 3 : 1)), unit, note };
+  rows.push(r);
+  if (JSON_OUT) console.log(JSON.stringify(r));
+}
+
+const WORDS = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua ut enim ad minim veniam quis nostrud exercitation ullamco laboris nisi".split(" ");
+let wordSeed = 1;
+function text(n, tag) {
+  let s = `${tag}:`;
+  while (s.length < n) {
+    wordSeed = (wordSeed * 1103515245 + 12345) & 0x7fffffff;
+    s += WORDS[wordSeed % WORDS.length] + (wordSeed % 7 === 0 ? "\n" : " ");
+  }
+  return s.slice(0, n);
+}
+
+const BACKENDS = [
+  { name: "memory", commits: 20000, open: async () => createMemoryStore() },
+  { name: "jsonl/process", commits: 20000, open: (f = fresh("session.jsonl")) => openJsonlStore(f, { durability: "process" }) },
+  { name: "jsonl/os", commits: 20000, open: (f = fresh("session.jsonl")) => openJsonlStore(f, { durability: "os", syncIntervalMs: 1000 }) },
+  { name: "sqlite/process", commits: 10000, open: (f = fresh("session.sqlite")) => openSqliteStore(f, { durability: "process" }) },
+  { name: "sqlite/os", commits: 500, open: (f = fresh("session.sqlite")) => openSqliteStore(f, { durability: "os" }) },
+];
+
+async function timeCommits(store, makeWrites, n) {
+  for (let i = 0; i < 300; i++) await store.commit(makeWrites(-1 - i));
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) await store.commit(makeWrites(i));
+  return Number(process.hrtime.bigint() - t0) / 1e9;
+}
+
+// ---- 1. commit throughput --------------------------------------------------------------------
+for (const b of BACKENDS) {
+  const store = await b.open();
+  const scope = ephemeralScope("op:bench");
+  const out = list("pi.pending.tool_output", "call_1", scope);
+  const payloads = Array.from({ length: b.commits }, (_, i) => text(1024, `chunk${i.toString(36)}`));
+  const warm = Array.from({ length: 300 }, (_, i) => text(1024, `warm${i}`));
+  const secs = await timeCommits(store, (i) => [appendList(out, i < 0 ? warm[-1 - i] : payloads[i], i % 50 === 0 ? "base" : undefined)], b.commits);
+  row("commit", "1 KB scoped appendList", b.name, b.commits / secs, "commits/s", `${((secs / b.commits) * 1e6).toFixed(1)} µs/commit`);
+  await store.commit([retireScope(scope)]);
+  const states = Array.from({ length: b.commits }, (_, i) => ({ turn: i, status: i % 3 ? "running" : "idle", note: text(80, `s${i}`) }));
+  const warmS = Array.from({ length: 300 }, (_, i) => ({ turn: -i, note: text(80, `w${i}`) }));
+  const lane = value("pi.lane.state");
+  const secs2 = await timeCommits(store, (i) => [setValue(lane, i < 0 ? warmS[-1 - i] : states[i])], b.commits);
+  row("commit", "session setValue (~130 B)", b.name, b.commits / secs2, "commits/s", `${((secs2 / b.commits) * 1e6).toFixed(1)} µs/commit`);
+  await store.close();
+}
+
+// ---- 2. recover the last base -------------------------------------------------------------------
+function opsElement(i) {
+  return i % 50 === 0
+    ? [["r", { content: [{ type: "text", text: text(200, `base${i}`) }], details: {}, terminate: false }]]
+    : [["a", ["content", 0, "text"], text(120, `d${i}`)]];
+}
+// The three sizes are read in interleaved rounds so drift (GC, JIT, CPU frequency) hits them alike.
+const SIZES = [1000, 10000, 100000];
+for (const b of BACKENDS.filter((x) => x.name !== "jsonl/os" && x.name !== "sqlite/os")) {
+  const scope = ephemeralScope("op:recover");
+  const out = list("pi.pending.tool_output", "call_1", scope);
+  const built = [];
+  for (const n of SIZES) {
+    const file = b.name.startsWith("jsonl") ? fresh("session.jsonl") : fresh("session.sqlite");
+    const store = await b.open(file);
+    for (let i = 0; i < n; i += 1000) {
+      const writes = [];
+      for (let j = i; j < Math.min(n, i + 1000); j++) writes.push(appendList(out, opsElement(j), j % 50 === 0 ? "base" : undefined));
+      await store.commit(writes);
+    }
+    built.push({ n, file, store, samples: [], got: 0 });
+  }
+  for (let r = 0; r < 3000; r++) {
+    for (const x of built) {
+      const t0 = process.hrtime.bigint();
+      const page = x.store.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
+      const dt = Number(process.hrtime.bigint() - t0) / 1e3;
+      x.got = page.elements.length;
+      if (r >= 300) x.samples.push(dt);
+    }
+  }
+  const median = (xs) => xs.sort((a, c) => a - c)[xs.length >> 1];
+  for (const x of built) row("recover", `readList desc stopAtTag:"base", ${x.n} elements`, b.name, median(x.samples), "µs (median)", `${x.got} elements returned`);
+  const ratio = median(built[2].samples) / median(built[0].samples);
+  row("recover", "100,000 / 1,000 ratio (target ≤ 2)", b.name, ratio, "×", ratio <= 2 ? "meets target" : "MISSES target");
+  for (const x of built) {
+    await x.store.close();
+    if (b.name === "memory") continue;
+    const t0 = process.hrtime.bigint();
+    const store = await b.open(x.file);
+    store.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
+    row("recover", `reopen + first recovery read, ${x.n} elements`, b.name, Number(process.hrtime.bigint() - t0) / 1e6, "ms", b.name.startsWith("jsonl") ? "replays the whole log" : "");
+    await store.close();
+  }
+}
+
+// ---- 3. the pi-design §8 workload ----------------------------------------------------------------
+// 20 operations, each 400 assistant frames + 2 tools × 60 checkpoints of a 50 KB window; ops in
+// ephemeral scopes, retired on settle (or, for comparison, session-scoped lists deleted on settle).
+const WINDOW = 50_000;
+function sizeOf(path) {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+async function workload(store, { scoped, mainFile }) {
+  let sidecarBytes = 0;
+  let peakSidecar = 0;
+  let transcriptBytes = 0;
+  const transcript = list("transcript");
+  for (let op = 0; op < 20; op++) {
+    const opId = `op_${op}`;
+    const scope = scoped ? ephemeralScope(opId) : undefined;
+    const at = (ns, key) => (scope ? list(ns, key, scope) : list(ns, `${opId}:${key}`));
+    await store.commit([setValue(value("pi.op.state", opId), { status: "running", startedAt: op })]);
+    const frames = at("pi.pending.assistant_frames", "");
+    let assistantText = "";
+    for (let f = 0; f < 400; f++) {
+      const token = `${text(6 + (f % 5), `t${op}.${f}`)} `;
+      assistantText += token;
+      await store.commit([appendList(frames, f === 0 ? [["r", { content: [{ type: "text", text: token }] }]] : [["a", ["content", 0, "text"], token]], f === 0 ? "base" : undefined)]);
+    }
+    const results = [];
+    for (let tool = 0; tool < 2; tool++) {
+      const callId = `call_${op}_${tool}`;
+      const outList = at("pi.pending.tool_output", callId);
+      let window = "";
+      for (let c = 0; c < 60; c++) {
+        const chunk = text(2048, `${callId}/${c}`);
+        const next = window + chunk;
+        const drop = Math.max(0, next.length - WINDOW);
+        window = drop > 0 ? next.slice(drop) : next;
+        const base = c % 50 === 0;
+        const ops = base
+          ? [["r", { content: [{ type: "text", text: window }], details: { truncation: { dropped: drop } }, terminate: false }]]
+          : drop > 0
+            ? [["t", ["content", 0, "text"], drop], ["a", ["content", 0, "text"], chunk]]
+            : [["a", ["content", 0, "text"], chunk]];
+        await store.commit([appendList(outList, ops, base ? "base" : undefined)]);
+      }
+      results.push({
+        role: "toolResult",
+        toolCallId: callId,
+        content: [{ type: "text", text: window.slice(-1024) }],
+        details: { spillPath: `spill/${callId}.log`, truncation: { keptChars: 1024, totalChars: 60 * 2048 } },
+      });
+    }
+    const assistant = { role: "assistant", content: [{ type: "text", text: assistantText }], toolCalls: [0, 1].map((t) => ({ id: `call_${op}_${t}`, name: "bash", args: { command: `make test-${op}-${t}` } })) };
+    const entries = [assistant, ...results];
+    for (const e of entries) transcriptBytes += Buffer.byteLength(JSON.stringify(e));
+    if (scoped && mainFile) {
+      const side = join(`${mainFile}.scopes`, `scope-${encodeURIComponent(opId)}.scope`);
+      const sz = sizeOf(side);
+      sidecarBytes += sz;
+      peakSidecar = Math.max(peakSidecar, sz);
+    }
+    const settle = [...entries.map((e) => appendList(transcript, e)), setValue(value("pi.op.state", opId), { status: "settled", startedAt: op })];
+    if (scoped) settle.push(retireScope(scope));
+    else settle.push(deleteList(frames), deleteList(at("pi.pending.tool_output", `call_${op}_0`)), deleteList(at("pi.pending.tool_output", `call_${op}_1`)));
+    await store.commit(settle);
+  }
+  return { sidecarBytes, peakSidecar, transcriptBytes };
+}
+const MB = (b) => b / 1e6;
+for (const b of [BACKENDS[1], BACKENDS[3]]) {
+  for (const scoped of [true, false]) {
+    const file = b.name.startsWith("jsonl") ? fresh("session.jsonl") : fresh("session.sqlite");
+    const store = await b.open(file);
+    const t0 = process.hrtime.bigint();
+    const r = await workload(store, { scoped, mainFile: b.name.startsWith("jsonl") ? file : undefined });
+    await store.sync();
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    await store.close();
+    const label = scoped ? "ops in ephemeral scopes" : "ops in the main log (no scopes)";
+    row("workload", `${label}: wall time`, b.name, ms, "ms");
+    if (b.name.startsWith("jsonl")) {
+      const main = sizeOf(file);
+      row("workload", `${label}: main log size`, b.name, MB(main), "MB", `${(main / r.transcriptBytes).toFixed(2)} × settled transcript JSON (${MB(r.transcriptBytes).toFixed(3)} MB; target ≤ 1.5)`);
+      if (scoped) {
+        row("workload", `${label}: bytes written to sidecars`, b.name, MB(r.sidecarBytes), "MB", `peak ${MB(r.peakSidecar).toFixed(3)} MB per operation`);
+        const left = readdirSync(`${file}.scopes`).length;
+        row("workload", `${label}: sidecars left after settlement`, b.name, left, "files", left === 0 ? "meets target (none)" : "MISSES target");
+      }
+    } else {
+      const size = sizeOf(file) + sizeOf(`${file}-wal`);
+      row("workload", `${label}: database + WAL size`, b.name, MB(size), "MB", "deleted rows leave free pages; SQLite reuses them");
+    }
+  }
+}
+
+rmSync(root, { recursive: true, force: true });
+
+if (!JSON_OUT) {
+  console.log(`spool/store benchmark — node ${process.version}, ${new Date().toISOString()}`);
+  for (const section of ["commit", "recover", "workload"]) {
+    console.log(`\n## ${section}`);
+    const w = Math.max(...rows.filter((r) => r.section === section).map((r) => r.name.length));
+    for (const r of rows.filter((x) => x.section === section)) {
+      console.log(`${r.name.padEnd(w)}  ${r.backend.padEnd(15)} ${String(r.value).padStart(12)} ${r.unit.padEnd(12)} ${r.note}`);
+    }
+  }
+}

@@ -1,0 +1,164 @@
+// Result budgets: a per-result limit (a tool may declare its own `maxResultChars`), then a per-turn
+// aggregate that trims the largest results first down to a floor. A cut result's full text is saved
+// first (or referenced, if a spill file or archive marker already holds it) and replaced by a head +
+// tail preview whose header says how to read the rest. Decisions are a pure function of the result
+// text: the same history processed twice writes no second file and changes nothing, so prompt caches
+// stay valid across turns and resumes (upstream re-spilled every turn to a new file).
+import { extractKeys } from "./archive-key.js";
+import type { ArchiveStore } from "./archive-store.js";
+import { detectContentKind } from "./content-kind.js";
+import type { Message, ToolResultMessage } from "./messages.js";
+import { textOf, withText } from "./messages.js";
+import { plannedSave, saveFullText } from "./save-full-text.js";
+import { buildPreview, parseStub, type Origin } from "./stubs.js";
+
+export const DEFAULT_MAX_RESULT_CHARS = 20_000;
+export const DEFAULT_TURN_BUDGET_CHARS = 200_000;
+export const PREVIEW_HEAD_CHARS = 4_000;
+export const PREVIEW_TAIL_CHARS = 1_000;
+
+export interface BudgetOptions {
+  readonly maxResultChars?: number;
+  readonly turnBudgetChars?: number;
+  readonly headChars?: number;
+  readonly tailChars?: number;
+  /** Per-tool limits (`maxResultChars` a tool declares), by tool name; they replace the per-result default. */
+  readonly toolCaps?: Readonly<Record<string, number>>;
+  /** Where full texts are saved as `<key>.txt`; without it they go to `archive`. */
+  readonly resultsDir?: string;
+  readonly archive?: ArchiveStore;
+}
+
+export interface BudgetReport {
+  totalToolResults: number;
+  totalOriginalChars: number;
+  totalFinalChars: number;
+  resultsTruncated: number;
+  /** Results cut whose full text was already held elsewhere (spill file or archive marker). */
+  resultsReferenced: number;
+  charsSaved: number;
+  filesSaved: string[];
+  keysSaved: string[];
+  errors: string[];
+}
+
+export function emptyBudgetReport(): BudgetReport {
+  return {
+    totalToolResults: 0,
+    totalOriginalChars: 0,
+    totalFinalChars: 0,
+    resultsTruncated: 0,
+    resultsReferenced: 0,
+    charsSaved: 0,
+    filesSaved: [],
+    keysSaved: [],
+    errors: [],
+  };
+}
+
+interface Slot {
+  readonly index: number;
+  readonly toolName: string | undefined;
+  text: string;
+  stub: boolean;
+}
+
+export function enforceToolResultBudget(
+  messages: readonly Message[],
+  options: BudgetOptions = {},
+): { messages: readonly Message[]; report: BudgetReport } {
+  const maxResult = positive(options.maxResultChars, DEFAULT_MAX_RESULT_CHARS);
+  const turnBudget = positive(options.turnBudgetChars, DEFAULT_TURN_BUDGET_CHARS);
+  const head = positive(options.headChars, PREVIEW_HEAD_CHARS);
+  const tail = positive(options.tailChars, PREVIEW_TAIL_CHARS);
+  const floor = head + tail + 200;
+  const report = emptyBudgetReport();
+  let out: Message[] | undefined;
+
+  const cut = (slot: Slot): boolean => {
+    const message = (out ?? messages)[slot.index] as ToolResultMessage;
+    const text = slot.text;
+    const markers = extractKeys(text);
+    let origin: Origin;
+    let referenced = true;
+    if (message.spillPath !== undefined) origin = { keys: markers, path: message.spillPath };
+    else if (markers.length > 0) origin = { keys: markers };
+    else {
+      referenced = false;
+      const planned = plannedSave(text, options);
+      origin = planned.path !== undefined ? { keys: [planned.key], path: planned.path } : { keys: [planned.key] };
+    }
+    // Judge the preview before writing anything: a preview that is not shorter leaves no file behind.
+    const preview = buildPreview("partial", text, head, tail, origin, detectContentKind(text));
+    if (preview === undefined) return false;
+    if (!referenced) {
+      try {
+        const saved = saveFullText(text, options);
+        if (saved.wrote) {
+          if (saved.path !== undefined) report.filesSaved.push(saved.path);
+          report.keysSaved.push(saved.key);
+        }
+      } catch (err) {
+        report.errors.push(`result ${message.toolCallId}: full text could not be saved (${(err as Error).message}); left uncut`);
+        return false;
+      }
+    }
+    out ??= messages.slice();
+    out[slot.index] = withText(message, preview);
+    report.resultsTruncated++;
+    if (referenced) report.resultsReferenced++;
+    report.charsSaved += text.length - preview.length;
+    slot.text = preview;
+    slot.stub = true;
+    return true;
+  };
+
+  const flush = (group: Slot[]): void => {
+    if (group.length === 0) return;
+    for (const slot of group) {
+      report.totalToolResults++;
+      report.totalOriginalChars += slot.text.length;
+      if (slot.stub) continue;
+      const cap = slot.toolName !== undefined ? options.toolCaps?.[slot.toolName] : undefined;
+      const limit = cap !== undefined && cap > 0 ? cap : maxResult;
+      if (slot.text.length > limit) cut(slot);
+    }
+    let turnSize = 0;
+    for (const slot of group) turnSize += slot.text.length;
+    if (turnSize > turnBudget) {
+      // Largest first; ties by position so the choice is deterministic.
+      const order = [...group].sort((a, b) => b.text.length - a.text.length || a.index - b.index);
+      for (const slot of order) {
+        if (turnSize <= turnBudget) break;
+        if (slot.stub || slot.text.length <= floor) continue;
+        const before = slot.text.length;
+        if (cut(slot)) turnSize -= before - slot.text.length;
+      }
+    }
+    for (const slot of group) report.totalFinalChars += slot.text.length;
+  };
+
+  let group: Slot[] = [];
+  let names = new Map<string, string>();
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.role === "tool") {
+      if (names.size === 0 && group.length === 0) continue;
+      const text = textOf(message);
+      group.push({ index: i, toolName: names.get(message.toolCallId) ?? message.toolName, text, stub: parseStub(text) !== undefined });
+      continue;
+    }
+    flush(group);
+    group = [];
+    names = new Map();
+    if (message.role === "assistant") {
+      for (const part of message.content) if (part.type === "toolCall") names.set(part.id, part.name);
+    }
+  }
+  flush(group);
+  return { messages: out ?? messages, report };
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  return value !== undefined && Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback;
+}

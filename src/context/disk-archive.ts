@@ -1,0 +1,269 @@
+// The on-disk archive: one file `<key>.ccr` per entry holding the raw UTF-8 text (`<key>.ccrj`, the
+// JSON string form, for the rare text with lone surrogates UTF-8 cannot carry). The directory is
+// the index (no index file to corrupt or race on); a file's mtime is its last access, refreshed on
+// put and get. Writes are atomic (temp file in the same directory, then rename), so a reader in
+// another process sees a whole entry or none — and a key this process has never seen is looked up
+// on disk and adopted, which is how several processes share one archive.
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { archiveKey, decodeFromDisk, encodeForDisk, isValidKey } from "./archive-key.js";
+import type { ArchiveStats, ArchiveStore } from "./archive-store.js";
+import { ArchiveError } from "./errors.js";
+import { tooLarge } from "./memory-archive.js";
+
+export const DEFAULT_ARCHIVE_MAX_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_ARCHIVE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** Rescanning a big directory on every put would dominate; upstream sweeps at most hourly too. */
+const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+const STALE_TEMP_MS = 10 * 60 * 1000;
+
+export interface DiskArchiveOptions {
+  readonly dir: string;
+  /** ≤ 0 = no size cap. Default 256 MB. */
+  readonly maxBytes?: number;
+  /** ≤ 0 = entries never expire. Default 7 days. */
+  readonly ttlMs?: number;
+}
+
+export interface PruneResult {
+  readonly removed: number;
+  readonly bytesFreed: number;
+  readonly remainingEntries: number;
+  readonly remainingBytes: number;
+}
+
+interface Entry {
+  bytes: number;
+  atime: number;
+}
+
+export class DiskArchive implements ArchiveStore {
+  readonly dir: string;
+  readonly maxBytes: number;
+  readonly ttlMs: number;
+  private index = new Map<string, Entry>();
+  private total = 0;
+  private lastSweep = 0;
+
+  constructor(options: DiskArchiveOptions) {
+    this.dir = options.dir;
+    this.maxBytes = options.maxBytes === undefined ? DEFAULT_ARCHIVE_MAX_BYTES : Math.max(0, options.maxBytes);
+    this.ttlMs = options.ttlMs === undefined ? DEFAULT_ARCHIVE_TTL_MS : Math.max(0, options.ttlMs);
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o750 });
+    } catch (err) {
+      throw new ArchiveError(
+        "SPOOL_ARCHIVE_DIR",
+        `cannot create the archive directory ${this.dir}: ${(err as Error).message}. Point the archive at a writable directory.`,
+      );
+    }
+    this.sweep();
+  }
+
+  pathFor(key: string, json = false): string {
+    return join(this.dir, json ? `${key}.ccrj` : `${key}.ccr`);
+  }
+
+  put(content: string): string {
+    const key = archiveKey(content);
+    const { data, json } = encodeForDisk(content);
+    const bytes = Buffer.byteLength(data, "utf8");
+    if (this.maxBytes > 0 && bytes > this.maxBytes / 4) throw tooLarge(bytes, this.maxBytes);
+    const path = this.pathFor(key, json);
+    const now = Date.now();
+    if (this.touch(path, now)) {
+      if (!this.index.has(key)) this.adopt(key, bytes, now);
+      else this.index.get(key)!.atime = now;
+      return key;
+    }
+    const tmp = join(this.dir, `${key}.${randomBytes(6).toString("hex")}.tmp`);
+    try {
+      writeFileSync(tmp, data, { encoding: "utf8", mode: 0o600 });
+      renameSync(tmp, path);
+    } catch (err) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // the temp file may never have been created
+      }
+      throw new ArchiveError(
+        "SPOOL_ARCHIVE_WRITE",
+        `cannot write archive entry ${key} in ${this.dir}: ${(err as Error).message}. Check free space and permissions.`,
+      );
+    }
+    this.adopt(key, bytes, now);
+    if (now - this.lastSweep >= SWEEP_INTERVAL_MS) this.sweep();
+    this.evict(key);
+    return key;
+  }
+
+  get(key: string): string | undefined {
+    if (!isValidKey(key)) return undefined;
+    for (const json of [false, true]) {
+      const path = this.pathFor(key, json);
+      let data: string;
+      try {
+        data = readFileSync(path, "utf8");
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") continue;
+        throw new ArchiveError("SPOOL_ARCHIVE_READ", `cannot read archive entry ${key}: ${(err as Error).message}.`);
+      }
+      let content: string;
+      try {
+        content = decodeFromDisk(data, json);
+      } catch {
+        return undefined;
+      }
+      const now = Date.now();
+      this.touch(path, now);
+      const entry = this.index.get(key);
+      if (entry) entry.atime = now;
+      else this.adopt(key, Buffer.byteLength(data, "utf8"), now);
+      return content;
+    }
+    this.forget(key);
+    return undefined;
+  }
+
+  has(key: string): boolean {
+    if (!isValidKey(key)) return false;
+    if (this.index.has(key)) return true;
+    for (const json of [false, true]) {
+      try {
+        statSync(this.pathFor(key, json));
+        return true;
+      } catch {
+        // try the other encoding
+      }
+    }
+    return false;
+  }
+
+  /** `staleEntries`: entries past the TTL that the next sweep or prune will remove. */
+  stats(): ArchiveStats & { readonly ttlMs: number; readonly oldestAgeMs: number; readonly staleEntries: number } {
+    const now = Date.now();
+    let oldest = Infinity;
+    let stale = 0;
+    for (const entry of this.index.values()) {
+      oldest = Math.min(oldest, entry.atime);
+      if (this.ttlMs > 0 && now - entry.atime > this.ttlMs) stale++;
+    }
+    return {
+      entries: this.index.size,
+      totalBytes: this.total,
+      maxBytes: this.maxBytes,
+      ttlMs: this.ttlMs,
+      oldestAgeMs: oldest === Infinity ? 0 : Math.max(0, now - oldest),
+      staleEntries: stale,
+    };
+  }
+
+  /** Rescan (adopting other processes' entries, forgetting their removals), expire, evict. */
+  prune(): PruneResult {
+    this.rescan();
+    const beforeEntries = this.index.size;
+    const beforeBytes = this.total;
+    this.expire();
+    this.evict(undefined);
+    this.lastSweep = Date.now();
+    return {
+      removed: beforeEntries - this.index.size,
+      bytesFreed: beforeBytes - this.total,
+      remainingEntries: this.index.size,
+      remainingBytes: this.total,
+    };
+  }
+
+  private sweep(): void {
+    this.rescan();
+    this.expire();
+    this.evict(undefined);
+    this.lastSweep = Date.now();
+  }
+
+  private rescan(): void {
+    this.index = new Map();
+    this.total = 0;
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    const now = Date.now();
+    for (const name of names) {
+      if (name.endsWith(".tmp")) {
+        this.removeStaleTemp(join(this.dir, name), now);
+        continue;
+      }
+      const key = name.endsWith(".ccr") ? name.slice(0, -4) : name.endsWith(".ccrj") ? name.slice(0, -5) : "";
+      if (!isValidKey(key)) continue;
+      try {
+        const st = statSync(join(this.dir, name));
+        if (st.isFile()) this.adopt(key, st.size, st.mtimeMs);
+      } catch {
+        // removed by another process between readdir and stat
+      }
+    }
+  }
+
+  /** A writer killed between write and rename leaves a temp file; another process may still be mid-write, so only old ones go. */
+  private removeStaleTemp(path: string, now: number): void {
+    try {
+      if (now - statSync(path).mtimeMs > STALE_TEMP_MS) unlinkSync(path);
+    } catch {
+      // renamed or removed meanwhile
+    }
+  }
+
+  private expire(): void {
+    if (this.ttlMs <= 0) return;
+    const cutoff = Date.now() - this.ttlMs;
+    for (const [key, entry] of this.index) if (entry.atime < cutoff) this.remove(key);
+  }
+
+  /** Least recently accessed first, never `keep` (the entry just written). */
+  private evict(keep: string | undefined): void {
+    if (this.maxBytes <= 0 || this.total <= this.maxBytes) return;
+    const byAge = [...this.index].sort((a, b) => a[1].atime - b[1].atime);
+    for (const [key] of byAge) {
+      if (this.total <= this.maxBytes) break;
+      if (key !== keep) this.remove(key);
+    }
+  }
+
+  private remove(key: string): void {
+    for (const json of [false, true]) {
+      try {
+        unlinkSync(this.pathFor(key, json));
+      } catch {
+        // already gone, or stored in the other encoding
+      }
+    }
+    this.forget(key);
+  }
+
+  private forget(key: string): void {
+    const entry = this.index.get(key);
+    if (!entry) return;
+    this.total -= entry.bytes;
+    this.index.delete(key);
+  }
+
+  private adopt(key: string, bytes: number, atime: number): void {
+    this.forget(key);
+    this.index.set(key, { bytes, atime });
+    this.total += bytes;
+  }
+
+  private touch(path: string, now: number): boolean {
+    try {
+      const t = new Date(now);
+      utimesSync(path, t, t);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

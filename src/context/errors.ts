@@ -1,0 +1,49 @@
+// Errors of the context layer. Each has a stable `code` and a message that says what was wrong and
+// what to do about it, because these surface in CLI output and in tool results the model reads.
+
+export class ContextError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Input that is not a conversation in the named (or any known) provider format. */
+export class FormatError extends ContextError {
+  constructor(
+    message: string,
+    readonly at: string = "",
+  ) {
+    super("SPOOL_CONTEXT_FORMAT", at ? `${message} (at ${at})` : message);
+  }
+}
+
+/** A bad configuration value: an environment variable or an option. */
+export class ConfigError extends ContextError {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super("SPOOL_CONTEXT_CONFIG", `${variable}: ${message}`);
+  }
+}
+
+export class ArchiveError extends ContextError {}
+
+export class RecallError extends ContextError {}
+
+export class WorkspaceError extends ContextError {}
+
+/** The pipeline produced a history that still breaks the pairing invariant — a bug in spool, never the caller's. */
+export class PairingInvariantError extends ContextError {
+  constructor(readonly problems: readonly unknown[]) {
+    super(
+      "SPOOL_CONTEXT_PAIRING_INVARIANT",
+      `prepareHistory produced a history whose tool calls and results do not pair (${problems.length} problem(s): ` +
+        `${JSON.stringify(problems.slice(0, 3))}). This is a bug in spool; please report it with the input transcript.`,
+    );
+  }
+}

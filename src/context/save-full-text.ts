@@ -1,0 +1,63 @@
+// Saving a result's full text before it is cut: a content-addressed file `results/<key>.txt` in the
+// workspace (so the same text is saved once however many passes or turns see it), or the archive
+// when no results directory is given. The caller learns the key and, for files, the path.
+import { existsSync, mkdirSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+import { archiveKey, encodeForDisk } from "./archive-key.js";
+import type { ArchiveStore } from "./archive-store.js";
+
+export interface SaveTarget {
+  readonly resultsDir?: string;
+  readonly archive?: ArchiveStore;
+}
+
+export interface Saved {
+  readonly key: string;
+  readonly path?: string;
+  /** True when this call wrote something new. */
+  readonly wrote: boolean;
+}
+
+/** `<key>.txt`, or `<key>.json` (a JSON string) for text with lone surrogates that UTF-8 cannot carry. */
+export function resultFilePath(resultsDir: string, key: string, json = false): string {
+  return resolve(join(resultsDir, json ? `${key}.json` : `${key}.txt`));
+}
+
+/** Where `text` would be saved, without writing anything (so a preview can be built and judged first). */
+export function plannedSave(text: string, target: SaveTarget): { key: string; path?: string } {
+  const key = archiveKey(text);
+  if (target.resultsDir === undefined) return { key };
+  return { key, path: resultFilePath(target.resultsDir, key, encodeForDisk(text).json) };
+}
+
+/** Throws on failure; callers keep the text uncut rather than lose it. */
+export function saveFullText(text: string, target: SaveTarget): Saved {
+  const key = archiveKey(text);
+  if (target.resultsDir !== undefined) {
+    const { data, json } = encodeForDisk(text);
+    const path = resultFilePath(target.resultsDir, key, json);
+    if (existsSync(path)) return { key, path, wrote: false };
+    mkdirSync(target.resultsDir, { recursive: true, mode: 0o700 });
+    const tmp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+    try {
+      writeFileSync(tmp, data, { encoding: "utf8", mode: 0o600 });
+      renameSync(tmp, path);
+    } catch (err) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // never created
+      }
+      throw err;
+    }
+    return { key, path, wrote: true };
+  }
+  if (target.archive !== undefined) {
+    const had = target.archive.has(key);
+    target.archive.put(text);
+    return { key, wrote: !had };
+  }
+  throw new Error("no results directory and no archive to save the full text in");
+}
+

@@ -1,0 +1,150 @@
+// The session workspace: `<root>/<sessionId>/` with `spill/` (capture overflow), `results/` (budget
+// overflow, one `<key>.txt` per saved text) and `archive/` (the content-addressed store). It is the
+// only place the model may read saved output from: `canRead` resolves `..` and symlinks before
+// checking containment, so a link inside the workspace pointing out of it is refused. Upstream's spill
+// directory sat outside the read allowlist, which made every "saved to …" marker a dead end.
+import { mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import type { ArchiveStore, KeyLookup } from "./archive-store.js";
+import { decodeFromDisk, isValidKey } from "./archive-key.js";
+import { contextConfigFromEnv } from "./config.js";
+import { DiskArchive } from "./disk-archive.js";
+import { WorkspaceError } from "./errors.js";
+import { resultFilePath } from "./save-full-text.js";
+
+export const DEFAULT_SESSIONS_ROOT = ".spool/sessions";
+
+export interface WorkspaceOptions {
+  /** Directory holding session directories; default `.spool/sessions` under the current directory. */
+  readonly root?: string;
+  /** Default: a random UUID (a fresh session). Pass an existing id to resume. */
+  readonly sessionId?: string;
+  /** The session directory itself (instead of root + sessionId). */
+  readonly dir?: string;
+  /** Keep the directory on cleanup. Default: SPOOL_KEEP_WORKSPACE=true (any case). */
+  readonly keep?: boolean;
+  /** Archive limits; default from the environment (SPOOL_ARCHIVE_MAX_MB, SPOOL_ARCHIVE_TTL) or 256 MB / 7 days. */
+  readonly archiveMaxBytes?: number;
+  readonly archiveTtlMs?: number;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface Workspace extends KeyLookup {
+  readonly dir: string;
+  readonly sessionId: string;
+  readonly spillDir: string;
+  readonly resultsDir: string;
+  readonly archiveDir: string;
+  readonly archive: ArchiveStore;
+  readonly keep: boolean;
+  /** True only for paths inside the workspace after resolving `..` and symlinks. */
+  canRead(path: string): boolean;
+  /** Reads a file inside the workspace; throws WorkspaceError for anything outside it. */
+  readText(path: string): string;
+  /** Archive first, then the budget's result files — every key a stub mentions resolves here. */
+  get(key: string): string | undefined;
+  /** Removes the directory unless kept. Safe to call more than once. */
+  cleanup(): void;
+}
+
+const SESSION_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export function createWorkspace(options: WorkspaceOptions = {}): Workspace {
+  const env = options.env ?? process.env;
+  let dir: string;
+  let sessionId: string;
+  if (options.dir !== undefined) {
+    dir = resolve(options.dir);
+    sessionId = basename(dir);
+  } else {
+    sessionId = options.sessionId ?? randomUUID();
+    if (!SESSION_ID_RE.test(sessionId) || sessionId.includes("..")) {
+      throw new WorkspaceError(
+        "SPOOL_WORKSPACE_SESSION_ID",
+        `invalid session id ${JSON.stringify(sessionId)}: use letters, digits, ".", "_" and "-" (no path separators, at most 128 chars).`,
+      );
+    }
+    dir = resolve(options.root ?? DEFAULT_SESSIONS_ROOT, sessionId);
+  }
+  const keep = options.keep ?? (env["SPOOL_KEEP_WORKSPACE"] ?? "").toLowerCase() === "true";
+  const spillDir = join(dir, "spill");
+  const resultsDir = join(dir, "results");
+  const archiveDir = join(dir, "archive");
+  try {
+    for (const d of [dir, spillDir, resultsDir, archiveDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new WorkspaceError(
+      "SPOOL_WORKSPACE_CREATE",
+      `cannot create the session workspace ${dir}: ${(err as Error).message}. Choose a writable root (--workspace / root option).`,
+    );
+  }
+  const realDir = realpathSync(dir);
+  const fromEnv = options.archiveMaxBytes === undefined || options.archiveTtlMs === undefined ? contextConfigFromEnv(env) : undefined;
+  const archive = new DiskArchive({
+    dir: archiveDir,
+    maxBytes: options.archiveMaxBytes ?? fromEnv!.archiveMaxBytes,
+    ttlMs: options.archiveTtlMs ?? fromEnv!.archiveTtlMs,
+  });
+  let cleaned = false;
+
+  const canRead = (path: string): boolean => {
+    const real = resolveReal(resolve(dir, path));
+    const rel = relative(realDir, real);
+    return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  };
+
+  return {
+    dir,
+    sessionId,
+    spillDir,
+    resultsDir,
+    archiveDir,
+    archive,
+    keep,
+    canRead,
+    readText(path: string): string {
+      if (!canRead(path)) {
+        throw new WorkspaceError(
+          "SPOOL_WORKSPACE_OUTSIDE",
+          `refusing to read ${path}: it is outside the session workspace ${dir}. Only saved output inside the workspace can be read.`,
+        );
+      }
+      return readFileSync(resolve(dir, path), "utf8");
+    },
+    get(key: string): string | undefined {
+      if (!isValidKey(key)) return undefined;
+      const hit = archive.get(key);
+      if (hit !== undefined) return hit;
+      for (const json of [false, true]) {
+        try {
+          return decodeFromDisk(readFileSync(resultFilePath(resultsDir, key, json), "utf8"), json);
+        } catch {
+          // not saved in this encoding
+        }
+      }
+      return undefined;
+    },
+    cleanup(): void {
+      if (cleaned) return;
+      cleaned = true;
+      if (!keep) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** realpath of the longest existing prefix, with the rest appended — a path need not exist to be judged. */
+function resolveReal(path: string): string {
+  let head = path;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(head), ...rest.reverse());
+    } catch {
+      const parent = dirname(head);
+      if (parent === head) return path;
+      rest.push(basename(head));
+      head = parent;
+    }
+  }
+}

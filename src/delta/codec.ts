@@ -1,0 +1,143 @@
+// Wire codec: interning on a path's second use, and omission of a path equal to the previous op's path
+// within one batch. Ids are the only state that crosses batches; both tables reset on "r", so a reader can
+// start at any base with a fresh decoder. One encoder/decoder pair per ordered stream — a late subscriber
+// sharing an encoder would receive ids it never saw.
+import { PathError } from "./errors.js";
+import type { NonEmptyPath, Op, Path, PathRef, WireOp } from "./ops.js";
+import { assertSafePath, assertValidWireOp } from "./validate.js";
+
+export interface Encoder {
+  encode(ops: readonly Op[]): WireOp[];
+}
+export interface Decoder {
+  decode(wire: readonly WireOp[]): Op[];
+}
+
+function samePath(a: Path | undefined, b: Path): boolean {
+  if (a === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < b.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+export function encoder(): Encoder {
+  // JSON.stringify keys keep ["a\u0000b"] and ["a","b"] apart, which a join() would not.
+  let seen = new Set<string>();
+  let ids = new Map<string, number>();
+  let nextId = 0;
+  return {
+    encode(ops) {
+      const out: WireOp[] = [];
+      let prev: Path | undefined;
+      for (const op of ops) {
+        if (op[0] === "r") {
+          seen = new Set();
+          ids = new Map();
+          nextId = 0;
+          prev = undefined;
+          out.push(op);
+          continue;
+        }
+        const path = op[1];
+        let ref: PathRef | undefined;
+        if (!samePath(prev, path)) {
+          const key = JSON.stringify(path);
+          const id = ids.get(key);
+          if (id !== undefined) ref = id;
+          else if (seen.has(key)) {
+            const fresh = nextId++;
+            ids.set(key, fresh);
+            out.push(["#", fresh, path]);
+            ref = fresh;
+          } else {
+            seen.add(key);
+            ref = path;
+          }
+        }
+        prev = path;
+        switch (op[0]) {
+          case "s":
+            out.push(ref === undefined ? ["s", op[2]] : ["s", ref, op[2]]);
+            break;
+          case "d":
+            out.push(ref === undefined ? ["d"] : ["d", ref]);
+            break;
+          case "a":
+            out.push(ref === undefined ? ["a", op[2]] : ["a", ref, op[2]]);
+            break;
+          case "t":
+            out.push(ref === undefined ? ["t", op[2]] : ["t", ref, op[2]]);
+            break;
+          case "p":
+            out.push(ref === undefined ? ["p", op[2], op[3], op[4]] : ["p", ref, op[2], op[3], op[4]]);
+            break;
+        }
+      }
+      return out;
+    },
+  };
+}
+
+export function decoder(): Decoder {
+  let table: Path[] = [];
+  return {
+    decode(wire) {
+      if (!Array.isArray(wire)) throw new TypeError("invalid batch: expected an array of wire ops");
+      const out: Op[] = [];
+      let prev: Path | undefined;
+      const resolve = (ref: unknown): Path => {
+        if (typeof ref === "number") {
+          const p = table[ref];
+          if (p === undefined) throw new PathError(ref, "unknown path id; the stream was joined mid-way or an id definition was lost");
+          return p;
+        }
+        return ref as Path;
+      };
+      const nonRoot = (verb: string, p: Path): NonEmptyPath => {
+        if (p.length === 0) throw new PathError([], `"${verb}" cannot target the root`);
+        return p as NonEmptyPath;
+      };
+      for (const w of wire) {
+        assertValidWireOp(w);
+        const verb = w[0];
+        if (verb === "r") {
+          table = [];
+          prev = undefined;
+          out.push(["r", w[1]]);
+          continue;
+        }
+        if (verb === "#") {
+          assertSafePath(w[2]);
+          table[w[1]] = w[2].slice();
+          continue;
+        }
+        const isShort = (verb === "d" && w.length === 1) || (verb === "p" && w.length === 4) || ((verb === "s" || verb === "a" || verb === "t") && w.length === 2);
+        let path: Path;
+        if (isShort) {
+          if (prev === undefined) throw new PathError([], `short-form "${verb}" with no previous path in this batch`);
+          path = prev;
+        } else path = resolve(w[1]);
+        prev = path;
+        switch (verb) {
+          case "s":
+            out.push(["s", nonRoot(verb, path), isShort ? w[1] : w[2]]);
+            break;
+          case "d":
+            out.push(["d", nonRoot(verb, path)]);
+            break;
+          case "a":
+            out.push(["a", nonRoot(verb, path), (isShort ? w[1] : w[2]) as string]);
+            break;
+          case "t":
+            out.push(["t", nonRoot(verb, path), (isShort ? w[1] : w[2]) as number]);
+            break;
+          case "p": {
+            const o = isShort ? 1 : 2;
+            out.push(["p", path, w[o] as number, w[o + 1] as number, w[o + 2] as unknown[]]);
+            break;
+          }
+        }
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,247 @@
+// The pending window of a tracker: an ordered log of recorded changes plus a path trie used to fold new
+// changes into old ones. Output is bounded by changed state, not by the number of writes — rate limiting
+// upstream assumes held-back writes cost nothing (the "D1" defect: 1000 held writes to a window and a
+// counter emitted 2001 ops / 264 KB when only adjacent ops were merged).
+//
+// Invariants the folding relies on:
+// - a set or delete at a path kills every pending entry at or below it, including entries retired by
+//   splices (the parent dominates; without this a child write recorded before a parent overwrite is
+//   replayed after it);
+// - a splice retires the node's children: their entries stay in the log, in order, but later writes can
+//   no longer find and fold into them, because indices have shifted;
+// - a write below a pending set payload, or into items inserted by the node's last splice, is folded into
+//   that payload. Reaching the payload through the trie proves nothing at or above the path was recorded
+//   since, because such a record would have killed or retired the way down.
+import { spliceInto } from "./apply.js";
+import { defineData, isContainer, type Container } from "./json.js";
+import type { NonEmptyPath, Op, Seg } from "./ops.js";
+import { diffString } from "./overlap.js";
+
+type Entry =
+  | { kind: "s"; path: Seg[]; alive: boolean; value: unknown }
+  | { kind: "d"; path: Seg[]; alive: boolean }
+  | { kind: "str"; path: Seg[]; alive: boolean; anchor: string; current: string }
+  | { kind: "p"; path: Seg[]; alive: boolean; index: number; remove: number; items: unknown[] };
+
+interface Node {
+  kids: Map<Seg, Node> | null;
+  entries: Entry[] | null;
+  retired: Node[] | null;
+}
+
+const newNode = (): Node => ({ kids: null, entries: null, retired: null });
+
+// Tombstones are compacted once there are this many and they are at least half the log.
+const COMPACT_MIN_DEAD = 1024;
+
+export class PendingLog {
+  private log: Entry[] = [];
+  private trie: Node = newNode();
+  /** Live entries (emitted at flush). */
+  live = 0;
+  /** Trie nodes, the other bound on pending metadata. */
+  nodes = 1;
+
+  clear(): void {
+    this.log = [];
+    this.trie = newNode();
+    this.live = 0;
+    this.nodes = 1;
+  }
+
+  set(path: Seg[], value: unknown): void {
+    const fold = this.findFold(path, false);
+    if (fold) {
+      setPlain(fold.container, fold.rest, value);
+      return;
+    }
+    const node = this.nodeAt(path);
+    this.kill(node);
+    this.push(node, { kind: "s", path, alive: true, value });
+  }
+
+  delete(path: Seg[]): void {
+    const fold = this.findFold(path, false);
+    if (fold) {
+      deletePlain(fold.container, fold.rest);
+      return;
+    }
+    const node = this.nodeAt(path);
+    this.kill(node);
+    this.push(node, { kind: "d", path, alive: true });
+  }
+
+  string(path: Seg[], before: string, after: string): void {
+    const fold = this.findFold(path, false);
+    if (fold) {
+      setPlain(fold.container, fold.rest, after);
+      return;
+    }
+    const node = this.nodeAt(path);
+    const last = node.entries?.[node.entries.length - 1];
+    if (last?.kind === "str") {
+      last.current = after;
+      return;
+    }
+    if (last?.kind === "s" && typeof last.value === "string") {
+      last.value = after;
+      return;
+    }
+    this.kill(node);
+    this.push(node, { kind: "str", path, alive: true, anchor: before, current: after });
+  }
+
+  splice(path: Seg[], index: number, remove: number, items: unknown[]): void {
+    const fold = this.findFold(path, true);
+    if (fold) {
+      const arr = walkPlain(fold.container, fold.rest);
+      spliceInto(arr as unknown[], index, remove, items);
+      return;
+    }
+    const node = this.nodeAt(path);
+    const last = node.entries?.[node.entries.length - 1];
+    // Merge into the previous splice only when nothing was recorded after it (it is the log's tail), and
+    // the new splice lies within the items it inserted: push+push is one push, push+pop cancels.
+    if (last?.kind === "p" && this.log[this.log.length - 1] === last) {
+      const end = last.index + last.items.length;
+      if (index >= last.index && index + remove <= end) {
+        spliceInto(last.items, index - last.index, remove, items);
+        if (last.items.length === 0 && last.remove === 0) {
+          // Cancelled (push then pop): it is the tail of both lists, so it can simply be taken back.
+          last.alive = false;
+          this.live--;
+          this.log.pop();
+          node.entries!.pop();
+        }
+        return;
+      }
+    }
+    if (node.kids) {
+      (node.retired ??= []).push(...node.kids.values());
+      node.kids = null;
+    }
+    this.push(node, { kind: "p", path, alive: true, index, remove, items });
+  }
+
+  /** Emit the pending window in record order and start a new one. */
+  drain(maxOverlapScan: number): Op[] {
+    const ops: Op[] = [];
+    for (const e of this.log) {
+      if (!e.alive) continue;
+      const path = e.path as unknown as NonEmptyPath;
+      switch (e.kind) {
+        case "s":
+          ops.push(["s", path, e.value]);
+          break;
+        case "d":
+          ops.push(["d", path]);
+          break;
+        case "p":
+          ops.push(["p", e.path, e.index, e.remove, e.items]);
+          break;
+        case "str": {
+          const edit = diffString(e.anchor, e.current, maxOverlapScan);
+          if (edit.kind === "set") ops.push(["s", path, edit.value]);
+          else if (edit.kind === "append") ops.push(["a", path, edit.text]);
+          else if (edit.kind === "slide") {
+            ops.push(["t", path, edit.drop]);
+            if (edit.text.length > 0) ops.push(["a", path, edit.text]);
+          }
+          break;
+        }
+      }
+    }
+    this.clear();
+    return ops;
+  }
+
+  private push(node: Node, e: Entry): void {
+    (node.entries ??= []).push(e);
+    this.log.push(e);
+    this.live++;
+    const dead = this.log.length - this.live;
+    if (dead >= COMPACT_MIN_DEAD && dead * 2 >= this.log.length) this.log = this.log.filter((x) => x.alive);
+  }
+
+  private nodeAt(path: readonly Seg[]): Node {
+    let node = this.trie;
+    for (const seg of path) {
+      let next = node.kids?.get(seg);
+      if (!next) {
+        next = newNode();
+        (node.kids ??= new Map()).set(seg, next);
+        this.nodes++;
+      }
+      node = next;
+    }
+    return node;
+  }
+
+  /** Kill every entry at and below `node` (retired generations included); drop its descendants. */
+  private kill(node: Node): void {
+    if (node.entries) {
+      for (const e of node.entries) {
+        if (e.alive) {
+          e.alive = false;
+          this.live--;
+        }
+      }
+      node.entries = null;
+    }
+    if (node.kids) {
+      for (const kid of node.kids.values()) {
+        this.kill(kid);
+        this.nodes--;
+      }
+      node.kids = null;
+    }
+    if (node.retired) {
+      for (const kid of node.retired) {
+        this.kill(kid);
+        this.nodes--;
+      }
+      node.retired = null;
+    }
+  }
+
+  /**
+   * The pending payload that already holds `path`'s parent (a set's value, or items inserted by the
+   * node's last splice), and the rest of the path inside it. With `inclusive`, a set payload at `path`
+   * itself counts (a splice into an array that is pending as a whole).
+   */
+  private findFold(path: readonly Seg[], inclusive: boolean): { container: Container; rest: Seg[] } | null {
+    let node: Node | undefined = this.trie;
+    const n = path.length;
+    for (let d = 0; node; d++) {
+      const last = node.entries?.[node.entries.length - 1];
+      if (last?.kind === "s" && isContainer(last.value)) return { container: last.value, rest: path.slice(d) };
+      if (d >= n) return null;
+      if (last?.kind === "p") {
+        const i = path[d];
+        if (typeof i === "number" && i >= last.index && i < last.index + last.items.length) {
+          return { container: last.items, rest: [i - last.index, ...path.slice(d + 1)] };
+        }
+      }
+      if (d === n - 1 && !inclusive) return null;
+      node = node.kids?.get(path[d]!);
+    }
+    return null;
+  }
+}
+
+function walkPlain(container: Container, rest: readonly Seg[]): Container {
+  let node: Container = container;
+  for (const seg of rest) node = (node as Record<Seg, unknown>)[seg] as Container;
+  return node;
+}
+
+function setPlain(container: Container, rest: readonly Seg[], value: unknown): void {
+  const parent = walkPlain(container, rest.slice(0, -1));
+  const key = rest[rest.length - 1]!;
+  defineData(parent, key, value);
+}
+
+function deletePlain(container: Container, rest: readonly Seg[]): void {
+  const parent = walkPlain(container, rest.slice(0, -1)) as Record<Seg, unknown>;
+  delete parent[rest[rest.length - 1]!];
+}

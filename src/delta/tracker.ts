@@ -1,0 +1,621 @@
+// The change tracker: a proxy over plain JSON state that records *intent* (push is one splice, a string
+// append is an append) into a pending window, and turns it into ops at flush.
+//
+// Positions, not identities, are replicated: every tracked container remembers the parents that hold it
+// (links), and a write through a held proxy records one op per live position of its object. Array links
+// cache their indices against the array's version, which moves only when indices shift, so pushing onto a
+// long transcript never rescans it.
+import { spliceInto } from "./apply.js";
+import { NotJsonError, UnsafePathError } from "./errors.js";
+import { cloneJson, defineData, isContainer, jsonEqual, type Container } from "./json.js";
+import type { Op, Seg } from "./ops.js";
+import { PendingLog } from "./pending.js";
+import { RESERVED_SEGMENTS } from "./validate.js";
+
+export interface TrackOptions {
+  /** How far back (in UTF-16 units) a string's old tail is searched for the start of its new value. */
+  readonly maxOverlapScan?: number;
+}
+
+export interface Tracker<T> {
+  /** The tracked view. Assigning a new value makes the next flush a base (`r`); assigning it to itself rebases. */
+  state: T;
+  /** The raw object. Mutating it bypasses tracking. */
+  readonly target: T;
+  /** The ops recorded since the last flush. The first flush is always a base batch. */
+  flush(): Op[];
+  /** Drop pending ops; the next flush is a base batch (once). */
+  rebase(): void;
+  /** Accept pending changes locally without emitting them (existing replicas diverge, by design). */
+  discard(): void;
+  /** True after any write (even writes that cancel out) and before the first flush. */
+  readonly dirty: boolean;
+}
+
+const DEFAULT_OVERLAP_SCAN = 65_536;
+// Past this many live pending entries or trie nodes the window becomes one base: it bounds the
+// metadata a long structural burst (5000 × set/shift/push) can pile up before a flush.
+const MAX_PENDING = 4096;
+const MUTATORS = new Set(["push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin"]);
+
+interface Link {
+  readonly parent: Container;
+  keys: Seg[];
+  /** For array parents: the parent's version the keys were computed at. */
+  version: number;
+}
+
+interface Meta {
+  proxy: object | undefined;
+  links: Link[];
+  /** Arrays only: bumped whenever element indices shift. */
+  version: number;
+}
+
+function describe(v: unknown): string {
+  if (typeof v === "function") return "a function";
+  if (typeof v === "bigint") return "a BigInt";
+  if (typeof v === "symbol") return "a symbol";
+  if (typeof v === "number") return String(v);
+  if (v === undefined) return "undefined";
+  const proto = Object.getPrototypeOf(v) as { constructor?: { name?: string } } | null;
+  const name = proto?.constructor?.name;
+  return name ? `a ${name}` : "a non-plain object";
+}
+
+/** Canonical array index from a property key, or -1. */
+function toIndex(key: string): number {
+  const c = key.charCodeAt(0);
+  if (c < 48 || c > 57 || (c === 48 && key.length > 1)) return -1;
+  const n = Number(key);
+  return Number.isSafeInteger(n) && n < 4294967295 && String(n) === key ? n : -1;
+}
+
+function toInteger(x: unknown): number {
+  const n = Number(x);
+  if (Number.isNaN(n)) return 0;
+  return Math.trunc(n);
+}
+
+export function track<T extends object>(initial: T, options: TrackOptions = {}): Tracker<T> {
+  const scan = options.maxOverlapScan ?? DEFAULT_OVERLAP_SCAN;
+  const metas = new WeakMap<object, Meta>();
+  const raws = new WeakMap<object, Container>();
+  const log = new PendingLog();
+  let root: Container;
+  let forceBase = true;
+  let flushed = false;
+  let dirty = true;
+
+  const metaOf = (raw: object): Meta => {
+    let m = metas.get(raw);
+    if (!m) {
+      m = { proxy: undefined, links: [], version: 0 };
+      metas.set(raw, m);
+    }
+    return m;
+  };
+
+  const unwrap = (v: unknown): unknown => (typeof v === "object" && v !== null ? (raws.get(v) ?? v) : v);
+
+  const proxyOf = (raw: Container): object => {
+    const m = metaOf(raw);
+    if (!m.proxy) {
+      m.proxy = new Proxy(raw, Array.isArray(raw) ? arrayHandler : objectHandler);
+      raws.set(m.proxy, raw);
+    }
+    return m.proxy;
+  };
+
+  // ---- positions -------------------------------------------------------------------------------
+
+  const liveKeys = (link: Link, child: object): Seg[] => {
+    const parent = link.parent;
+    if (Array.isArray(parent)) {
+      const version = metaOf(parent).version;
+      if (link.version !== version) {
+        const keys: number[] = [];
+        for (let i = 0; i < parent.length; i++) if (parent[i] === child) keys.push(i);
+        link.keys = keys;
+        link.version = version;
+        return keys;
+      }
+      link.keys = link.keys.filter((k) => parent[k as number] === child);
+      return link.keys;
+    }
+    link.keys = link.keys.filter((k) => Object.hasOwn(parent, k) && (parent as Record<string, unknown>)[k as string] === child);
+    return link.keys;
+  };
+
+  const addLink = (child: object, parent: Container, key: Seg): void => {
+    const m = metaOf(child);
+    const version = Array.isArray(parent) ? metaOf(parent).version : 0;
+    for (const link of m.links) {
+      if (link.parent !== parent) continue;
+      if (link.version === version && !link.keys.includes(key)) link.keys.push(key);
+      return;
+    }
+    m.links.push({ parent, keys: [key], version });
+  };
+
+  /** Every current path of a tracked container (fresh arrays the caller may extend). Empty when detached. */
+  const pathsOf = (raw: object): Seg[][] => {
+    if (raw === root) return [[]];
+    const m = metas.get(raw);
+    if (!m) return [];
+    const out: Seg[][] = [];
+    let dead = false;
+    for (const link of m.links) {
+      const keys = liveKeys(link, raw);
+      if (keys.length === 0) {
+        dead = true;
+        continue;
+      }
+      for (const k of keys) if (typeof k === "string" && RESERVED_SEGMENTS.has(k)) throw new UnsafePathError(k, "the object is reachable only through a reserved key");
+      for (const p of pathsOf(link.parent)) {
+        for (let i = 0; i < keys.length; i++) out.push(i === keys.length - 1 ? (p.push(keys[i]!), p) : [...p, keys[i]!]);
+      }
+    }
+    if (dead) m.links = m.links.filter((l) => l.keys.length > 0);
+    return out;
+  };
+
+  /** Raw containers on every live path from `raw` up to the root, `raw` included. */
+  const ancestorsOf = (raw: object): Set<object> => {
+    const out = new Set<object>();
+    const visit = (o: object): void => {
+      if (out.has(o)) return;
+      out.add(o);
+      const m = metas.get(o);
+      if (!m || o === root) return;
+      for (const link of m.links) if (liveKeys(link, o).length > 0) visit(link.parent);
+    };
+    visit(raw);
+    return out;
+  };
+
+  // ---- adoption: JSON check, unwrapping, links ---------------------------------------------------
+
+  /**
+   * Check that `value` is plain JSON and can live under `parent` without a cycle, replace nested
+   * proxies by their raw objects, and register links for every container in it. Returns the raw value.
+   */
+  const adopt = (value: unknown, parent: Container | null, at: Seg[]): unknown => {
+    const v = unwrap(value);
+    if (!isContainer(v)) {
+      checkPrimitive(v, at);
+      return v;
+    }
+    let ancestors: Set<object> | undefined;
+    const stack = new Set<object>();
+    const walk = (node: Container, path: Seg[]): void => {
+      if (stack.has(node)) throw new NotJsonError(path, "a cycle");
+      if (metas.has(node)) {
+        // Already tracked: its subtree was checked when it was adopted. It only has to stay acyclic here.
+        if (parent) {
+          ancestors ??= ancestorsOf(parent);
+          if (ancestors.has(node)) throw new NotJsonError(path, "a cycle (the value contains the object it is being put into)");
+        }
+        return;
+      }
+      if (!Object.isExtensible(node)) throw new NotJsonError(path, "a frozen or non-extensible object");
+      if (Object.getOwnPropertySymbols(node).length > 0) throw new NotJsonError(path, "an object with symbol keys");
+      stack.add(node);
+      if (Array.isArray(node)) {
+        const names = Object.getOwnPropertyNames(node);
+        if (names.length !== node.length + 1) throw new NotJsonError(path, "a sparse array or an array with extra properties");
+        for (let i = 0; i < node.length; i++) {
+          const desc = Object.getOwnPropertyDescriptor(node, i);
+          if (!desc || !("value" in desc)) throw new NotJsonError([...path, i], "an accessor property or a hole");
+          let c = desc.value as unknown;
+          if (c === undefined) throw new NotJsonError([...path, i], "an undefined array element (use null)");
+          const raw = unwrap(c);
+          if (raw !== c) {
+            defineData(node, i, raw);
+            c = raw;
+          }
+          if (isContainer(c)) {
+            walk(c, [...path, i]);
+            addLink(c, node, i);
+          } else checkPrimitive(c, [...path, i]);
+        }
+      } else {
+        const proto = Object.getPrototypeOf(node);
+        if (proto !== Object.prototype && proto !== null) throw new NotJsonError(path, describe(node));
+        for (const k of Object.getOwnPropertyNames(node)) {
+          const desc = Object.getOwnPropertyDescriptor(node, k)!;
+          if (!desc.enumerable) throw new NotJsonError([...path, k], "a non-enumerable property");
+          if (!("value" in desc)) throw new NotJsonError([...path, k], "an accessor (getter/setter) property");
+          let c = desc.value as unknown;
+          if (c === undefined) continue;
+          const raw = unwrap(c);
+          if (raw !== c) {
+            defineData(node, k, raw);
+            c = raw;
+          }
+          if (isContainer(c)) {
+            walk(c, [...path, k]);
+            addLink(c, node, k);
+          } else checkPrimitive(c, [...path, k]);
+        }
+      }
+      stack.delete(node);
+      metaOf(node);
+    };
+    walk(v, at);
+    return v;
+  };
+
+  const checkPrimitive = (v: unknown, at: Seg[]): void => {
+    switch (typeof v) {
+      case "string":
+      case "boolean":
+        return;
+      case "number":
+        if (!Number.isFinite(v)) throw new NotJsonError(at, `the number ${String(v)}`);
+        return;
+      case "object":
+        if (v === null) return;
+        break;
+    }
+    throw new NotJsonError(at, describe(v));
+  };
+
+  // ---- recording -------------------------------------------------------------------------------
+
+  const afterRecord = (): void => {
+    if (log.live > MAX_PENDING || log.nodes > MAX_PENDING) {
+      log.clear();
+      forceBase = true;
+    }
+  };
+
+  const recordValue = (path: Seg[], old: unknown, next: unknown): void => {
+    if (typeof next === "string" && typeof old === "string") log.string(path, old, next);
+    else if (isContainer(old) && isContainer(next) && Array.isArray(old) === Array.isArray(next)) {
+      if (Array.isArray(old)) diffArray(path, old, next as unknown[]);
+      else diffObject(path, old as Record<string, unknown>, next as Record<string, unknown>);
+    } else log.set(path, cloneJson(next));
+  };
+
+  const diffObject = (path: Seg[], old: Record<string, unknown>, next: Record<string, unknown>): void => {
+    const oldKeys = Object.keys(old);
+    const nextKeys = Object.keys(next);
+    // A diff cannot walk through a reserved key, so the nearest safe parent is set whole.
+    if (oldKeys.some((k) => RESERVED_SEGMENTS.has(k)) || nextKeys.some((k) => RESERVED_SEGMENTS.has(k))) {
+      log.set(path, cloneJson(next));
+      return;
+    }
+    for (const k of nextKeys) {
+      const nv = next[k];
+      if (nv === undefined) continue;
+      const ov = Object.hasOwn(old, k) ? old[k] : undefined;
+      if (ov === nv) continue;
+      if (ov === undefined) log.set([...path, k], cloneJson(nv));
+      else recordValue([...path, k], ov, nv);
+    }
+    for (const k of oldKeys) {
+      if (old[k] !== undefined && (!Object.hasOwn(next, k) || next[k] === undefined)) log.delete([...path, k]);
+    }
+  };
+
+  const diffArray = (path: Seg[], old: readonly unknown[], next: readonly unknown[]): void => {
+    const ol = old.length;
+    const nl = next.length;
+    if (ol === nl) {
+      for (let i = 0; i < nl; i++) if (old[i] !== next[i]) recordValue([...path, i], old[i], next[i]);
+      return;
+    }
+    const min = Math.min(ol, nl);
+    let pre = 0;
+    while (pre < min && jsonEqual(old[pre], next[pre])) pre++;
+    let suf = 0;
+    while (suf < min - pre && jsonEqual(old[ol - 1 - suf], next[nl - 1 - suf])) suf++;
+    if (pre + suf >= min) {
+      const remove = ol - pre - suf;
+      if (pre === 0 && remove === ol) log.set(path, cloneJson(next));
+      else log.splice(path, pre, remove, cloneJson(next.slice(pre, nl - suf)));
+      return;
+    }
+    for (let i = 0; i < min; i++) if (old[i] !== next[i]) recordValue([...path, i], old[i], next[i]);
+    if (nl > ol) log.splice(path, ol, 0, cloneJson(next.slice(ol)));
+    else log.splice(path, nl, ol - nl, []);
+  };
+
+  /** Record `raw` (an array, already mutated) as a whole at each of its positions. */
+  const recordWhole = (raw: unknown[]): void => {
+    if (forceBase) return;
+    for (const p of pathsOf(raw)) {
+      if (p.length === 0) {
+        log.clear();
+        forceBase = true;
+        return;
+      }
+      log.set(p, cloneJson(raw));
+    }
+    afterRecord();
+  };
+
+  // ---- object writes -----------------------------------------------------------------------------
+
+  const checkKey = (key: string | symbol): string => {
+    if (typeof key === "symbol") throw new TypeError("tracked state cannot have symbol keys: they are not JSON");
+    if (RESERVED_SEGMENTS.has(key)) throw new UnsafePathError(key, "reserved segments cannot be written through the tracker");
+    return key;
+  };
+
+  const setProperty = (t: Record<string, unknown>, key: string, value: unknown): boolean => {
+    dirty = true;
+    const had = Object.hasOwn(t, key);
+    const old = had ? t[key] : undefined;
+    if (value === undefined) return deleteProperty(t, key);
+    const v = adopt(value, t, [key]);
+    // Equal strings of equal length would be compared char by char (and a cons string flattened) only
+    // to find a no-op that the flush-time diff finds anyway.
+    if (had && old === v && typeof v !== "string") return true;
+    const paths = pathsOf(t);
+    if (!forceBase) {
+      for (const p of paths) {
+        p.push(key);
+        if (old === undefined) log.set(p, cloneJson(v));
+        else recordValue(p, old, v);
+      }
+      afterRecord();
+    }
+    // An own data property can be assigned directly; a new key must not reach an inherited setter.
+    if (had) t[key] = v;
+    else defineData(t, key, v);
+    if (isContainer(v)) addLink(v, t, key);
+    return true;
+  };
+
+  const deleteProperty = (t: Record<string, unknown>, key: string): boolean => {
+    dirty = true;
+    if (!Object.hasOwn(t, key)) return true;
+    const was = t[key];
+    const paths = pathsOf(t);
+    if (!forceBase && was !== undefined) {
+      for (const p of paths) {
+        p.push(key);
+        log.delete(p);
+      }
+      afterRecord();
+    }
+    delete t[key];
+    return true;
+  };
+
+  const refuse = (what: string) => (): never => {
+    throw new TypeError(`${what} is not supported on tracked state: it cannot be expressed as JSON ops`);
+  };
+
+  const objectHandler: ProxyHandler<Record<string, unknown>> = {
+    get(t, key) {
+      const v = (t as Record<string | symbol, unknown>)[key];
+      if (typeof v === "object" && v !== null && typeof key === "string" && Object.hasOwn(t, key)) return proxyOf(v as Container);
+      return v;
+    },
+    set(t, key, value) {
+      return setProperty(t, checkKey(key), value);
+    },
+    deleteProperty(t, key) {
+      return deleteProperty(t, checkKey(key));
+    },
+    defineProperty: refuse("Object.defineProperty"),
+    setPrototypeOf: refuse("Object.setPrototypeOf"),
+    preventExtensions: refuse("Object.preventExtensions (and freeze/seal)"),
+  };
+
+  // ---- array writes ------------------------------------------------------------------------------
+
+  const splice = (t: unknown[], index: number, remove: number, rawItems: readonly unknown[]): unknown[] => {
+    dirty = true;
+    const len = t.length;
+    const items = rawItems.map((item, j) => {
+      if (item === undefined) throw new NotJsonError([index + j], "an undefined array element (use null)");
+      return adopt(item, t, [index + j]);
+    });
+    if (remove === 0 && items.length === 0) return [];
+    const paths = pathsOf(t);
+    if (!forceBase) {
+      const fullCover = len > 0 && index === 0 && remove === len;
+      for (const p of paths) {
+        if (fullCover && p.length === 0) {
+          log.clear();
+          forceBase = true;
+          break;
+        }
+        if (fullCover) log.set(p, cloneJson(items));
+        else log.splice(p, index, remove, cloneJson(items));
+      }
+      afterRecord();
+    }
+    const removed = t.slice(index, index + remove);
+    spliceInto(t, index, remove, items);
+    if (remove !== items.length && index + remove < len) metaOf(t).version++;
+    for (let j = 0; j < items.length; j++) {
+      const item = items[j];
+      if (isContainer(item)) addLink(item, t, index + j);
+    }
+    return removed;
+  };
+
+  const setElement = (t: unknown[], i: number, value: unknown): boolean => {
+    if (value === undefined) throw new NotJsonError([i], "an undefined array element (use null, or splice to remove)");
+    const len = t.length;
+    if (i > len) throw new TypeError(`cannot write index ${i} of an array of ${len}: it would leave holes (arrays must stay dense)`);
+    if (i === len) {
+      splice(t, len, 0, [value]);
+      return true;
+    }
+    dirty = true;
+    const old = t[i];
+    const v = adopt(value, t, [i]);
+    if (old === v) return true;
+    const paths = pathsOf(t);
+    if (!forceBase) {
+      for (const p of paths) {
+        p.push(i);
+        recordValue(p, old, v);
+      }
+      afterRecord();
+    }
+    defineData(t, i, v);
+    if (isContainer(v)) addLink(v, t, i);
+    return true;
+  };
+
+  const setLength = (t: unknown[], value: unknown): boolean => {
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`invalid array length ${String(value)}`);
+    const len = t.length;
+    if (n < len) splice(t, n, len - n, []);
+    else if (n > len) splice(t, len, 0, new Array<null>(n - len).fill(null));
+    return true;
+  };
+
+  const rawArray = (self: unknown): unknown[] => {
+    const t = unwrap(self);
+    if (!Array.isArray(t) || t === self) throw new TypeError("tracked array method called on something that is not a tracked array");
+    return t;
+  };
+
+  const mutators: Record<string, (this: unknown, ...args: unknown[]) => unknown> = {
+    push(...items) {
+      const t = rawArray(this);
+      splice(t, t.length, 0, items);
+      return t.length;
+    },
+    pop() {
+      const t = rawArray(this);
+      return t.length === 0 ? undefined : splice(t, t.length - 1, 1, [])[0];
+    },
+    shift() {
+      const t = rawArray(this);
+      return t.length === 0 ? undefined : splice(t, 0, 1, [])[0];
+    },
+    unshift(...items) {
+      const t = rawArray(this);
+      splice(t, 0, 0, items);
+      return t.length;
+    },
+    splice(...args) {
+      const t = rawArray(this);
+      if (args.length === 0) return [];
+      const len = t.length;
+      const rel = toInteger(args[0]);
+      const start = rel < 0 ? Math.max(len + rel, 0) : Math.min(rel, len);
+      const remove = args.length === 1 ? len - start : Math.min(Math.max(toInteger(args[1]), 0), len - start);
+      return splice(t, start, remove, args.slice(2));
+    },
+    sort(compare) {
+      const t = rawArray(this);
+      dirty = true;
+      t.sort(compare as ((a: unknown, b: unknown) => number) | undefined);
+      metaOf(t).version++;
+      recordWhole(t);
+      return this;
+    },
+    reverse() {
+      const t = rawArray(this);
+      dirty = true;
+      t.reverse();
+      metaOf(t).version++;
+      recordWhole(t);
+      return this;
+    },
+    fill(value, start, end) {
+      const t = rawArray(this);
+      dirty = true;
+      if (value === undefined) throw new NotJsonError([], "an undefined array element (use null)");
+      const v = adopt(value, t, []);
+      t.fill(v, start as number | undefined, end as number | undefined);
+      metaOf(t).version++;
+      if (isContainer(v)) for (let i = 0; i < t.length; i++) if (t[i] === v) addLink(v, t, i);
+      recordWhole(t);
+      return this;
+    },
+    copyWithin(target, start, end) {
+      const t = rawArray(this);
+      dirty = true;
+      t.copyWithin(target as number, start as number, end as number | undefined);
+      metaOf(t).version++;
+      recordWhole(t);
+      return this;
+    },
+  };
+
+  const arrayHandler: ProxyHandler<unknown[]> = {
+    get(t, key) {
+      if (typeof key === "string") {
+        if (MUTATORS.has(key)) return mutators[key];
+        const v = (t as unknown as Record<string, unknown>)[key];
+        if (typeof v === "object" && v !== null && Object.hasOwn(t, key)) return proxyOf(v as Container);
+        return v;
+      }
+      return (t as unknown as Record<symbol, unknown>)[key];
+    },
+    set(t, key, value) {
+      if (typeof key === "symbol") throw new TypeError("tracked arrays cannot have symbol keys");
+      if (key === "length") return setLength(t, value);
+      const i = toIndex(key);
+      if (i < 0) throw new TypeError(`cannot set property ${JSON.stringify(key)} on a tracked array: arrays carry only elements`);
+      return setElement(t, i, value);
+    },
+    deleteProperty(_t, key) {
+      throw new TypeError(`cannot delete element ${String(key)} of a tracked array: it would leave a hole; use splice()`);
+    },
+    defineProperty: refuse("Object.defineProperty"),
+    setPrototypeOf: refuse("Object.setPrototypeOf"),
+    preventExtensions: refuse("Object.preventExtensions (and freeze/seal)"),
+  };
+
+  // ---- the tracker -------------------------------------------------------------------------------
+
+  const setRoot = (value: unknown): void => {
+    const raw = unwrap(value);
+    if (!isContainer(raw)) throw new TypeError(`tracked state must be an object or array, got ${raw === null ? "null" : typeof raw}`);
+    adopt(raw, null, []);
+    root = raw;
+  };
+
+  setRoot(initial);
+
+  return {
+    get state() {
+      return proxyOf(root) as T;
+    },
+    set state(next: T) {
+      dirty = true;
+      if (unwrap(next) !== root) setRoot(next);
+      log.clear();
+      forceBase = true;
+    },
+    get target() {
+      return root as T;
+    },
+    get dirty() {
+      return dirty;
+    },
+    flush() {
+      dirty = false;
+      flushed = true;
+      if (forceBase) {
+        forceBase = false;
+        log.clear();
+        return [["r", cloneJson(root)]];
+      }
+      return log.drain(scan);
+    },
+    rebase() {
+      dirty = true;
+      log.clear();
+      forceBase = true;
+    },
+    discard() {
+      dirty = false;
+      log.clear();
+      if (flushed) forceBase = false;
+    },
+  };
+}

@@ -1,0 +1,254 @@
+// ToolOutput: the one mutable state of a tool call. Tools write into it; a tracker turns every change
+// into ops, and flushes are paced by the adaptive publisher (first change at once, then ≥ 100 ms apart
+// and ~100 KB/s of batch bytes). Forced flushes — completion, error, abort, memo checkpoints — bypass
+// the pacing once; close() cancels the trailing timer so nothing is emitted after the terminal flush.
+// Every `rebaseEvery`-th flush is a base batch, so durable recovery replays at most that many batches.
+import { AdaptivePublisher, utf8Length as byteLength, type CaptureMetadata, type Retain, type Truncation } from "../capture/index.js";
+import { isBase, track, type Op, type Tracker } from "../delta/index.js";
+import { countLines, fitHead, fitTail } from "./window.js";
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+export interface ImageBlock {
+  type: "image";
+  /** base64 */
+  data: string;
+  mimeType: string;
+}
+export type Usage = Record<string, number>;
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+export interface ToolOutputState {
+  content: [TextBlock, ...ImageBlock[]];
+  details: Record<string, unknown>;
+  usage?: Usage;
+  addedTools?: string[];
+  terminate: boolean;
+  truncation: Mutable<Truncation>;
+}
+
+export interface FlushInfo {
+  /** The batch begins with `r`: store it tagged "base". */
+  readonly base: boolean;
+  /** Bypassed pacing (completion, error, abort, memo, explicit rebase). */
+  readonly forced: boolean;
+}
+
+export interface ToolOutputOptions {
+  readonly retain?: Retain;
+  readonly maxBytes?: number;
+  readonly maxLines?: number;
+  /** Receives every flushed batch, in order; the first one is a base. */
+  readonly onFlush: (ops: readonly Op[], info: FlushInfo) => void;
+  /** Errors thrown by onFlush from the pacing timer. Default: rethrown asynchronously. */
+  readonly onError?: (error: unknown) => void;
+  /** A state recovered from durable storage: the sink continues from it instead of starting empty. */
+  readonly initial?: ToolOutputState;
+  /** A base batch every this many flushes (default 50). */
+  readonly rebaseEvery?: number;
+  readonly minIntervalMs?: number;
+  readonly targetBytesPerSecond?: number;
+}
+
+export interface ToolOutput {
+  /** Append to the single text block (windowed by the tool's retention). */
+  write(text: string): void;
+  /** Replace the retained text (e.g. a capture view that evicted lines); the tracker still finds t + a. */
+  replace(text: string): void;
+  /** Append an image block; images are never windowed. */
+  image(image: { data: string; mimeType: string }): void;
+  /** Totals and truncation from the capture layer, without resending text. */
+  capture(metadata: CaptureMetadata): void;
+  /** A plain object: mutate it directly and the changes are published granularly. */
+  readonly details: Record<string, unknown>;
+  /** Accumulates numeric counters. */
+  usage(usage: Usage): void;
+  addTools(names: readonly string[]): void;
+  terminate(value: boolean): void;
+  /** Publish pending changes: paced, or now with force. */
+  flush(options?: { force?: boolean }): void;
+  /** The next flush is a base batch. */
+  rebase(): void;
+  /** The current state (read-only by convention). */
+  readonly state: Readonly<ToolOutputState>;
+  /** Final forced flush; afterwards writes throw and nothing more is emitted. */
+  close(): void;
+  readonly closed: boolean;
+}
+
+export class ToolOutputClosedError extends Error {
+  readonly code = "SPOOL_OUTPUT_CLOSED";
+  constructor() {
+    super("this tool output is closed (the call has ended); writes after tool_end are not delivered — finish writing before execute() returns");
+    this.name = "ToolOutputClosedError";
+  }
+}
+
+const DEFAULT_REBASE_EVERY = 50;
+
+function emptyTruncation(maxBytes: number, maxLines: number): Mutable<Truncation> {
+  return {
+    truncated: false,
+    truncatedBy: null,
+    totalLines: 0,
+    totalBytes: 0,
+    outputLines: 0,
+    outputBytes: 0,
+    maxLines,
+    maxBytes,
+    cutLines: 0,
+    lastLinePartial: false,
+  };
+}
+
+export function createToolOutput(options: ToolOutputOptions): ToolOutput {
+  const retain = options.retain ?? "tail";
+  const maxBytes = options.maxBytes ?? options.initial?.truncation.maxBytes ?? 50 * 1024;
+  const maxLines = options.maxLines ?? options.initial?.truncation.maxLines ?? 2000;
+  const rebaseEvery = options.rebaseEvery ?? DEFAULT_REBASE_EVERY;
+  const initial: ToolOutputState = options.initial
+    ? structuredClone(options.initial)
+    : { content: [{ type: "text", text: "" }], details: {}, terminate: false, truncation: emptyTruncation(maxBytes, maxLines) };
+  const tracker: Tracker<ToolOutputState> = track(initial);
+  const s = tracker.state;
+  let closed = false;
+  let flushes = 0;
+  let forcing = false;
+  // totalLines = newlines written + 1 if the stream ends inside a line; kept incrementally.
+  let openLine = !initial.content[0].text.endsWith("\n") && initial.content[0].text.length > 0;
+  let newlines = initial.truncation.totalLines - (openLine ? 1 : 0);
+
+  const publisher = new AdaptivePublisher<number, Op[]>({
+    snapshot: () => flushes,
+    update: () => {
+      if (flushes > 0 && flushes % rebaseEvery === 0) tracker.rebase();
+      const ops = tracker.flush();
+      return ops.length > 0 ? ops : undefined;
+    },
+    measure: (ops) => JSON.stringify(ops).length,
+    publish: (ops) => {
+      flushes++;
+      options.onFlush(ops, { base: isBase(ops), forced: forcing });
+    },
+    onError:
+      options.onError ??
+      ((err) => {
+        queueMicrotask(() => {
+          throw err;
+        });
+      }),
+    ...(options.minIntervalMs !== undefined ? { minIntervalMs: options.minIntervalMs } : {}),
+    ...(options.targetBytesPerSecond !== undefined ? { targetBytesPerSecond: options.targetBytesPerSecond } : {}),
+  });
+
+  const changed = (): void => {
+    if (closed) throw new ToolOutputClosedError();
+    publisher.markDirty();
+  };
+  const guard = (): void => {
+    if (closed) throw new ToolOutputClosedError();
+  };
+
+  const setText = (text: string, cutBy: "bytes" | "lines" | null): void => {
+    const block = s.content[0];
+    block.text = text;
+    const t = s.truncation;
+    t.outputBytes = byteLength(text);
+    t.outputLines = countLines(text);
+    if (cutBy && !t.truncated) {
+      t.truncated = true;
+      t.truncatedBy = cutBy;
+    }
+  };
+
+  const flushNow = (): void => {
+    forcing = true;
+    try {
+      publisher.flush(true);
+    } finally {
+      forcing = false;
+    }
+  };
+
+  return {
+    write(text) {
+      guard();
+      if (text.length === 0) return;
+      const t = s.truncation;
+      t.totalBytes += byteLength(text);
+      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) newlines++;
+      openLine = !text.endsWith("\n");
+      t.totalLines = newlines + (openLine ? 1 : 0);
+      const current = s.content[0].text;
+      const fit = retain === "head" ? fitHead(current, text, t.maxBytes, t.maxLines) : fitTail(current + text, t.maxBytes, t.maxLines);
+      setText(fit.text, fit.cut ? fit.by : null);
+      changed();
+    },
+    replace(text) {
+      guard();
+      setText(text, null);
+      changed();
+    },
+    image(image) {
+      guard();
+      (s.content as (TextBlock | ImageBlock)[]).push({ type: "image", data: image.data, mimeType: image.mimeType });
+      changed();
+    },
+    capture(metadata) {
+      guard();
+      s.truncation = { ...metadata.truncation };
+      // Later agent-side writes (a footer) continue the capture's totals.
+      openLine = !s.content[0].text.endsWith("\n") && s.content[0].text.length > 0;
+      newlines = metadata.truncation.totalLines - (openLine ? 1 : 0);
+      changed();
+    },
+    get details() {
+      // Mutations through this object are tracked but do not arm the publisher by themselves; they
+      // ride on the next write/flush (at the latest the terminal one).
+      return s.details;
+    },
+    usage(usage) {
+      guard();
+      // Re-read through the proxy: `s.usage ??= {}` would hand back the raw object, untracked.
+      if (!s.usage) s.usage = {};
+      const u = s.usage;
+      for (const [k, v] of Object.entries(usage)) if (typeof v === "number" && Number.isFinite(v)) u[k] = (u[k] ?? 0) + v;
+      changed();
+    },
+    addTools(names) {
+      guard();
+      s.addedTools = [...names];
+      changed();
+    },
+    terminate(value) {
+      guard();
+      s.terminate = value;
+      changed();
+    },
+    flush(opts) {
+      guard();
+      if (opts?.force) flushNow();
+      else publisher.flush(false);
+    },
+    rebase() {
+      guard();
+      tracker.rebase();
+      flushNow();
+    },
+    get state() {
+      return tracker.target;
+    },
+    close() {
+      if (closed) return;
+      if (tracker.dirty) flushNow();
+      publisher.dispose();
+      closed = true;
+    },
+    get closed() {
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,20 @@
+// spool/store — durable session storage with ephemeral scopes. Owns the scoped storage API
+// (addresses, writes, one-scope transactions, retirement, tagged lists), the memory, JSONL (+ sidecar)
+// and SQLite backends, and the session repository. It stores JSON and knows nothing about tools,
+// ops semantics or any other spool layer: it must not import from them.
+export { sessionScope, ephemeralScope, MAX_ENCODED_SCOPE_ID } from "./scope.js";
+export type { Scope, SessionScope, EphemeralScope } from "./scope.js";
+export { value, list } from "./address.js";
+export type { Value, ValueList } from "./address.js";
+export { setValue, deleteValue, appendList, deleteList, retireScope } from "./write.js";
+export type { Write, SetValueWrite, DeleteValueWrite, AppendListWrite, DeleteListWrite, RetireScopeWrite } from "./write.js";
+export type { Store, StoreStats, ListElement, ListReadOptions, ListPage, Durability, CommitResult } from "./store.js";
+export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from "./store.js";
+export { createMemoryStore } from "./memory.js";
+export { openJsonlStore } from "./jsonl/store.js";
+export type { JsonlStoreOptions } from "./jsonl/store.js";
+export * from "./errors.js";
+export { openSqliteStore } from "./sqlite/store.js";
+export type { SqliteStoreOptions } from "./sqlite/store.js";
+export { openSessionRepo } from "./repo.js";
+export type { SessionRepo, SessionInfo, SessionOpenOptions, RepoBackend } from "./repo.js";

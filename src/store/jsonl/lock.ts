@@ -1,0 +1,91 @@
+// One writer per session. The lock file is published complete with link() (atomic, fails if it
+// exists), names its owner, and is broken only when that owner is a dead process on this host.
+import { randomBytes } from "node:crypto";
+import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { SessionLockedError } from "../errors.js";
+
+interface LockOwner {
+  pid: number;
+  host: string;
+  nonce: string;
+}
+
+function readOwner(path: string): LockOwner | undefined {
+  try {
+    const o = JSON.parse(readFileSync(path, "utf8")) as Partial<LockOwner>;
+    if (typeof o.pid === "number" && typeof o.host === "string" && typeof o.nonce === "string") return o as LockOwner;
+  } catch {
+    /* missing or unreadable: treated by the caller */
+  }
+  return undefined;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function tryUnlink(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    /* already gone */
+  }
+}
+
+/** Who holds the lock, if a live process does. */
+export function lockHolder(lockPath: string): LockOwner | undefined {
+  const o = readOwner(lockPath);
+  if (o === undefined) return undefined;
+  if (o.host !== hostname() || isAlive(o.pid)) return o;
+  return undefined;
+}
+
+/** Takes the lock or throws SessionLockedError; returns the release function. */
+export function acquireLock(lockPath: string, sessionFile: string): () => void {
+  const me: LockOwner = { pid: process.pid, host: hostname(), nonce: randomBytes(8).toString("hex") };
+  const tmp = `${lockPath}.${me.nonce}.tmp`;
+  writeFileSync(tmp, JSON.stringify(me), { flag: "wx" });
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        linkSync(tmp, lockPath);
+        return () => {
+          if (readOwner(lockPath)?.nonce === me.nonce) tryUnlink(lockPath);
+        };
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      }
+      const owner = readOwner(lockPath);
+      // A lock from another host cannot be checked, so it is respected; so is a live local pid.
+      if (owner !== undefined && (owner.host !== me.host || isAlive(owner.pid))) {
+        throw new SessionLockedError(sessionFile, owner.pid, owner.host === me.host ? "" : owner.host);
+      }
+      // Stale (dead owner, or a torn lock file that link() can never produce): move it aside, and
+      // if what we moved is not what we judged stale, someone else took the lock meanwhile: put it back.
+      const aside = `${lockPath}.${me.nonce}.stale`;
+      try {
+        renameSync(lockPath, aside);
+      } catch {
+        continue;
+      }
+      const moved = readOwner(aside);
+      if (moved !== undefined && moved.nonce !== owner?.nonce) {
+        try {
+          linkSync(aside, lockPath);
+        } catch {
+          /* a third party holds it now; the next attempt will see that */
+        }
+      }
+      tryUnlink(aside);
+    }
+    throw new SessionLockedError(sessionFile, readOwner(lockPath)?.pid ?? 0, "");
+  } finally {
+    tryUnlink(tmp);
+  }
+}

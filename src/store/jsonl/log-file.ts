@@ -1,0 +1,111 @@
+// Reading a log with torn-tail detection, and appending to one without ever leaving a partial line
+// in front of the next append.
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { promisify } from "node:util";
+import { CorruptSessionError, StoreFailedError } from "../errors.js";
+import { openLine } from "./line.js";
+
+const fdatasyncAsync = promisify(fdatasync);
+
+export interface LogLine {
+  readonly line: number;
+  readonly record: Record<string, unknown>;
+}
+
+export interface ReadLog {
+  readonly lines: readonly LogLine[];
+  /** Bytes that hold complete, valid lines; anything after is a torn tail. */
+  readonly goodLength: number;
+  readonly fileLength: number;
+}
+
+function isNulOnly(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (buf[i] !== 0) return false;
+  return true;
+}
+
+/**
+ * The final segment without a newline is torn, and so is a final newline-terminated line that is
+ * NUL-only or does not verify (blocks persisted out of order). Any other bad line is corruption.
+ */
+export function readLog(path: string): ReadLog {
+  const buf = readFileSync(path);
+  const lastNl = buf.lastIndexOf(10);
+  let complete = lastNl + 1;
+  const starts: number[] = [];
+  for (let pos = 0; pos < complete; ) {
+    starts.push(pos);
+    pos = buf.indexOf(10, pos) + 1;
+  }
+  const lines: LogLine[] = [];
+  for (let i = 0; i < starts.length; i++) {
+    const start = starts[i]!;
+    const end = (i + 1 < starts.length ? starts[i + 1]! : complete) - 1;
+    const isLast = i === starts.length - 1;
+    const record = isNulOnly(buf, start, end) && end > start ? undefined : openLine(buf.toString("utf8", start, end));
+    if (record === undefined) {
+      if (isLast) {
+        complete = start;
+        break;
+      }
+      throw new CorruptSessionError(path, i + 1, end === start ? "empty line" : "the line is damaged (bad checksum or not JSON)");
+    }
+    lines.push({ line: i + 1, record });
+  }
+  return { lines, goodLength: complete, fileLength: buf.length };
+}
+
+/** An append-only file descriptor that restores its length when a write fails half-way. */
+export class AppendFile {
+  readonly path: string;
+  #fd: number;
+  #size: number;
+  dirty = false;
+
+  constructor(path: string, expectedSize?: number) {
+    this.path = path;
+    this.#fd = openSync(path, "a");
+    this.#size = fstatSync(this.#fd).size;
+    if (expectedSize !== undefined && expectedSize < this.#size) {
+      ftruncateSync(this.#fd, expectedSize);
+      this.#size = expectedSize;
+    }
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  append(text: string): void {
+    const bytes = Buffer.from(text, "utf8");
+    let off = 0;
+    try {
+      while (off < bytes.length) off += writeSync(this.#fd, bytes, off, bytes.length - off);
+    } catch (e) {
+      try {
+        if (off > 0) ftruncateSync(this.#fd, this.#size);
+      } catch (e2) {
+        throw new StoreFailedError(this.path, e2);
+      }
+      throw e;
+    }
+    this.#size += bytes.length;
+    this.dirty = true;
+  }
+
+  async sync(): Promise<void> {
+    if (!this.dirty) return;
+    this.dirty = false;
+    await fdatasyncAsync(this.#fd);
+  }
+
+  syncNow(): void {
+    this.dirty = false;
+    fdatasyncSync(this.#fd);
+  }
+
+  close(): void {
+    if (this.#fd >= 0) closeSync(this.#fd);
+    this.#fd = -1;
+  }
+}

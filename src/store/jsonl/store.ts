@@ -1,0 +1,231 @@
+// The JSONL backend: a main log for the session scope plus one sidecar per live ephemeral scope.
+// Commits are admitted (validated, seq allocated) synchronously and persisted on one serial queue,
+// so a retirement's cleanup can never race a write that reuses the scope id.
+import { randomBytes, randomUUID } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Value, ValueList } from "../address.js";
+import { SessionNotFoundError, StoreClosedError, StoreFailedError } from "../errors.js";
+import { normalizeReadOptions } from "../read-options.js";
+import { scopeKey, type Scope } from "../scope.js";
+import type { ScopedState } from "../scoped-state.js";
+import type { CommitResult, Durability, ListPage, ListReadOptions, Store, StoreStats } from "../store.js";
+import { prepareTransaction, type PreparedTransaction, type Write } from "../write.js";
+import { AppendFile } from "./log-file.js";
+import { acquireLock } from "./lock.js";
+import { encodeHeader, encodeTransaction, FORMAT_VERSION, SCOPE_FORMAT, SESSION_FORMAT, type SessionHeader } from "./records.js";
+import { loadSession, sidecarDir, sidecarName } from "./replay.js";
+
+export interface JsonlStoreOptions {
+  /** Default "process" (see docs/session-format.md for why). */
+  readonly durability?: Durability;
+  /** With durability "os": the longest a commit waits for its fsync. Default 1000. */
+  readonly syncIntervalMs?: number;
+  /** Create the file when it does not exist (default true). */
+  readonly create?: boolean;
+  /** The id written into a new file's header (default: a random UUID). */
+  readonly sessionId?: string;
+}
+
+function fsyncDir(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Publishes a complete first line under `path` via a temp file and rename, so a reader never sees half a header. */
+export function createWithHeader(path: string, headerLine: string, durable: boolean, extraLines = ""): void {
+  const tmp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+  const fd = openSync(tmp, "wx");
+  try {
+    writeSync(fd, headerLine + extraLines);
+    if (durable) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  if (durable) fsyncDir(dirname(path));
+}
+
+export function newSessionHeader(sessionId: string, nextSeq = 1, forkedFrom?: SessionHeader["forkedFrom"]): SessionHeader {
+  const h: SessionHeader = { format: SESSION_FORMAT, version: FORMAT_VERSION, sessionId, nextSeq, createdAt: new Date().toISOString() };
+  return forkedFrom === undefined ? h : { ...h, forkedFrom };
+}
+
+class JsonlStore implements Store {
+  readonly #path: string;
+  readonly #durable: boolean;
+  readonly #syncIntervalMs: number;
+  readonly #sessionId: string;
+  readonly #state: ScopedState;
+  readonly #main: AppendFile;
+  readonly #sidecars = new Map<string, AppendFile>();
+  readonly #release: () => void;
+  #nextSeq: number;
+  #tail: Promise<unknown> = Promise.resolve();
+  #closing: Promise<void> | undefined;
+  #failed: Error | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(path: string, options: JsonlStoreOptions, release: () => void) {
+    this.#path = path;
+    this.#release = release;
+    this.#durable = (options.durability ?? "process") === "os";
+    this.#syncIntervalMs = options.syncIntervalMs ?? 1000;
+    const loaded = loadSession(path, { repair: true });
+    this.#sessionId = loaded.header.sessionId;
+    this.#state = loaded.state;
+    this.#nextSeq = loaded.highWater + 1;
+    this.#main = new AppendFile(path, loaded.mainGoodLength);
+    try {
+      for (const [id, sc] of loaded.sidecars) this.#sidecars.set(id, new AppendFile(sc.path, sc.goodLength));
+    } catch (e) {
+      this.#closeFiles();
+      throw e;
+    }
+  }
+
+  #enqueue<R>(task: () => R | Promise<R>): Promise<R> {
+    const p = this.#tail.then(task);
+    this.#tail = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    return p;
+  }
+
+  commit<Sc extends Scope>(writes: readonly Write<Sc>[]): Promise<CommitResult> {
+    try {
+      if (this.#closing !== undefined) throw new StoreClosedError("commit");
+      if (this.#failed !== undefined) throw this.#failed;
+      const tx = prepareTransaction(writes);
+      const seq = this.#nextSeq;
+      this.#nextSeq += tx.writes.length;
+      return this.#enqueue(() => this.#persist(seq, tx));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  async #persist(seq: number, tx: PreparedTransaction): Promise<CommitResult> {
+    if (this.#failed !== undefined) throw this.#failed;
+    const line = encodeTransaction(seq, tx.scope, tx.writes);
+    const file = tx.scope === "" ? this.#main : (this.#sidecars.get(tx.scope) ?? this.#openSidecar(tx.scope));
+    try {
+      file.append(line);
+    } catch (e) {
+      if (e instanceof StoreFailedError) this.#failed = e;
+      throw e;
+    }
+    this.#state.apply(tx.scope, seq, tx.writes);
+    const retired = tx.writes.flatMap((w) => (w.op === "retire" ? [w.scope] : []));
+    if (retired.length === 0) {
+      this.#scheduleSync();
+      return { seq };
+    }
+    // The retirement must be durable before the sidecar goes, or a power cut could lose both.
+    if (this.#durable) await this.#main.sync();
+    for (const id of retired) {
+      this.#sidecars.get(id)?.close();
+      this.#sidecars.delete(id);
+      try {
+        unlinkSync(join(sidecarDir(this.#path), sidecarName(id)));
+      } catch {
+        // Absent, or the unlink failed: the retirement boundary already hides the records and the
+        // next open removes the file.
+      }
+    }
+    return { seq };
+  }
+
+  #openSidecar(id: string): AppendFile {
+    const dir = sidecarDir(this.#path);
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, sidecarName(id));
+    // A file left by a failed unlink holds only retired records; the rename replaces it.
+    createWithHeader(path, encodeHeader({ format: SCOPE_FORMAT, version: FORMAT_VERSION, sessionId: this.#sessionId, scopeId: id }), this.#durable);
+    const f = new AppendFile(path);
+    this.#sidecars.set(id, f);
+    return f;
+  }
+
+  #scheduleSync(): void {
+    if (!this.#durable || this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#enqueue(() => this.#syncAll()).catch(() => undefined);
+    }, this.#syncIntervalMs);
+    this.#timer.unref();
+  }
+
+  async #syncAll(): Promise<void> {
+    await this.#main.sync();
+    for (const f of this.#sidecars.values()) await f.sync();
+  }
+
+  #checkOpen(what: string): void {
+    if (this.#closing !== undefined) throw new StoreClosedError(what);
+  }
+
+  get<T>(address: Value<T, Scope>): T | undefined {
+    this.#checkOpen("read");
+    const json = this.#state.getJson(scopeKey(address.scope), address.namespace, address.key);
+    return json === undefined ? undefined : (JSON.parse(json) as T);
+  }
+
+  readList<T>(address: ValueList<T, Scope>, options?: ListReadOptions): ListPage<T> {
+    this.#checkOpen("read");
+    return this.#state.readList<T>(scopeKey(address.scope), address.namespace, address.key, normalizeReadOptions(options));
+  }
+
+  stats(): StoreStats {
+    this.#checkOpen("read stats");
+    return this.#state.stats();
+  }
+
+  sync(): Promise<void> {
+    if (this.#closing !== undefined) return Promise.reject(new StoreClosedError("sync"));
+    return this.#enqueue(() => this.#syncAll());
+  }
+
+  #closeFiles(): void {
+    this.#main.close();
+    for (const f of this.#sidecars.values()) f.close();
+    this.#sidecars.clear();
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#enqueue(async () => {
+      clearTimeout(this.#timer);
+      try {
+        if (this.#durable && this.#failed === undefined) await this.#syncAll();
+      } finally {
+        this.#closeFiles();
+        this.#release();
+      }
+    });
+    return this.#closing;
+  }
+}
+
+/** Opens (or creates) a JSONL session log, taking its single-writer lock. */
+export async function openJsonlStore(path: string, options: JsonlStoreOptions = {}): Promise<Store> {
+  const exists = existsSync(path);
+  if (!exists && options.create === false) throw new SessionNotFoundError(path);
+  mkdirSync(dirname(path), { recursive: true });
+  const release = acquireLock(`${path}.lock`, path);
+  try {
+    if (!existsSync(path)) {
+      const id = options.sessionId ?? randomUUID();
+      createWithHeader(path, encodeHeader(newSessionHeader(id)), options.durability === "os");
+    }
+    return new JsonlStore(path, options, release);
+  } catch (e) {
+    release();
+    throw e;
+  }
+}
+

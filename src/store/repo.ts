@@ -1,0 +1,131 @@
+// The session repository: one directory per session under a root (`.spool/sessions/<id>/`), holding
+// the main log (`session.jsonl` or `session.sqlite`) next to the session's other files.
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { SessionExistsError, SessionIdError, SessionLockedError, SessionNotFoundError } from "./errors.js";
+import { lockHolder } from "./jsonl/lock.js";
+import { encodeHeader, encodeTransaction } from "./jsonl/records.js";
+import { loadSession, sidecarDir } from "./jsonl/replay.js";
+import { createWithHeader, newSessionHeader, openJsonlStore } from "./jsonl/store.js";
+import { forkSqliteSession, openSqliteStore } from "./sqlite/store.js";
+import type { Durability, Store } from "./store.js";
+
+export type RepoBackend = "jsonl" | "sqlite";
+
+export interface SessionOpenOptions {
+  readonly durability?: Durability;
+  /** JSONL only: see JsonlStoreOptions.syncIntervalMs. */
+  readonly syncIntervalMs?: number;
+}
+
+export interface SessionInfo {
+  readonly id: string;
+  /** The session directory (also the workspace root for spill/, results/, archive/). */
+  readonly dir: string;
+  /** The main log file. */
+  readonly file: string;
+}
+
+export interface SessionRepo {
+  readonly root: string;
+  readonly backend: RepoBackend;
+  create(options?: SessionOpenOptions & { readonly id?: string }): Promise<SessionInfo & { readonly store: Store }>;
+  open(id: string, options?: SessionOpenOptions): Promise<Store>;
+  /** Sessions sorted by id; anything that is not a session directory with its main log is ignored. */
+  list(): Promise<SessionInfo[]>;
+  /** Removes the main log first (the session stops listing), then sidecars and the rest of the directory. */
+  delete(id: string): Promise<void>;
+  /** A new session holding the source's session-scoped state only: no ephemeral scopes, no retirements. */
+  fork(id: string, options?: { readonly id?: string }): Promise<SessionInfo>;
+}
+
+const SESSION_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+
+function checkId(id: unknown): string {
+  if (typeof id !== "string" || !SESSION_ID.test(id)) throw new SessionIdError(id);
+  return id;
+}
+
+const MAIN_FILE: Record<RepoBackend, string> = { jsonl: "session.jsonl", sqlite: "session.sqlite" };
+
+export function openSessionRepo(root: string, options: { readonly backend: RepoBackend }): SessionRepo {
+  const backend = options.backend;
+  if (backend !== "jsonl" && backend !== "sqlite") throw new TypeError(`unknown session backend ${JSON.stringify(backend)}: use "jsonl" or "sqlite"`);
+  const info = (id: string): SessionInfo => {
+    const dir = join(root, id);
+    return { id, dir, file: join(dir, MAIN_FILE[backend]) };
+  };
+  const openStore = (s: SessionInfo, create: boolean, o: SessionOpenOptions = {}): Promise<Store> =>
+    backend === "jsonl"
+      ? openJsonlStore(s.file, { ...o, create, sessionId: s.id })
+      : openSqliteStore(s.file, { durability: o.durability ?? "process", create, sessionId: s.id });
+  const makeDir = (s: SessionInfo): void => {
+    mkdirSync(root, { recursive: true });
+    try {
+      mkdirSync(s.dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new SessionExistsError(s.dir);
+      throw e;
+    }
+  };
+  const existing = (id: string): SessionInfo => {
+    const s = info(checkId(id));
+    if (!existsSync(s.file)) throw new SessionNotFoundError(s.file);
+    return s;
+  };
+
+  return {
+    root,
+    backend,
+    async create(o = {}) {
+      const s = info(checkId(o.id ?? randomUUID()));
+      makeDir(s);
+      return { ...s, store: await openStore(s, true, o) };
+    },
+    async open(id, o) {
+      return openStore(existing(id), false, o);
+    },
+    async list() {
+      if (!existsSync(root)) return [];
+      return readdirSync(root, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && SESSION_ID.test(e.name))
+        .map((e) => info(e.name))
+        .filter((s) => existsSync(s.file))
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    },
+    async delete(id) {
+      const s = existing(id);
+      if (backend === "jsonl") {
+        const holder = lockHolder(`${s.file}.lock`);
+        if (holder !== undefined) throw new SessionLockedError(s.file, holder.pid, holder.host);
+        rmSync(s.file);
+        rmSync(sidecarDir(s.file), { recursive: true, force: true });
+      } else {
+        rmSync(s.file);
+      }
+      rmSync(s.dir, { recursive: true, force: true });
+    },
+    async fork(id, o = {}) {
+      const src = existing(id);
+      const dst = info(checkId(o.id ?? randomUUID()));
+      makeDir(dst);
+      try {
+        if (backend === "sqlite") {
+          forkSqliteSession({ path: src.file, sessionId: src.id }, { path: dst.file, sessionId: dst.id });
+        } else {
+          // Read-only: a writer may be appending; a torn tail is ignored, never repaired from here.
+          const loaded = loadSession(src.file, { repair: false, sessionOnly: true });
+          let lines = "";
+          for (const r of loaded.state.sessionRecords()) lines += encodeTransaction(r.seq, "", [r.write]);
+          const header = newSessionHeader(dst.id, loaded.highWater + 1, { sessionId: loaded.header.sessionId, seq: loaded.highWater });
+          createWithHeader(dst.file, encodeHeader(header), false, lines);
+        }
+      } catch (e) {
+        rmSync(dst.dir, { recursive: true, force: true });
+        throw e;
+      }
+      return dst;
+    },
+  };
+}

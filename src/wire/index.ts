@@ -1,0 +1,6 @@
+// spool/wire — the SSE binding of replicated state: seq numbering from 0 per subscription, base first,
+// one encoder per subscriber, bearer-token auth, slow-subscriber dropping; and the matching client.
+// Imports only spool/delta; it knows nothing of tools or the harness (the state host is passed in).
+export { createWireServer, WireError, type WireServer, type WireServerOptions } from "./server.js";
+export { subscribe, type Subscription, type SubscribeOptions, type SubscriptionStatus } from "./client.js";
+export type { ReplicatedState, StateSource } from "./source.js";

@@ -1,0 +1,141 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const bin = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+const cwd = mkdtempSync(join(tmpdir(), "spool-cli-compact-"));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+function spool(args: string[], input?: string) {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", input, maxBuffer: 64 << 20 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const buildLog = Array.from({ length: 2_500 }, (_, i) => `[${i}] build step ${i} compiled module_${i.toString(36)}.ts in ${i % 97}ms`).join("\n");
+
+/** A realistic Anthropic transcript, damaged the ways sessions get damaged: an interrupt, a stray result, a missing result. */
+const damaged = [
+  { role: "user", content: "build it and check the config" },
+  {
+    role: "assistant",
+    content: [
+      { type: "text", text: "Building." },
+      { type: "tool_use", id: "toolu_1", name: "read", input: { path: "build.log" } },
+      { type: "tool_use", id: "toolu_2", name: "bash", input: { command: "make" } },
+    ],
+  },
+  { role: "user", content: [{ type: "text", text: "(interrupted by user)" }] },
+  { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: buildLog }] },
+  { role: "assistant", content: "The build log is long." },
+  { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_stray", content: "a result whose call is gone" }] },
+  { role: "assistant", content: "Done." },
+];
+
+describe("spool compact (built binary)", () => {
+  it("fixes a damaged Anthropic transcript, lists the repairs, and spool recall prints the original from a marker", () => {
+    const file = join(cwd, "damaged.json");
+    writeFileSync(file, JSON.stringify({ model: "claude-x", max_tokens: 1024, messages: damaged }));
+    const before = readFileSync(file, "utf8");
+    const ws = join(cwd, "ws1");
+    const r = spool(["compact", "--workspace", ws, file]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain("1 missing result(s) filled with an error result (toolu_2)");
+    expect(r.stderr).toContain("1 orphan result(s) removed (toolu_stray)");
+    expect(r.stderr).toContain("1 result(s) moved back next to their call");
+    expect(r.stderr).toMatch(/tool-result chars: \d+ before, \d+ after/);
+    expect(r.stderr).toContain(join(ws, "results"));
+    expect(readFileSync(file, "utf8")).toBe(before);
+
+    const out = JSON.parse(r.stdout) as { model: string; max_tokens: number; messages: { role: string; content: unknown }[] };
+    expect(out.model).toBe("claude-x");
+    expect(out.max_tokens).toBe(1024);
+    const results = out.messages[2]!.content as { type: string; tool_use_id: string; content: unknown; is_error?: boolean }[];
+    expect(results.map((b) => b.tool_use_id)).toEqual(["toolu_1", "toolu_2"]);
+    expect(results[1]!.is_error).toBe(true);
+    expect(out.messages[3]).toEqual({ role: "user", content: [{ type: "text", text: "(interrupted by user)" }] });
+    expect(JSON.stringify(out)).not.toContain("toolu_stray");
+
+    const marker = /<<ccr:[0-9a-f]{16}>>/.exec(String(results[0]!.content))![0];
+    const back = spool(["recall", marker, "--workspace", ws]);
+    expect(back.status).toBe(0);
+    expect(back.stdout).toBe(buildLog);
+
+    const page = spool(["recall", marker, "--workspace", ws, "--grep", "step 2499 ", "--limit", "1"]);
+    expect(page.stdout).toContain("2500: [2499] build step 2499");
+  });
+
+  it("running compact on its own output changes nothing and saves no new file", () => {
+    const ws = join(cwd, "ws2");
+    const first = spool(["compact", "--workspace", ws, "-"], JSON.stringify(damaged));
+    const files = readdirSync(join(ws, "results"));
+    const second = spool(["compact", "--workspace", ws, "-"], first.stdout);
+    expect(second.status).toBe(0);
+    expect(JSON.parse(second.stdout)).toEqual(JSON.parse(first.stdout));
+    expect(second.stderr).toContain("repairs: none needed");
+    expect(second.stderr).toContain("files saved: none");
+    expect(readdirSync(join(ws, "results"))).toEqual(files);
+  });
+
+  it("keeps the OpenAI Responses shape ({input: [...]}) and honours --format", () => {
+    const body = {
+      model: "gpt-x",
+      input: [
+        { role: "user", content: "list files" },
+        { type: "function_call", call_id: "c1", name: "ls", arguments: "{}" },
+        { type: "function_call", call_id: "c2", name: "ls", arguments: "{}" },
+        { type: "function_call_output", call_id: "c1", output: "a\nb" },
+      ],
+    };
+    const r = spool(["compact", "--format", "openai-responses", "--workspace", join(cwd, "ws3"), "-"], JSON.stringify(body));
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout) as { model: string; input: Record<string, unknown>[] };
+    expect(out.model).toBe("gpt-x");
+    expect(out.input.map((i) => i["type"] ?? i["role"])).toEqual(["user", "function_call", "function_call", "function_call_output", "function_call_output"]);
+    expect(String(out.input[4]!["output"])).toContain("[ERROR:missing_result]");
+  });
+
+  it("broken JSON is a clear error with exit 2 and no output", () => {
+    const file = join(cwd, "broken.json");
+    writeFileSync(file, '[{"role": "user", "content": ');
+    const r = spool(["compact", file]);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/broken\.json is not valid JSON .*Nothing was written/);
+    expect(readFileSync(file, "utf8")).toBe('[{"role": "user", "content": ');
+  });
+
+  it("an unknown shape or format is a clear error with exit 2", () => {
+    expect(spool(["compact", "-"], '{"foo": 1}')).toMatchObject({ status: 2, stdout: "" });
+    expect(spool(["compact", "-"], '{"foo": 1}').stderr).toContain('an object with a "messages" or "input" array');
+    expect(spool(["compact", "-"], '[{"role":"wizard","content":"x"}]').stderr).toMatch(/unknown role "wizard"/);
+    expect(spool(["compact", "--format", "gemini", "-"], "[]").stderr).toContain('unknown --format "gemini"');
+    expect(spool(["compact", "--turn", "soon", "-"], "[]").stderr).toContain("--turn expects a whole number");
+    expect(spool(["compact"]).status).toBe(2);
+  });
+
+  it("--help prints the usage and the command is listed in spool --help", () => {
+    expect(spool(["compact", "--help"]).stdout).toContain("Usage: spool compact");
+    expect(spool(["--help"]).stdout).toMatch(/compact .*\n.*recall /);
+  });
+});
+
+describe("spool recall (built binary)", () => {
+  it("a key that is not in the workspace exits 1 naming it; a missing workspace or key exits 2", () => {
+    const ws = join(cwd, "ws-empty");
+    spool(["compact", "--workspace", ws, "-"], "[]");
+    const miss = spool(["recall", "0123456789abcdef", "--workspace", ws]);
+    expect(miss.status).toBe(1);
+    expect(miss.stderr).toContain('key "0123456789abcdef" not found');
+    expect(spool(["recall", "0123456789abcdef", "--workspace", join(cwd, "nope")]).stderr).toContain("does not exist");
+    expect(spool(["recall", "no key here", "--workspace", ws])).toMatchObject({ status: 2 });
+    expect(spool(["recall", "0123456789abcdef", "--workspace", ws, "--offset", "0"]).stderr).toContain("--offset expects a whole number ≥ 1");
+  });
+
+  it("without --workspace it searches the sessions under .spool/sessions", () => {
+    const r = spool(["compact", "-"], JSON.stringify(damaged));
+    const marker = /<<ccr:[0-9a-f]{16}>>/.exec(r.stdout)![0];
+    expect(spool(["recall", marker]).stdout).toBe(buildLog);
+  });
+});

@@ -1,0 +1,129 @@
+// Deterministic generators for random histories and their damage, driven by a seed so thousands of
+// histories stay cheap (fast-check picks seeds and damage lists; text comes from a tiny PRNG).
+import { assistant, toolResult, userText, type AssistantPart, type Message, type ToolResultMessage } from "../../src/context/index.js";
+
+export function rng(seed: number): () => number {
+  let x = seed >>> 0 || 0x9e3779b9;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ["alpha", "beta", "gamma", "delta", "error:", "ok", "func", "main()", "κόσμε", "日本語", "😀", "🚀x", "\t", "{\"k\": 1}", "--- a/x", "@@ -1 +1 @@"];
+
+/** Varied text of `chars` characters: lines of words, sometimes one huge line, often astral (surrogate-pair) characters. */
+export function text(rand: () => number, chars: number): string {
+  const oneLine = rand() < 0.1;
+  let out = "";
+  let line = 0;
+  while (out.length < chars) {
+    const n = 3 + Math.floor(rand() * 12);
+    const words: string[] = [`L${line++}`];
+    for (let i = 0; i < n; i++) words.push(WORDS[Math.floor(rand() * WORDS.length)]!);
+    out += words.join(" ") + (oneLine ? " " : "\n");
+  }
+  return out.slice(0, chars);
+}
+
+const SIZES: readonly [number, number][] = [
+  [0, 40],
+  [40, 900],
+  [900, 6_000],
+  [6_000, 30_000],
+];
+
+export function size(rand: () => number): number {
+  const r = rand();
+  const [lo, hi] = r < 0.3 ? SIZES[0]! : r < 0.6 ? SIZES[1]! : r < 0.88 ? SIZES[2]! : SIZES[3]!;
+  return lo + Math.floor(rand() * (hi - lo));
+}
+
+const TOOLS = ["web_fetch", "read", "grep", "bash", "write"];
+
+/** A valid history: turns of user → assistant with 0–3 calls → their results → maybe a closing assistant. */
+export function history(seed: number, turns: number): Message[] {
+  const rand = rng(seed);
+  const out: Message[] = [];
+  if (rand() < 0.3) out.push({ role: "system", content: [{ type: "text", text: "You are a careful agent." }] });
+  for (let t = 0; t < turns; t++) {
+    out.push(userText(`turn ${t}: ${text(rand, 10 + Math.floor(rand() * 60))}`));
+    const calls = Math.floor(rand() * 4);
+    // ids reused across turns, like Kimi's "web_fetch:0" every turn
+    const reuse = rand() < 0.3;
+    const specs = Array.from({ length: calls }, (_, i) => {
+      const name = TOOLS[Math.floor(rand() * TOOLS.length)]!;
+      return { id: reuse ? `${name}:${i}` : `call_${t}_${i}_${Math.floor(rand() * 1e6).toString(36)}`, name, input: { n: i, q: text(rand, 8) } };
+    });
+    out.push(assistant(rand() < 0.5 ? `let me look (${t})` : "", specs));
+    for (const spec of specs) {
+      const isError = rand() < 0.12;
+      const message = toolResult(spec.id, text(rand, size(rand)), { isError, toolName: spec.name, ...(isError && rand() < 0.5 ? { errorCode: "ENOENT" } : {}) });
+      out.push(message);
+    }
+    if (calls > 0 && rand() < 0.6) out.push(assistant(`summary of turn ${t}`));
+  }
+  return out;
+}
+
+export type Damage = "drop" | "duplicateResult" | "duplicateCall" | "pastProse" | "pastAssistant" | "orphan" | "hugeResult" | "emptyResult";
+export const DAMAGES: readonly Damage[] = ["drop", "duplicateResult", "duplicateCall", "pastProse", "pastAssistant", "orphan", "hugeResult", "emptyResult"];
+
+function toolIndexes(h: readonly Message[]): number[] {
+  const idx: number[] = [];
+  h.forEach((m, i) => {
+    if (m.role === "tool") idx.push(i);
+  });
+  return idx;
+}
+
+export function damage(h: readonly Message[], kind: Damage, a: number, b: number, seed: number): Message[] {
+  const out = h.slice();
+  const results = toolIndexes(out);
+  const pick = results.length > 0 ? results[a % results.length]! : -1;
+  switch (kind) {
+    case "drop":
+      if (pick >= 0) out.splice(pick, 1);
+      break;
+    case "duplicateResult":
+      if (pick >= 0) out.splice(pick + 1, 0, out[pick]!);
+      break;
+    case "duplicateCall": {
+      const asst = out.map((m, i) => [m, i] as const).filter(([m]) => m.role === "assistant" && m.content.some((p) => p.type === "toolCall"));
+      if (asst.length === 0) break;
+      const [m, i] = asst[a % asst.length]!;
+      const calls = m.content.filter((p): p is Extract<AssistantPart, { type: "toolCall" }> => p.type === "toolCall");
+      out[i] = { ...m, content: [...(m.content as AssistantPart[]), calls[b % calls.length]!] } as Message;
+      break;
+    }
+    case "pastProse":
+      if (pick >= 0) {
+        const [moved] = out.splice(pick, 1);
+        out.splice(pick, 0, userText(`[feedback ${b}]`), moved!);
+      }
+      break;
+    case "pastAssistant":
+      if (pick >= 0) {
+        const [moved] = out.splice(pick, 1);
+        let j = pick;
+        while (j < out.length && out[j]!.role !== "assistant") j++;
+        out.splice(Math.min(out.length, j + 1), 0, moved!);
+      }
+      break;
+    case "orphan":
+      out.splice(a % (out.length + 1), 0, toolResult(`ghost_${b}`, text(rng(seed + b), 20 + (b % 5000))));
+      break;
+    case "hugeResult":
+      if (pick >= 0) {
+        const m = out[pick] as ToolResultMessage;
+        out[pick] = { ...m, content: [{ type: "text", text: text(rng(seed ^ b), 40_000 + (b % 40_000)) }] };
+      }
+      break;
+    case "emptyResult":
+      if (pick >= 0) out[pick] = { ...(out[pick] as ToolResultMessage), content: [] };
+      break;
+  }
+  return out;
+}

@@ -1,0 +1,171 @@
+import { describe, expect, it } from "vitest";
+import {
+  applyMicrocompact,
+  archiveKey,
+  assistant,
+  enforceToolResultBudget,
+  extractKeys,
+  MemoryArchive,
+  recall,
+  textOf,
+  toolResult,
+  userText,
+  type Message,
+  type UserMessage,
+} from "../../src/context/index.js";
+import { lines } from "./helpers.js";
+
+/** chatcli's fixture: [user, assistant(call), tool(tc-1), then `age` × (user "next", assistant "ok")]. */
+function fixture(content: Message, age: number, tool = "web_fetch"): Message[] {
+  const h: Message[] = [userText("start"), assistant("", [{ id: "tc-1", name: tool }]), content];
+  for (let i = 0; i < age; i++) h.push(userText("next"), assistant("ok"));
+  return h;
+}
+const result = (text: string, opts: Parameters<typeof toolResult>[2] = {}) => toolResult("tc-1", text, opts);
+
+describe("applyMicrocompact — chatcli §11.6 cases", () => {
+  it("TruncatePreservesContentViaCCR: a 2-turn-old result becomes a preview with one marker that recalls the original", () => {
+    const archive = new MemoryArchive();
+    const original = "line of important tool output\n".repeat(300);
+    const { messages, report } = applyMicrocompact(fixture(result(original), 2), { archive });
+    expect(report.truncated).toBe(1);
+    const stub = textOf(messages[2]!);
+    expect(extractKeys(stub)).toHaveLength(1);
+    expect(stub.match(/<<ccr:/g)).toHaveLength(1);
+    expect(recall(stub, archive).text).toBe(original);
+    expect(stub.length).toBeLessThan(original.length);
+  });
+
+  it("SummarizeCarriesEarlierMarker: level 2 keeps the same single key and still recalls the original", () => {
+    const archive = new MemoryArchive();
+    const original = "payload row 12345\n".repeat(400);
+    const opts = { archive, headChars: 4_000, tailChars: 1_000 };
+    const level1 = applyMicrocompact(fixture(result(original), 2), opts);
+    const key = extractKeys(textOf(level1.messages[2]!));
+    expect(key).toHaveLength(1);
+    const later = [...level1.messages];
+    for (let i = 0; i < 4; i++) later.push(userText("next"), assistant("ok"));
+    const level2 = applyMicrocompact(later, { ...opts, turn: 6 + 1 });
+    expect(level2.report.summarized).toBe(1);
+    const summary = textOf(level2.messages[2]!);
+    expect(extractKeys(summary)).toEqual(key);
+    expect(recall(summary, archive).text).toBe(original);
+  });
+
+  it("NilCCRKeepsLegacyBehavior: without an archive the cut is lossy and carries no marker", () => {
+    const { messages, report } = applyMicrocompact(fixture(result("x".repeat(9_000)), 2));
+    expect(report.truncated).toBe(1);
+    expect(textOf(messages[2]!)).not.toContain("<<ccr:");
+  });
+
+  it("AgentFeedbackAged: sub-agent feedback dressed as a user message ages like a tool result", () => {
+    const archive = new MemoryArchive();
+    const original = "--- Agent Results ---\n\n" + "[coder] finding line\n".repeat(400);
+    const feedback: UserMessage = { role: "user", content: [{ type: "text", text: original }], agentFeedback: true };
+    const { messages, report } = applyMicrocompact(fixture(feedback, 2), { archive });
+    expect(report.truncated).toBe(1);
+    expect(extractKeys(textOf(messages[2]!))).toHaveLength(1);
+    expect(recall(textOf(messages[2]!), archive).text).toBe(original);
+  });
+
+  it("PlainUserMessageUntouched: a plain 16 KB user message at age 4+ is left alone", () => {
+    const h = fixture(userText(lines(16_000, 1)), 5);
+    const { messages, report } = applyMicrocompact(h, { archive: new MemoryArchive() });
+    expect(messages).toBe(h);
+    expect(report.truncated + report.summarized).toBe(0);
+  });
+});
+
+describe("applyMicrocompact — the seed's promises, kept", () => {
+  it("results of the current and previous turn are never touched", () => {
+    for (const age of [0, 1]) {
+      const h = fixture(result(lines(9_000, 2)), age);
+      expect(applyMicrocompact(h, { archive: new MemoryArchive() }).messages).toBe(h);
+    }
+  });
+
+  it("results under 3,000 chars are never touched, at any age", () => {
+    const h = fixture(result(lines(2_999, 3)), 6);
+    expect(applyMicrocompact(h, { archive: new MemoryArchive() }).messages).toBe(h);
+  });
+
+  it("error results are preserved whatever their age and size", () => {
+    const h = fixture(result(lines(9_000, 4), { isError: true, errorCode: "EXIT_1" }), 6);
+    const { messages, report } = applyMicrocompact(h, { archive: new MemoryArchive() });
+    expect(messages).toBe(h);
+    expect(report.preserved).toBe(1);
+  });
+
+  it("results of write and exec tools are preserved (bash, edit, apply_patch, any case, with @)", () => {
+    for (const tool of ["bash", "Edit", "@apply_patch", "write_file"]) {
+      const h = fixture(result(lines(9_000, 5)), 6, tool);
+      const { messages, report } = applyMicrocompact(h, { archive: new MemoryArchive() });
+      expect(messages, tool).toBe(h);
+      expect(report.preserved).toBe(1);
+    }
+  });
+
+  it("a result 4+ turns old becomes the one-line summary, describing the original", () => {
+    const archive = new MemoryArchive();
+    const go = "package main\n\nimport \"fmt\"\n\nfunc main() {\n" + '\tfmt.Println("hello")\n'.repeat(449) + "}\n";
+    const { messages, report } = applyMicrocompact(fixture(result(go), 4), { archive });
+    expect(report.summarized).toBe(1);
+    const [line, how] = textOf(messages[2]!).split("\n");
+    expect(line).toBe(`[Old tool result cleared — 455 lines, ${go.length} chars, Go source]`);
+    expect(how).toBe(`[full content recoverable via recall <<ccr:${archiveKey(go)}>>]`);
+  });
+
+  it("with default sizes a level-1 preview is still summarised at level 2, with the original's numbers (upstream never did)", () => {
+    const archive = new MemoryArchive();
+    const original = lines(9_000, 6);
+    const h = fixture(result(original), 2);
+    const level1 = applyMicrocompact(h, { archive });
+    expect(textOf(level1.messages[2]!).length).toBeLessThan(3_000);
+    const later = [...level1.messages, userText("a"), assistant("b"), userText("c"), assistant("d")];
+    const level2 = applyMicrocompact(later, { archive });
+    expect(level2.report.summarized).toBe(1);
+    expect(textOf(level2.messages[2]!)).toContain(`${original.split("\n").length} lines, 9000 chars, `);
+    expect(recall(textOf(level2.messages[2]!), archive).text).toBe(original);
+  });
+
+  it("a budget preview that ages past 4 turns is summarised with the same key and the original's size", () => {
+    const archive = new MemoryArchive();
+    const original = lines(50_000, 7);
+    const budgeted = enforceToolResultBudget(fixture(result(original), 4), { archive });
+    const key = budgeted.report.keysSaved[0]!;
+    const { messages } = applyMicrocompact(budgeted.messages, { archive });
+    const summary = textOf(messages[2]!);
+    expect(summary).toContain("50000 chars");
+    expect(extractKeys(summary)).toEqual([key]);
+  });
+
+  it("a text of exactly head + tail + 100 chars is left whole: its preview would not be shorter", () => {
+    const text = lines(2_600, 11);
+    const h = fixture(result(text), 2);
+    const { messages, report } = applyMicrocompact(h, { archive: new MemoryArchive(), minContent: 100 });
+    expect(messages).toBe(h);
+    expect(report.truncated).toBe(0);
+  });
+
+  it("a second pass over its own output changes nothing", () => {
+    const archive = new MemoryArchive();
+    const h: Message[] = [...fixture(result(lines(9_000, 8)), 2)];
+    const first = applyMicrocompact(h, { archive });
+    const second = applyMicrocompact(first.messages, { archive });
+    expect(second.messages).toBe(first.messages);
+    expect(second.report.keysArchived).toEqual([]);
+  });
+
+  it("a current turn below the truncate threshold is a no-op", () => {
+    const h = fixture(result(lines(9_000, 9)), 3);
+    expect(applyMicrocompact(h, { archive: new MemoryArchive(), turn: 1 }).messages).toBe(h);
+  });
+
+  it("when the archive refuses the text, the result stays whole — never a marker that cannot be recalled", () => {
+    const archive = new MemoryArchive({ maxBytes: 8_000 });
+    const h = fixture(result(lines(9_000, 10)), 2);
+    const { messages, report } = applyMicrocompact(h, { archive });
+    expect(messages).toBe(h);
+    expect(report.errors[0]).toMatch(/left uncut/);
+  });
+});

@@ -1,0 +1,179 @@
+import { describe, expect, it } from "vitest";
+import {
+  countPendingToolCalls,
+  ensureToolResultPairing,
+  hasRepairs,
+  SYNTHETIC_ERROR_CODE,
+  SYNTHETIC_RESULT_TEXT,
+  systemText,
+  toolCallsOf,
+  validatePairing,
+  type Message,
+  type ToolResultMessage,
+} from "../../src/context/index.js";
+import { A, T, U, say } from "./helpers.js";
+
+const tool = (m: Message | undefined): ToolResultMessage => {
+  expect(m?.role).toBe("tool");
+  return m as ToolResultMessage;
+};
+const text = (m: Message | undefined): string => (m?.content[0]?.type === "text" ? m.content[0].text : "");
+
+describe("ensureToolResultPairing — chatcli §11.1 cases", () => {
+  it("ValidHistoryUnchanged: a valid history comes back as the same array with no repairs", () => {
+    const h = [systemText("sys"), U("go"), A("wf:0", "wf:1"), T("wf:0", "a"), T("wf:1", "b"), say("done")];
+    const { messages, report } = ensureToolResultPairing(h);
+    expect(messages).toBe(h);
+    expect(hasRepairs(report)).toBe(false);
+    expect(validatePairing(h)).toEqual([]);
+  });
+
+  it("DuplicateIDsAcrossTurns_SecondBlockDangling: a reused id in a later block gets its own synthetics", () => {
+    const h = [U("go"), A("wf:0", "wf:1"), T("wf:0", "a"), T("wf:1", "b"), A("wf:0", "wf:1"), U("[batch feedback]")];
+    const { messages, report } = ensureToolResultPairing(h);
+    expect(report.syntheticResultsInjected).toBe(2);
+    expect(report.orphanResultsRemoved).toBe(0);
+    expect(messages).toHaveLength(8);
+    expect(tool(messages[5]).toolCallId).toBe("wf:0");
+    expect(tool(messages[6]).toolCallId).toBe("wf:1");
+    expect(text(messages[5])).toBe(SYNTHETIC_RESULT_TEXT);
+    expect(text(messages[6])).toBe(SYNTHETIC_RESULT_TEXT);
+    expect(messages[7]!.role).toBe("user");
+    expect(text(messages[2])).toBe("a");
+    expect(text(messages[3])).toBe("b");
+  });
+
+  it("DanglingFirstBlock_LaterBlockAnswered: the earlier block never steals the later block's results", () => {
+    const h = [A("wf:0", "wf:1"), U("interrupted"), A("wf:0", "wf:1"), T("wf:0", "fresh-a"), T("wf:1", "fresh-b")];
+    const { messages, report } = ensureToolResultPairing(h);
+    expect(report.syntheticResultsInjected).toBe(2);
+    expect(messages).toHaveLength(7);
+    expect(text(messages[1])).toBe(SYNTHETIC_RESULT_TEXT);
+    expect(text(messages[2])).toBe(SYNTHETIC_RESULT_TEXT);
+    expect(messages[3]!.role).toBe("user");
+    expect(text(messages[5])).toBe("fresh-a");
+    expect(text(messages[6])).toBe("fresh-b");
+  });
+
+  it("InterposedMessageRelocatesResults: results behind prose move up next to their call", () => {
+    const h = [A("wf:0", "wf:1"), U("SECURITY BLOCK: denied"), T("wf:0", "a"), T("wf:1", "b")];
+    const { messages, report } = ensureToolResultPairing(h);
+    expect(report.resultsRelocated).toBe(2);
+    expect(report.syntheticResultsInjected).toBe(0);
+    expect(messages).toHaveLength(4);
+    expect(messages.map((m) => m.role)).toEqual(["assistant", "tool", "tool", "user"]);
+    expect(text(messages[1])).toBe("a");
+    expect(text(messages[2])).toBe("b");
+  });
+
+  it("OrphanResultRemoved: a result without a call is dropped and reported by id", () => {
+    const h = [U("go"), T("ghost:0", "boo"), say("ok")];
+    const { messages, report } = ensureToolResultPairing(h);
+    expect(report.orphanResultsRemoved).toBe(1);
+    expect(report.orphanToolResultIds).toEqual(["ghost:0"]);
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(report.removedResults.map((m) => m.toolCallId)).toEqual(["ghost:0"]);
+  });
+
+  it("PartialResultsGetSynthetics: missing results are synthesised in call order", () => {
+    const h = [A("wf:0", "wf:1", "park:2"), T("wf:0", "real")];
+    const { messages, report } = ensureToolResultPairing(h);
+    expect(report.syntheticResultsInjected).toBe(2);
+    expect(new Set(report.missingToolUseIds)).toEqual(new Set(["wf:1", "park:2"]));
+    expect(messages).toHaveLength(4);
+    expect(texts3(messages)).toEqual(["real", SYNTHETIC_RESULT_TEXT, SYNTHETIC_RESULT_TEXT]);
+  });
+
+  it("IntraMessageDuplicatePruned: a repeated id within one message keeps only the first call", () => {
+    const h = [A("dup:0", "dup:0"), T("dup:0", "once")];
+    const { messages, report } = ensureToolResultPairing(h);
+    expect(report.duplicateToolUsePruned).toBe(1);
+    expect(messages).toHaveLength(2);
+    expect(toolCallsOf(messages[0]!)).toHaveLength(1);
+    expect(text(messages[1])).toBe("once");
+  });
+
+  it("ResultBeyondNextAssistantNotClaimed: a result past the next assistant is an orphan, its call gets a synthetic", () => {
+    const h = [A("wf:0"), say("interleaved"), T("wf:0", "late")];
+    const { messages, report } = ensureToolResultPairing(h);
+    expect(report.syntheticResultsInjected).toBe(1);
+    expect(report.orphanResultsRemoved).toBe(1);
+    expect(messages.map((m) => m.role)).toEqual(["assistant", "tool", "assistant"]);
+    expect(text(messages[1])).toBe(SYNTHETIC_RESULT_TEXT);
+    expect(text(messages[2])).toBe("interleaved");
+  });
+
+  it("SyntheticsAreErrorMarked: synthetic results are errors with code missing_result and the call's tool name", () => {
+    const { messages } = ensureToolResultPairing([A("wf:0")]);
+    const synthetic = tool(messages[1]);
+    expect(synthetic.isError).toBe(true);
+    expect(synthetic.errorCode).toBe(SYNTHETIC_ERROR_CODE);
+    expect(synthetic.errorCode).toBe("missing_result");
+    expect(synthetic.toolName).toBe("web_fetch");
+    expect(SYNTHETIC_RESULT_TEXT).toContain("Do NOT retry this tool call");
+    expect(SYNTHETIC_RESULT_TEXT).toContain("—");
+  });
+
+  it("EmptyIDCallPruned: a call with an empty id is dropped, and a second pass is a no-op", () => {
+    const h = [A("", "wf:1"), T("wf:1", "ok")];
+    const first = ensureToolResultPairing(h);
+    expect(first.report.duplicateToolUsePruned).toBe(1);
+    expect(toolCallsOf(first.messages[0]!).map((c) => c.id)).toEqual(["wf:1"]);
+    const second = ensureToolResultPairing(first.messages);
+    expect(hasRepairs(second.report)).toBe(false);
+    expect(second.messages).toBe(first.messages);
+  });
+
+  it("OutOfOrderAdjacentIsValid: adjacent results in another order than the calls are left alone", () => {
+    const h = [A("0", "1"), T("1", "b"), T("0", "a")];
+    const { messages, report } = ensureToolResultPairing(h);
+    expect(hasRepairs(report)).toBe(false);
+    expect(messages).toBe(h);
+  });
+
+  it("CountPendingToolCalls_LastBlockScoped: only the last block's unanswered calls count", () => {
+    const h: Message[] = [A("0", "1"), T("0", "a")];
+    expect(countPendingToolCalls(h)).toBe(1);
+    h.push(T("1", "b"));
+    expect(countPendingToolCalls(h)).toBe(0);
+  });
+});
+
+describe("ensureToolResultPairing — more behaviour", () => {
+  it("never mutates its input", () => {
+    const h = [A("wf:0", "wf:0"), U("x"), T("wf:0", "r"), T("ghost", "g")];
+    const snapshot = JSON.stringify(h);
+    ensureToolResultPairing(h);
+    expect(JSON.stringify(h)).toBe(snapshot);
+  });
+
+  it("a duplicate result for one call keeps the first and removes the second as an orphan", () => {
+    const h = [A("x"), T("x", "first"), T("x", "second")];
+    const { messages, report } = ensureToolResultPairing(h);
+    expect(texts3(messages)).toEqual(["first"]);
+    expect(report.orphanResultsRemoved).toBe(1);
+  });
+
+  it("a repaired history is reported valid by validatePairing and a second pass reports nothing", () => {
+    const h = [U("go"), T("pre", "orphan"), A("a", "b", "a", ""), U("prose"), T("b", "B"), say("mid"), T("a", "late"), A("c")];
+    const first = ensureToolResultPairing(h);
+    expect(validatePairing(first.messages)).toEqual([]);
+    const second = ensureToolResultPairing(first.messages);
+    expect(second.messages).toBe(first.messages);
+    expect(hasRepairs(second.report)).toBe(false);
+  });
+
+  it("validatePairing names each kind of problem with its message index", () => {
+    const h = [T("o", "orphan"), A("a", "a", "b", ""), U("prose"), T("b", "B"), say("x")];
+    const kinds = validatePairing(h).map((p) => `${p.kind}@${p.index}:${p.toolCallId}`);
+    expect(kinds).toContain("orphan_result@0:o");
+    expect(kinds).toContain("duplicate_call_id@1:a");
+    expect(kinds).toContain("empty_call_id@1:");
+    expect(kinds).toContain("displaced_result@3:b");
+    expect(kinds).toContain("missing_result@1:a");
+  });
+});
+
+function texts3(messages: readonly Message[]): string[] {
+  return messages.filter((m) => m.role === "tool").map(text);
+}

@@ -1,0 +1,63 @@
+// The three backends behind one factory, so the conformance suite runs unchanged against each.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createMemoryStore, openJsonlStore, openSqliteStore, type Durability, type Store } from "../../../src/store/index.js";
+
+export interface Backend {
+  readonly name: "memory" | "jsonl" | "sqlite";
+  readonly durable: boolean;
+  /** A fresh, empty session. */
+  fresh(): Promise<Session>;
+}
+
+export interface Session {
+  store: Store;
+  /** Close (if still open) and open the same session again. Memory sessions cannot. */
+  reopen(): Promise<Store>;
+  readonly path: string;
+}
+
+const dirs: string[] = [];
+export function tempDir(prefix = "spool-store-"): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+export function removeTempDirs(): void {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+function durableSession(open: (path: string) => Promise<Store>, file: string): () => Promise<Session> {
+  return async () => {
+    const path = join(tempDir(), file);
+    const s: Session = {
+      path,
+      store: await open(path),
+      async reopen() {
+        await s.store.close();
+        s.store = await open(path);
+        return s.store;
+      },
+    };
+    return s;
+  };
+}
+
+export function backends(durability: Durability = "process"): Backend[] {
+  return [
+    {
+      name: "memory",
+      durable: false,
+      async fresh() {
+        return {
+          path: ":memory:",
+          store: createMemoryStore(),
+          reopen: () => Promise.reject(new Error("memory sessions cannot reopen")),
+        };
+      },
+    },
+    { name: "jsonl", durable: true, fresh: durableSession((p) => openJsonlStore(p, { durability }), "session.jsonl") },
+    { name: "sqlite", durable: true, fresh: durableSession((p) => openSqliteStore(p, { durability }), "session.sqlite") },
+  ];
+}
