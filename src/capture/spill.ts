@@ -17,6 +17,9 @@ export function validateSpill(spill: SpillOptions): void {
   if (hwm !== undefined && (!Number.isInteger(hwm) || hwm <= 0)) {
     throw new InvalidOptionsError(`spill.highWaterMark must be a positive integer, got ${JSON.stringify(hwm)}`);
   }
+  if (spill.subdir !== undefined && spill.subdir !== "" && !SAFE_ID.test(spill.subdir)) {
+    throw new InvalidOptionsError(`spill.subdir ${JSON.stringify(spill.subdir)} must be one plain folder name`);
+  }
   if (spill.id !== undefined && !SAFE_ID.test(spill.id)) {
     throw new InvalidOptionsError(
       `spill.id ${JSON.stringify(spill.id)} must be 1–128 characters of letters, digits, "_", "-" and "." (not first)`,
@@ -49,7 +52,7 @@ export class SpillWriter {
 
   /** Throws SpillError when the directory or file cannot be created. */
   static create(spill: SpillOptions, onError: (error: SpillError) => void): SpillWriter {
-    const dir = join(spill.dir, "spill");
+    const dir = join(spill.dir, spill.subdir ?? "spill");
     const stem = spill.id ?? `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
     let path = join(dir, `${stem}.log`);
     try {

@@ -61,8 +61,10 @@ export type CaptureUpdate =
   | { readonly kind: "metadata"; readonly metadata: CaptureMetadata };
 
 export interface SpillOptions {
-  /** The spill file is `<dir>/spill/<id>.log`; `dir` is usually the session directory. */
+  /** The spill file is `<dir>/<subdir>/<id>.log`; `dir` is usually the session directory. */
   readonly dir: string;
+  /** Default "spill"; "" puts the files directly in `dir`. */
+  readonly subdir?: string;
   /** File stem, e.g. the tool call id. Default: a random id. Never overwrites: a taken name gets `-2`, `-3`, … */
   readonly id?: string;
   /** Bytes buffered for the disk before the process's pipes are paused. Default 8 MiB. */

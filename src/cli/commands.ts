@@ -2,6 +2,7 @@
 import { compactCommand } from "./compact.js";
 import { foldCommand } from "./fold.js";
 import { recallCommand } from "./recall.js";
+import { runCommand } from "./run.js";
 
 export interface Command {
   readonly name: string;
@@ -9,4 +10,4 @@ export interface Command {
   run(args: readonly string[]): Promise<number>;
 }
 
-export const commands: readonly Command[] = [compactCommand, recallCommand, foldCommand];
+export const commands: readonly Command[] = [compactCommand, recallCommand, foldCommand, runCommand];
