@@ -216,80 +216,87 @@ async function run(args: readonly string[]): Promise<number> {
     process.stderr.write(`spool: viewer at ${viewer.pageUrl}\n`);
   }
 
-  const live = a.quiet ? undefined : createLiveDisplay(process.stderr);
-  let state: ToolOutputState | undefined;
-  harness.on((e) => {
-    if (e.type !== "tool_update") return;
-    state = applyImmutable(state, e.ops);
-    live?.update(e.ops, state);
-  });
-  // The command has its own process group, so a terminal's Ctrl-C reaches only spool: pass it on.
-  const abort = new AbortController();
-  const onSignal = (): void => abort.abort();
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  let text: string;
+  // Whatever happens below, a viewer we started must not keep the process alive.
   try {
-    const [result] = await harness.runTools(`op-${seq}`, [
-      { toolCallId: `call-${seq}`, toolName: "bash", args: { command: a.command, ...(a.timeoutMs !== undefined ? { timeout: a.timeoutMs / 1000 } : {}) } },
-    ], { signal: abort.signal });
-    const first = result!.content[0];
-    text = first && first.type === "text" ? first.text : "";
-  } finally {
-    live?.stop();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  }
-  const d = state?.details ?? {};
-  const exitCode = typeof d.exitCode === "number" ? d.exitCode : 1;
-  const status = d.aborted ? "interrupted" : exitCode === 0 ? "succeeded" : "failed";
-  const end: RunInfo = {
-    ...info,
-    endedAt: new Date().toISOString(),
-    status,
-    exitCode,
-    ...(state ? { truncation: state.truncation, details: state.details } : {}),
-  };
-  await store.commit([setValue(RUN_INFO, end)]);
-  await store.close();
-  const spillPath = typeof d.spillPath === "string" ? relative(process.cwd(), d.spillPath) || d.spillPath : null;
-  const sessionPath = relative(process.cwd(), session.dir) || session.dir;
-  if (a.json) {
-    process.stdout.write(
-      JSON.stringify({
-        exitCode,
-        signal: d.signal ?? null,
-        timedOut: d.timedOut === true,
-        aborted: d.aborted === true,
-        binary: d.binary === true,
-        text: state?.content[0].text ?? "",
-        truncation: state?.truncation,
-        spillPath,
-        session: { id: session.id, dir: sessionPath },
-      }) + "\n",
-    );
-  } else {
-    process.stdout.write(formatResult(text, state, exitCode, a.timeoutMs) + `Session: ${sessionPath}\n`);
-  }
-
-  if (viewer && sessionState && listState) {
-    sessionState.mutate((v) => {
-      v.status = status;
-      v.exitCode = exitCode;
-      v.endedAt = end.endedAt;
-      v.transcript = harness.transcript();
+    const live = a.quiet ? undefined : createLiveDisplay(process.stderr);
+    let state: ToolOutputState | undefined;
+    harness.on((e) => {
+      if (e.type !== "tool_update") return;
+      state = applyImmutable(state, e.ops);
+      live?.update(e.ops, state);
     });
-    listState.mutate((l) => void (l.sessions[0] = summary()));
-    if (!a.exit) {
-      process.stderr.write(`spool: still serving ${viewer.pageUrl} — press Ctrl-C to stop\n`);
-      await new Promise<void>((resolve) => {
-        process.once("SIGINT", resolve);
-        process.once("SIGTERM", resolve);
-      });
+    // The command has its own process group, so a terminal's Ctrl-C reaches only spool: pass it on.
+    const abort = new AbortController();
+    const onSignal = (): void => abort.abort();
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    let text: string;
+    try {
+      const [result] = await harness.runTools(`op-${seq}`, [
+        { toolCallId: `call-${seq}`, toolName: "bash", args: { command: a.command, ...(a.timeoutMs !== undefined ? { timeout: a.timeoutMs / 1000 } : {}) } },
+      ], { signal: abort.signal });
+      const first = result!.content[0];
+      text = first && first.type === "text" ? first.text : "";
+    } finally {
+      live?.stop();
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
     }
-    await viewer.close();
+    const d = state?.details ?? {};
+    const exitCode = typeof d.exitCode === "number" ? d.exitCode : 1;
+    const status = d.aborted ? "interrupted" : exitCode === 0 ? "succeeded" : "failed";
+    const end: RunInfo = {
+      ...info,
+      endedAt: new Date().toISOString(),
+      status,
+      exitCode,
+      ...(state ? { truncation: state.truncation, details: state.details } : {}),
+    };
+    await store.commit([setValue(RUN_INFO, end)]);
+    const transcript = viewer ? harness.transcript() : [];
+    await store.close();
+    const spillPath = typeof d.spillPath === "string" ? relative(process.cwd(), d.spillPath) || d.spillPath : null;
+    const sessionPath = relative(process.cwd(), session.dir) || session.dir;
+    if (a.json) {
+      process.stdout.write(
+        JSON.stringify({
+          exitCode,
+          signal: d.signal ?? null,
+          timedOut: d.timedOut === true,
+          aborted: d.aborted === true,
+          binary: d.binary === true,
+          text: state?.content[0].text ?? "",
+          truncation: state?.truncation,
+          spillPath,
+          session: { id: session.id, dir: sessionPath },
+        }) + "\n",
+      );
+    } else {
+      process.stdout.write(formatResult(text, state, exitCode, a.timeoutMs) + `Session: ${sessionPath}\n`);
+    }
+
+    if (viewer && sessionState && listState) {
+      sessionState.mutate((v) => {
+        v.status = status;
+        v.exitCode = exitCode;
+        v.endedAt = end.endedAt;
+        v.transcript = transcript;
+      });
+      listState.mutate((l) => void (l.sessions[0] = summary()));
+      if (!a.exit) {
+        process.stderr.write(`spool: still serving ${viewer.pageUrl} — press Ctrl-C to stop\n`);
+        await new Promise<void>((resolve) => {
+          process.once("SIGINT", resolve);
+          process.once("SIGTERM", resolve);
+        });
+      }
+      await viewer.close();
+    }
+    return exitCode;
+  } catch (err) {
+    await viewer?.close();
+    throw err;
   }
-  return exitCode;
 }
 
 export const runCommand: Command = {
