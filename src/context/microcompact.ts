@@ -11,6 +11,7 @@ import { detectContentKind } from "./content-kind.js";
 import type { Message, ToolResultMessage, UserMessage } from "./messages.js";
 import { textOf, withText } from "./messages.js";
 import { buildPreview, buildSummary, parseStub, type Origin, type ParsedStub } from "./stubs.js";
+import { normaliseToolName } from "./tool-name.js";
 
 export const DEFAULT_TRUNCATE_TURNS = 2;
 export const DEFAULT_SUMMARIZE_TURNS = 4;
@@ -156,10 +157,6 @@ function compactOne<M extends ToolResultMessage | UserMessage>(
   report.truncated++;
   report.charsSaved += text.length - preview.length;
   return withText(message, preview);
-}
-
-export function normaliseToolName(name: string): string {
-  return name.trim().replace(/^@/, "").toLowerCase();
 }
 
 function positive(value: number | undefined, fallback: number): number {
