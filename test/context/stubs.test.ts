@@ -50,7 +50,7 @@ describe("stubs", () => {
     );
   });
 
-  it("parseStub never throws on arbitrary text, and only a text opening with "[" can parse", () => {
+  it("parseStub never throws on arbitrary text, and only a text opening with a bracket can parse", () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.string().map((s) => `[Old tool result cleared — ${s}`), fc.string().map((s) => `[Partial tool result — ${s}`)), (text) => {
         const parsed = parseStub(text);
