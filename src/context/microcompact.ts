@@ -39,6 +39,12 @@ export interface MicrocompactOptions {
   readonly turn?: number;
   /** Tool names whose results are never compacted; default DEFAULT_PRESERVED_TOOLS. */
   readonly preserveTools?: readonly string[];
+  /**
+   * Act only when this pass frees at least this many chars (default 0). Every change rewrites the
+   * prompt from that message on, so batching small savings keeps provider prompt caches warm
+   * (Anthropic's clear_at_least, OpenCode's 20K prune minimum).
+   */
+  readonly minSavedChars?: number;
 }
 
 export interface MicrocompactReport {
@@ -49,6 +55,8 @@ export interface MicrocompactReport {
   /** Old, large results left alone because they are errors or from write/exec tools. */
   preserved: number;
   errors: string[];
+  /** Chars this pass could have freed but did not, because they were below `minSavedChars`. */
+  deferredChars?: number;
 }
 
 export function emptyMicrocompactReport(): MicrocompactReport {
@@ -102,6 +110,10 @@ export function applyMicrocompact(
       out ??= messages.slice();
       out[i] = next;
     }
+  }
+  if (out !== undefined && report.charsSaved < (options.minSavedChars ?? 0)) {
+    // Archived keys stay archived (harmless, content-addressed); the history is left as it was.
+    return { messages, report: { ...emptyMicrocompactReport(), preserved: report.preserved, deferredChars: report.charsSaved } };
   }
   return { messages: out ?? messages, report };
 }

@@ -24,6 +24,8 @@ export interface PrepareOptions {
   readonly toolCaps?: Readonly<Record<string, number>>;
   readonly preserveTools?: readonly string[];
   readonly turn?: number;
+  /** See MicrocompactOptions.minSavedChars. */
+  readonly minSavedChars?: number;
 }
 
 export interface PrepareReport {
@@ -81,6 +83,7 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
     ...(archive !== undefined ? { archive } : {}),
     ...(options.turn !== undefined ? { turn: options.turn } : {}),
     ...(options.preserveTools !== undefined ? { preserveTools: options.preserveTools } : {}),
+    ...(options.minSavedChars !== undefined ? { minSavedChars: options.minSavedChars } : {}),
   };
   const compacted = applyMicrocompact(budgeted.messages, microOptions);
 
