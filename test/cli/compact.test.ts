@@ -96,6 +96,21 @@ describe("spool compact (built binary)", () => {
     expect(String(out.input[4]!["output"])).toContain("[ERROR:missing_result]");
   });
 
+  it("--turn ages results as of that turn: a fresh 9 KB result is kept now and summarised ten turns on", () => {
+    const chat = [
+      { role: "user", content: "read it" },
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "c1", content: buildLog.slice(0, 9_000) },
+      { role: "assistant", content: "read." },
+    ];
+    const now = spool(["compact", "--workspace", join(cwd, "ws4"), "-"], JSON.stringify(chat));
+    expect(JSON.parse(now.stdout)).toEqual(chat);
+    const later = spool(["compact", "--turn", "10", "--workspace", join(cwd, "ws4"), "-"], JSON.stringify(chat));
+    const out = JSON.parse(later.stdout) as { content: string }[];
+    expect(out[2]!.content).toMatch(/^\[Old tool result cleared — \d+ lines, 9000 chars, text\]/);
+    expect(later.stderr).toContain("1 summarized");
+  });
+
   it("broken JSON is a clear error with exit 2 and no output", () => {
     const file = join(cwd, "broken.json");
     writeFileSync(file, '[{"role": "user", "content": ');
