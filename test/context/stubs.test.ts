@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { headTail, isWellFormed, parseStub } from "../../src/context/index.js";
+import { errorLines } from "../../src/context/error-lines.js";
 import { buildPreview, buildSummary } from "../../src/context/stubs.js";
 
 const key = fc.stringMatching(/^[0-9a-f]{16}$/);
@@ -64,5 +65,26 @@ describe("stubs", () => {
     const summary = buildSummary({ lines: 1, chars: 10, kind: "text" }, { keys: [] });
     expect(parseStub(summary)).toBeDefined();
     expect(parseStub(summary + "\n" + "x".repeat(100_000))).toBeUndefined();
+  });
+});
+
+describe("error lines", () => {
+  it("every listed line is the text's line at that number and lies wholly inside the cut part", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom("ok", "build ERROR here", "FAIL x", "a fatal b", "errors: 2", "fine"), fc.string({ maxLength: 30 })), { maxLength: 60 }), fc.nat(200), fc.nat(200), (rows, a, b) => {
+        const text = rows.join("\n");
+        const from = Math.min(a, text.length);
+        const to = Math.max(from, text.length - b);
+        const firstLine = text.slice(0, from).split("\n").length;
+        const all = text.split("\n");
+        for (const e of errorLines(text, from, to, firstLine, { maxLines: 100, maxLineChars: 1_000 })) {
+          expect(all[e.line - 1]).toBe(e.text);
+          const start = text.split("\n").slice(0, e.line - 1).join("\n").length + (e.line > 1 ? 1 : 0);
+          expect(start).toBeGreaterThanOrEqual(from);
+          expect(start + e.text.length).toBeLessThanOrEqual(to);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
