@@ -84,11 +84,13 @@ export function enforceToolResultBudget(
     const markers = extractKeys(text);
     let origin: Origin;
     let referenced = true;
+    let key: string | undefined;
     if (message.spillPath !== undefined) origin = { keys: markers, path: message.spillPath };
     else if (markers.length > 0) origin = { keys: markers };
     else {
       referenced = false;
       const planned = plannedSave(text, options);
+      key = planned.key;
       origin = planned.path !== undefined ? { keys: [planned.key], path: planned.path } : { keys: [planned.key] };
     }
     // Judge the preview before writing anything: a preview that is not shorter leaves no file behind.
@@ -96,7 +98,7 @@ export function enforceToolResultBudget(
     if (preview === undefined) return false;
     if (!referenced) {
       try {
-        const saved = saveFullText(text, options);
+        const saved = saveFullText(text, options, key);
         if (saved.wrote) {
           if (saved.path !== undefined) report.filesSaved.push(saved.path);
           report.keysSaved.push(saved.key);

@@ -4,7 +4,6 @@
 // the same marker forward and describe the original, never the previous stub.
 // Exempt, as the seed promises and upstream never did: error results (the model needs the exact
 // error) and results of write/exec tools (their output is the evidence of what changed).
-import { archiveKey } from "./archive-key.js";
 import type { ArchiveStore } from "./archive-store.js";
 import { countLines } from "./cut.js";
 import { detectContentKind } from "./content-kind.js";
@@ -51,6 +50,7 @@ export interface MicrocompactReport {
   truncated: number;
   summarized: number;
   charsSaved: number;
+  /** Keys of the texts this pass archived before cutting them. */
   keysArchived: string[];
   /** Old, large results left alone because they are errors or from write/exec tools. */
   preserved: number;
@@ -147,9 +147,8 @@ function compactOne<M extends ToolResultMessage | UserMessage>(
   let origin: Origin = { keys: [] };
   if (levels.archive !== undefined) {
     try {
-      const had = levels.archive.has(archiveKey(text));
       const key = levels.archive.put(text);
-      if (!had) report.keysArchived.push(key);
+      report.keysArchived.push(key);
       origin = { keys: [key] };
     } catch (err) {
       // Never emit a marker that cannot be recalled: keep the text whole instead.
