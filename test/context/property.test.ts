@@ -26,6 +26,8 @@ import { damage, DAMAGES, history } from "./gen.js";
 import { tempDir } from "./helpers.js";
 
 const LONG = process.env["SPOOL_LONG"] === "1";
+/** fast-check runs synchronously; the timeout only has to cover a slow CI machine (or the long run). */
+const TIMEOUT = LONG ? 3_600_000 : 240_000;
 const aiSdkMessages = modelMessageSchema.array();
 const small = { maxResultChars: 4_000, turnBudgetChars: 14_000, microHeadChars: 600, microTailChars: 200, minContent: 1_500 };
 
@@ -122,7 +124,7 @@ describe("prepareHistory properties", () => {
       expect(seen[key] / seen.runs, `share of runs where ${key}`).toBeGreaterThan(0.05);
     }
     expect(seen.recalled).toBeGreaterThan(seen.runs);
-  });
+  }, TIMEOUT);
 
   it("the same holds with a real workspace on disk, and a second pass writes no file", () => {
     const tmp = tempDir();
@@ -136,5 +138,5 @@ describe("prepareHistory properties", () => {
       { numRuns: LONG ? 2_000 : 250 },
     );
     expect(readdirSync(join(ws.dir)).sort()).toEqual(["archive", "results", "spill"]);
-  });
+  }, TIMEOUT);
 });
