@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 
 const bin = new URL("../../dist/cli/main.js", import.meta.url).pathname;
@@ -128,6 +129,26 @@ describe("spool compact (built binary)", () => {
     expect(spool(["compact", "--format", "gemini", "-"], "[]").stderr).toContain('unknown --format "gemini"');
     expect(spool(["compact", "--turn", "soon", "-"], "[]").stderr).toContain("--turn expects a whole number");
     expect(spool(["compact"]).status).toBe(2);
+  });
+
+  it("any input either compacts (exit 0) or is refused with a one-line reason (exit 2), never a stack trace", () => {
+    const ws = join(cwd, "ws-fuzz");
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.array(fc.record({ role: fc.constantFrom("user", "assistant", "tool", "system"), content: fc.oneof(fc.string(), fc.jsonValue()) }), { maxLength: 4 }).map((a) => JSON.stringify(a)),
+        ),
+        (input) => {
+          const r = spool(["compact", "--workspace", ws, "-"], input);
+          expect([0, 2]).toContain(r.status);
+          expect(r.stderr).not.toMatch(/\n\s+at /);
+          if (r.status === 2) expect(r.stdout).toBe("");
+        },
+      ),
+      { numRuns: 25 },
+    );
   });
 
   it("--help prints the usage and the command is listed in spool --help", () => {
