@@ -117,8 +117,8 @@ export class SessionExistsError extends Error {
 
 export class SessionIdError extends Error {
   readonly code = "SPOOL_STORE_SESSION_ID";
-  constructor(id: unknown) {
-    super(`invalid session id ${JSON.stringify(id)}: use 1–128 characters from [A-Za-z0-9._-], not starting with '.' or '-'.`);
+  constructor(id: unknown, rule = "use 1–128 characters from [A-Za-z0-9._-], not starting with '.' or '-'") {
+    super(`invalid session id ${JSON.stringify(id)}: ${rule}.`);
     this.name = "SessionIdError";
   }
 }
