@@ -69,6 +69,8 @@ class JsonlStore implements Store {
   #closing: Promise<void> | undefined;
   #failed: Error | undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** When the oldest not-yet-fsynced commit was written (0: nothing pending). */
+  #dirtySince = 0;
 
   constructor(path: string, options: JsonlStoreOptions, release: () => void) {
     this.#path = path;
@@ -123,7 +125,13 @@ class JsonlStore implements Store {
     this.#state.apply(tx.scope, seq, tx.writes);
     const retired = tx.writes.flatMap((w) => (w.op === "retire" ? [w.scope] : []));
     if (retired.length === 0) {
-      this.#scheduleSync();
+      if (this.#durable) {
+        this.#dirtySince ||= Date.now();
+        // The timer alone is not enough: a caller awaiting commits in a tight loop never lets
+        // timers run, so the interval is also enforced here.
+        if (Date.now() - this.#dirtySince >= this.#syncIntervalMs) await this.#syncAll();
+        else this.#scheduleSync();
+      }
       return { seq };
     }
     // The retirement must be durable before the sidecar goes, or a power cut could lose both.
@@ -153,7 +161,7 @@ class JsonlStore implements Store {
   }
 
   #scheduleSync(): void {
-    if (!this.#durable || this.#timer !== undefined) return;
+    if (this.#timer !== undefined) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#enqueue(() => this.#syncAll()).catch(() => undefined);
@@ -162,6 +170,7 @@ class JsonlStore implements Store {
   }
 
   async #syncAll(): Promise<void> {
+    this.#dirtySince = 0;
     await this.#main.sync();
     for (const f of this.#sidecars.values()) await f.sync();
   }
