@@ -135,7 +135,7 @@ class JsonlStore implements Store {
       return { seq };
     }
     // The retirement must be durable before the sidecar goes, or a power cut could lose both.
-    if (this.#durable) await this.#main.sync();
+    if (this.#durable) await this.#fsync(this.#main);
     for (const id of retired) {
       this.#sidecars.get(id)?.close();
       this.#sidecars.delete(id);
@@ -171,8 +171,18 @@ class JsonlStore implements Store {
 
   async #syncAll(): Promise<void> {
     this.#dirtySince = 0;
-    await this.#main.sync();
-    for (const f of this.#sidecars.values()) await f.sync();
+    await this.#fsync(this.#main);
+    for (const f of this.#sidecars.values()) await this.#fsync(f);
+  }
+
+  /** After a failed fsync the kernel may have dropped the dirty pages: stop writing rather than guess. */
+  async #fsync(f: AppendFile): Promise<void> {
+    try {
+      await f.sync();
+    } catch (e) {
+      this.#failed = new StoreFailedError(f.path, e);
+      throw this.#failed;
+    }
   }
 
   #checkOpen(what: string): void {
