@@ -80,6 +80,17 @@ describe("cleaning", () => {
     expect(run([face.subarray(0, 1), face.subarray(1, 3), face.subarray(3)]).text).toBe("😀");
   });
 
+  it("non-ASCII text split at every byte offset, with invalid bytes, gives the same view", () => {
+    const text = Buffer.concat([enc("déjà vu → λ 😀 µs\nline two €\n"), Buffer.from([0xe2, 0x82, 0x0a, 0xf0, 0x9f]), enc("x😀\n")]);
+    const whole = run([text]);
+    for (let i = 0; i <= text.length; i++) {
+      for (const j of [i, Math.min(text.length, i + 1), Math.min(text.length, i + 2)]) {
+        expect(run([text.subarray(0, i), text.subarray(i, j), text.subarray(j)])).toEqual(whole);
+      }
+    }
+    expect(whole.text).toBe("déjà vu → λ 😀 µs\nline two €\n\ufffd\n\ufffdx😀\n");
+  });
+
   it("a 2 MB single line is cut to maxLineBytes with a marker saying how much was cut", () => {
     const long = "x".repeat(2 * 1024 * 1024);
     const chunks: string[] = ["before\n"];
