@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { SpillError, exec } from "../../src/capture/index.js";
+import { SpillError, applyUpdate, exec, type CaptureView } from "../../src/capture/index.js";
 
 const work = mkdtempSync(join(tmpdir(), "spool-spill-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -62,8 +62,14 @@ describe("spill behaviour", () => {
     mkdirSync(dir);
     writeFileSync(join(dir, "spill"), "a file where the spill directory should be");
     const started = Date.now();
-    const err = await exec("seq 1 100000; sleep 30", { capture: { spill: { dir } } }).catch((e: unknown) => e);
+    let folded: CaptureView | undefined;
+    const err = await exec("seq 1 100000; sleep 30", {
+      capture: { spill: { dir } },
+      onUpdate: (u) => (folded = applyUpdate(folded, u)),
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SpillError);
+    // The latest bounded state is force-published before the failure settles.
+    expect(folded).toEqual((err as SpillError).view);
     expect((err as SpillError).code).toBe("SPOOL_CAPTURE_SPILL");
     expect((err as SpillError).message).toContain("could not preserve complete output");
     expect((err as SpillError).view?.truncation.truncated).toBe(true);
