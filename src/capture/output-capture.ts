@@ -19,6 +19,8 @@ const ESC = 0x1b;
 const CR = 0x0d;
 const BS = 0x08;
 const NL = 0x0a;
+/** Carriage return or backspace: the line assembler has to replay them. */
+const FRAMING = /[\r\b]/;
 
 /** Continuation bytes (10xxxxxx) at the start of `buf`, up to 3 (the most a character can need). */
 function leadingContinuations(buf: Buffer): number {
@@ -138,7 +140,22 @@ export class OutputCapture {
   private pushText(text: string): void {
     if (text === "") return;
     const stripped = !this.ansi.holding && !text.includes("\x1b") ? text : this.ansi.push(text);
-    this.commitText(this.lines.push(stripped));
+    // Coloured output without progress frames is plain once stripped: commit its lines in bulk.
+    if (this.lines.canTakePlain && !FRAMING.test(stripped)) this.pushPlainText(stripped);
+    else this.commitText(this.lines.push(stripped));
+  }
+
+  private pushPlainText(text: string): void {
+    const first = text.indexOf("\n");
+    if (first === -1) {
+      this.lines.appendOpen(text);
+      return;
+    }
+    this.lines.appendOpen(text.slice(0, first));
+    this.commitText(this.lines.takeLine(), 1);
+    const last = text.lastIndexOf("\n");
+    if (last > first) this.commitLines(Buffer.from(text.slice(first + 1, last + 1), "utf8"));
+    if (last + 1 < text.length) this.lines.appendOpen(text.slice(last + 1));
   }
 
   private pushPlain(chunk: Buffer): void {
