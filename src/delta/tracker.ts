@@ -36,6 +36,8 @@ const DEFAULT_OVERLAP_SCAN = 65_536;
 // Past this many live pending entries or trie nodes the window becomes one base: it bounds the
 // metadata a long structural burst (5000 × set/shift/push) can pile up before a flush.
 const MAX_PENDING = 4096;
+/** Link version meaning "keys not computed yet": the next lookup scans the parent. */
+const UNKNOWN = -1;
 const MUTATORS = new Set(["push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin"]);
 
 interface Link {
@@ -63,6 +65,20 @@ function describe(v: unknown): string {
   return name ? `a ${name}` : "a non-plain object";
 }
 
+/** Why a primitive is not JSON, or undefined when it is. */
+function notJson(v: unknown): string | undefined {
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return undefined;
+    case "number":
+      return Number.isFinite(v) ? undefined : `the number ${String(v)}`;
+    case "object":
+      if (v === null) return undefined;
+  }
+  return describe(v);
+}
+
 /** Canonical array index from a property key, or -1. */
 function toIndex(key: string): number {
   const c = key.charCodeAt(0);
@@ -87,14 +103,22 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   let flushed = false;
   let dirty = true;
 
+  // Every adopted container is `placed` under the parent that first held it (null for the root): one
+  // WeakMap entry, no allocation. The full Meta (proxy, links) is made only when the object is proxied
+  // or placed a second time, so a pushed item that is never touched again costs little (a Meta per
+  // push was a third of W3's time, most of it GC).
+  const placed = new WeakMap<object, Container | null>();
   const metaOf = (raw: object): Meta => {
     let m = metas.get(raw);
     if (!m) {
       m = { proxy: undefined, links: [], version: 0 };
       metas.set(raw, m);
+      const first = placed.get(raw);
+      if (first) m.links.push({ parent: first, keys: [], version: UNKNOWN });
     }
     return m;
   };
+  const isTracked = (raw: object): boolean => placed.has(raw) || metas.has(raw);
 
   const unwrap = (v: unknown): unknown => (typeof v === "object" && v !== null ? (raws.get(v) ?? v) : v);
 
@@ -123,11 +147,21 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       link.keys = link.keys.filter((k) => parent[k as number] === child);
       return link.keys;
     }
+    if (link.version === UNKNOWN) {
+      link.version = 0;
+      link.keys = Object.keys(parent).filter((k) => (parent as Record<string, unknown>)[k] === child);
+      return link.keys;
+    }
     link.keys = link.keys.filter((k) => Object.hasOwn(parent, k) && (parent as Record<string, unknown>)[k as string] === child);
     return link.keys;
   };
 
   const addLink = (child: object, parent: Container, key: Seg): void => {
+    if (!metas.has(child) && !placed.has(child)) {
+      placed.set(child, parent);
+      return;
+    }
+    // Placed before: an alias or a move. From now on its positions are tracked in full.
     const m = metaOf(child);
     const version = Array.isArray(parent) ? metaOf(parent).version : 0;
     for (const link of m.links) {
@@ -141,8 +175,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   /** Every current path of a tracked container (fresh arrays the caller may extend). Empty when detached. */
   const pathsOf = (raw: object): Seg[][] => {
     if (raw === root) return [[]];
-    const m = metas.get(raw);
-    if (!m) return [];
+    if (!isTracked(raw)) return [];
+    const m = metaOf(raw);
     const out: Seg[][] = [];
     let dead = false;
     for (const link of m.links) {
@@ -166,8 +200,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     const visit = (o: object): void => {
       if (out.has(o)) return;
       out.add(o);
-      const m = metas.get(o);
-      if (!m || o === root) return;
+      if (o === root || !isTracked(o)) return;
+      const m = metaOf(o);
       for (const link of m.links) if (liveKeys(link, o).length > 0) visit(link.parent);
     };
     visit(raw);
@@ -176,89 +210,89 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   // ---- adoption: JSON check, unwrapping, links ---------------------------------------------------
 
+  // Adoption state, reused across calls: a push of a small object must not allocate a Set, a closure
+  // and a path array per property (that showed as a third of W3's time, in GC).
+  const onStack = new Set<object>();
+  const at: Seg[] = [];
+  let adoptParent: Container | null = null;
+  let ancestors: Set<object> | undefined;
+
+  const reject = (what: string, key?: Seg): never => {
+    throw new NotJsonError(key === undefined ? [...at] : [...at, key], what);
+  };
+
+  const checkChild = (node: Container, key: Seg, c: unknown): void => {
+    const raw = unwrap(c);
+    if (raw !== c) defineData(node, key, raw);
+    if (isContainer(raw)) {
+      at.push(key);
+      walk(raw);
+      at.pop();
+      addLink(raw, node, key);
+    } else {
+      const bad = notJson(raw);
+      if (bad) reject(bad, key);
+    }
+  };
+
+  const walk = (node: Container): void => {
+    if (onStack.has(node)) reject("a cycle");
+    if (isTracked(node)) {
+      // Already tracked: its subtree was checked when it was adopted. It only has to stay acyclic here.
+      if (adoptParent) {
+        ancestors ??= ancestorsOf(adoptParent);
+        if (ancestors.has(node)) reject("a cycle (the value contains the object it is being put into)");
+      }
+      return;
+    }
+    if (!Object.isExtensible(node)) reject("a frozen or non-extensible object");
+    onStack.add(node);
+    if (Array.isArray(node)) {
+      // A dense array without extra properties has exactly its indices plus "length" as own keys.
+      if (Reflect.ownKeys(node).length !== node.length + 1) reject("a sparse array or an array with extra properties");
+      for (let i = 0; i < node.length; i++) {
+        const desc = Object.getOwnPropertyDescriptor(node, i)!;
+        if (!("value" in desc)) reject("an accessor property", i);
+        if (desc.value === undefined) reject("an undefined array element (use null)", i);
+        checkChild(node, i, desc.value);
+      }
+    } else {
+      const proto = Object.getPrototypeOf(node);
+      if (proto !== Object.prototype && proto !== null) reject(describe(node));
+      const keys = Object.keys(node);
+      // Symbol keys and non-enumerable properties would not replicate: every own key must be an enumerable string.
+      if (Reflect.ownKeys(node).length !== keys.length) reject("an object with symbol keys or non-enumerable properties");
+      for (const k of keys) {
+        const desc = Object.getOwnPropertyDescriptor(node, k)!;
+        if (!("value" in desc)) reject("an accessor (getter/setter) property", k);
+        if (desc.value !== undefined) checkChild(node, k, desc.value);
+      }
+    }
+    onStack.delete(node);
+  };
+
   /**
    * Check that `value` is plain JSON and can live under `parent` without a cycle, replace nested
    * proxies by their raw objects, and register links for every container in it. Returns the raw value.
    */
-  const adopt = (value: unknown, parent: Container | null, at: Seg[]): unknown => {
+  const adopt = (value: unknown, parent: Container | null, key: Seg | undefined): unknown => {
     const v = unwrap(value);
     if (!isContainer(v)) {
-      checkPrimitive(v, at);
+      const bad = notJson(v);
+      if (bad) throw new NotJsonError(key === undefined ? [] : [key], bad);
       return v;
     }
-    let ancestors: Set<object> | undefined;
-    const stack = new Set<object>();
-    const walk = (node: Container, path: Seg[]): void => {
-      if (stack.has(node)) throw new NotJsonError(path, "a cycle");
-      if (metas.has(node)) {
-        // Already tracked: its subtree was checked when it was adopted. It only has to stay acyclic here.
-        if (parent) {
-          ancestors ??= ancestorsOf(parent);
-          if (ancestors.has(node)) throw new NotJsonError(path, "a cycle (the value contains the object it is being put into)");
-        }
-        return;
-      }
-      if (!Object.isExtensible(node)) throw new NotJsonError(path, "a frozen or non-extensible object");
-      if (Object.getOwnPropertySymbols(node).length > 0) throw new NotJsonError(path, "an object with symbol keys");
-      stack.add(node);
-      if (Array.isArray(node)) {
-        const names = Object.getOwnPropertyNames(node);
-        if (names.length !== node.length + 1) throw new NotJsonError(path, "a sparse array or an array with extra properties");
-        for (let i = 0; i < node.length; i++) {
-          const desc = Object.getOwnPropertyDescriptor(node, i);
-          if (!desc || !("value" in desc)) throw new NotJsonError([...path, i], "an accessor property or a hole");
-          let c = desc.value as unknown;
-          if (c === undefined) throw new NotJsonError([...path, i], "an undefined array element (use null)");
-          const raw = unwrap(c);
-          if (raw !== c) {
-            defineData(node, i, raw);
-            c = raw;
-          }
-          if (isContainer(c)) {
-            walk(c, [...path, i]);
-            addLink(c, node, i);
-          } else checkPrimitive(c, [...path, i]);
-        }
-      } else {
-        const proto = Object.getPrototypeOf(node);
-        if (proto !== Object.prototype && proto !== null) throw new NotJsonError(path, describe(node));
-        for (const k of Object.getOwnPropertyNames(node)) {
-          const desc = Object.getOwnPropertyDescriptor(node, k)!;
-          if (!desc.enumerable) throw new NotJsonError([...path, k], "a non-enumerable property");
-          if (!("value" in desc)) throw new NotJsonError([...path, k], "an accessor (getter/setter) property");
-          let c = desc.value as unknown;
-          if (c === undefined) continue;
-          const raw = unwrap(c);
-          if (raw !== c) {
-            defineData(node, k, raw);
-            c = raw;
-          }
-          if (isContainer(c)) {
-            walk(c, [...path, k]);
-            addLink(c, node, k);
-          } else checkPrimitive(c, [...path, k]);
-        }
-      }
-      stack.delete(node);
-      metaOf(node);
-    };
-    walk(v, at);
-    return v;
-  };
-
-  const checkPrimitive = (v: unknown, at: Seg[]): void => {
-    switch (typeof v) {
-      case "string":
-      case "boolean":
-        return;
-      case "number":
-        if (!Number.isFinite(v)) throw new NotJsonError(at, `the number ${String(v)}`);
-        return;
-      case "object":
-        if (v === null) return;
-        break;
+    adoptParent = parent;
+    if (key !== undefined) at.push(key);
+    try {
+      walk(v);
+    } finally {
+      onStack.clear();
+      at.length = 0;
+      adoptParent = null;
+      ancestors = undefined;
     }
-    throw new NotJsonError(at, describe(v));
+    return v;
   };
 
   // ---- recording -------------------------------------------------------------------------------
@@ -339,7 +373,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   // ---- object writes -----------------------------------------------------------------------------
 
   const checkKey = (key: string | symbol): string => {
-    if (typeof key === "symbol") throw new TypeError("tracked state cannot have symbol keys: they are not JSON");
+    if (typeof key === "symbol") throw new NotJsonError([], `a symbol key (${String(key)})`);
     if (RESERVED_SEGMENTS.has(key)) throw new UnsafePathError(key, "reserved segments cannot be written through the tracker");
     return key;
   };
@@ -349,7 +383,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     const had = Object.hasOwn(t, key);
     const old = had ? t[key] : undefined;
     if (value === undefined) return deleteProperty(t, key);
-    const v = adopt(value, t, [key]);
+    const v = adopt(value, t, key);
     // Equal strings of equal length would be compared char by char (and a cons string flattened) only
     // to find a no-op that the flush-time diff finds anyway.
     if (had && old === v && typeof v !== "string") return true;
@@ -413,7 +447,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     const len = t.length;
     const items = rawItems.map((item, j) => {
       if (item === undefined) throw new NotJsonError([index + j], "an undefined array element (use null)");
-      return adopt(item, t, [index + j]);
+      return adopt(item, t, index + j);
     });
     if (remove === 0 && items.length === 0) return [];
     const paths = pathsOf(t);
@@ -450,7 +484,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     }
     dirty = true;
     const old = t[i];
-    const v = adopt(value, t, [i]);
+    const v = adopt(value, t, i);
     if (old === v) return true;
     const paths = pathsOf(t);
     if (!forceBase) {
@@ -528,7 +562,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       const t = rawArray(this);
       dirty = true;
       if (value === undefined) throw new NotJsonError([], "an undefined array element (use null)");
-      const v = adopt(value, t, []);
+      const v = adopt(value, t, undefined);
       t.fill(v, start as number | undefined, end as number | undefined);
       metaOf(t).version++;
       if (isContainer(v)) for (let i = 0; i < t.length; i++) if (t[i] === v) addLink(v, t, i);
@@ -556,7 +590,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       return (t as unknown as Record<symbol, unknown>)[key];
     },
     set(t, key, value) {
-      if (typeof key === "symbol") throw new TypeError("tracked arrays cannot have symbol keys");
+      if (typeof key === "symbol") throw new NotJsonError([], `a symbol key (${String(key)}) on an array`);
       if (key === "length") return setLength(t, value);
       const i = toIndex(key);
       if (i < 0) throw new TypeError(`cannot set property ${JSON.stringify(key)} on a tracked array: arrays carry only elements`);
@@ -575,7 +609,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   const setRoot = (value: unknown): void => {
     const raw = unwrap(value);
     if (!isContainer(raw)) throw new TypeError(`tracked state must be an object or array, got ${raw === null ? "null" : typeof raw}`);
-    adopt(raw, null, []);
+    adopt(raw, null, undefined);
+    if (!isTracked(raw)) placed.set(raw, null);
     root = raw;
   };
 

@@ -1,3 +1,12 @@
-// spool/harness — running tool calls end to end, harness events, the lane view, the replicated-state
-// host and the built-in tools. It may import every layer below it; nothing below imports it.
+// spool/harness — running tool calls end to end (events, durable output in ephemeral scopes, settlement
+// with the transcript, crash recovery and seeded replay), the lane view, the replicated-state host and
+// the built-in tools (bash, read, recall). It may import every layer below it; nothing below imports it.
+export { createHarness, readDurableOutput, readTranscript, operationScope, outputList, TRANSCRIPT } from "./harness.js";
+export type { Harness, HarnessOptions, OpenOperation, RecoveredCall, RecoveredOperation } from "./harness.js";
+export { HarnessError, type ToolCall, type ToolContext, type ToolDefinition } from "./tool.js";
+export type { HarnessEvent, HarnessListener } from "./events.js";
+export { reduceLane, emptyLane, type LaneView, type LaneTool } from "./lane.js";
 export { createStateHost, StateError, type MutableState, type StateHost, type BatchListener } from "./state.js";
+export { createBashTool, type BashArgs, type BashToolOptions } from "./tools/bash.js";
+export { createReadTool, type ReadArgs } from "./tools/read.js";
+export { createRecallTool, type RecallArgs } from "./tools/recall.js";

@@ -1,0 +1,307 @@
+// Running tool calls end to end. Per call: tool_start (identity), tool_update batches (the first is a
+// base), tool_end (no content). Each flushed batch also goes, encoded by the call's own durable encoder,
+// into a list in the operation's ephemeral scope, tagged "base" for base batches. When every call of
+// the operation has ended, the results are appended to the transcript and the scope is retired in the
+// same transaction, so the main log holds the transcript and the sidecar disappears.
+//
+// After a crash, recover() reads each unsettled call's list backwards to its last base and folds
+// forward; resume() re-runs replay-safe tools with their sink *seeded* from that state (deleting it
+// would lose memoised work's output and spill a second file) and settles the rest as interrupted.
+import { apply, decoder, encoder, type Op, type WireOp } from "../delta/index.js";
+import type { ContentPart, ToolResultMessage, Workspace } from "../context/index.js";
+import { createToolOutput, type ToolOutput, type ToolOutputState } from "../output/index.js";
+import {
+  appendList,
+  ephemeralScope,
+  list,
+  retireScope,
+  setValue,
+  value,
+  type EphemeralScope,
+  type Store,
+  type ValueList,
+  type Write,
+} from "../store/index.js";
+import type { HarnessEvent, HarnessListener } from "./events.js";
+import { HarnessError, type ToolCall, type ToolContext, type ToolDefinition } from "./tool.js";
+
+export interface HarnessOptions {
+  readonly store: Store;
+  readonly workspace: Workspace;
+  // Tools are heterogeneous in their argument types; the harness only passes arguments through.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly tools: readonly ToolDefinition<any>[];
+  /** Base batch every N durable flushes (default 50): recovery replays at most N batches. */
+  readonly rebaseEvery?: number;
+  /** Live pacing of tool_update (default 100 ms / 100 KiB/s). */
+  readonly minIntervalMs?: number;
+  readonly targetBytesPerSecond?: number;
+}
+
+export interface OpenOperation {
+  readonly startedAt: string;
+  readonly calls: readonly ToolCall[];
+}
+
+export interface RecoveredCall extends ToolCall {
+  /** The call's output as of its last durable flush; undefined when it never flushed. */
+  readonly output: ToolOutputState | undefined;
+  /** Durable batches replayed to rebuild it (bounded by the rebase policy). */
+  readonly replayed: number;
+}
+
+export interface RecoveredOperation {
+  readonly operationId: string;
+  readonly startedAt: string;
+  readonly calls: readonly RecoveredCall[];
+}
+
+export interface Harness {
+  on(listener: HarnessListener): () => void;
+  /** Run the calls concurrently; resolves with their results once the operation has settled. */
+  runTools(operationId: string, calls: readonly ToolCall[], options?: { signal?: AbortSignal }): Promise<ToolResultMessage[]>;
+  /** Operations that started but never settled (a crash), with each call's last durable output. */
+  recover(): RecoveredOperation[];
+  /** Finish an unsettled operation: replay-safe calls run again on a seeded sink; others settle as interrupted. */
+  resume(operationId: string, options?: { signal?: AbortSignal }): Promise<ToolResultMessage[]>;
+  /** The transcript: every settled tool result, in order. */
+  transcript(): ToolResultMessage[];
+}
+
+const OPEN = value<Record<string, OpenOperation>>("harness", "operations");
+export const TRANSCRIPT = list<ToolResultMessage>("transcript");
+
+export const operationScope = (operationId: string): EphemeralScope => ephemeralScope(`op:${operationId}`);
+export const outputList = (operationId: string, toolCallId: string): ValueList<WireOp[], EphemeralScope> =>
+  list<WireOp[]>("tool_output", `${operationId}:${toolCallId}`, operationScope(operationId));
+const memoValue = (operationId: string, toolCallId: string, name: string) =>
+  value<unknown>("tool_memo", `${operationId}:${toolCallId}:${name}`, operationScope(operationId));
+
+/** Fold a call's durable list: read backwards to the last base, then apply forward. */
+export function readDurableOutput(store: Pick<Store, "readList">, operationId: string, toolCallId: string): { output: ToolOutputState | undefined; replayed: number } {
+  const address = outputList(operationId, toolCallId);
+  const batches: WireOp[][] = [];
+  let cursor: number | undefined;
+  for (;;) {
+    const page = store.readList(address, { order: "desc", stopAtTag: "base", ...(cursor !== undefined ? { cursor } : {}) });
+    for (const el of page.elements) batches.push(el.value);
+    if (page.elements.some((el) => el.tag === "base") || page.cursor === undefined) break;
+    cursor = page.cursor;
+  }
+  if (batches.length === 0) return { output: undefined, replayed: 0 };
+  batches.reverse();
+  const dec = decoder();
+  let state: ToolOutputState | undefined;
+  for (const wire of batches) state = apply(state, dec.decode(wire));
+  return { output: state, replayed: batches.length };
+}
+
+/** Every settled tool result of a session, in order. */
+export function readTranscript(store: Pick<Store, "readList">): ToolResultMessage[] {
+  const out: ToolResultMessage[] = [];
+  let cursor: number | undefined;
+  for (;;) {
+    const page = store.readList(TRANSCRIPT, cursor !== undefined ? { cursor } : {});
+    for (const el of page.elements) out.push(el.value);
+    if (page.cursor === undefined) return out;
+    cursor = page.cursor;
+  }
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  return String(err);
+}
+
+function resultOf(call: ToolCall, state: Readonly<ToolOutputState>, isError: boolean): ToolResultMessage {
+  const content: ContentPart[] = [{ type: "text", text: state.content[0].text }];
+  for (const block of state.content.slice(1)) {
+    if (block.type === "image") content.push({ type: "image", mediaType: block.mimeType, data: block.data });
+  }
+  const spill = state.details["spillPath"];
+  return {
+    role: "tool",
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    isError,
+    content,
+    ...(typeof spill === "string" ? { spillPath: spill } : {}),
+  };
+}
+
+function checkCalls(calls: readonly ToolCall[]): void {
+  const seen = new Set<string>();
+  for (const c of calls) {
+    if (typeof c?.toolCallId !== "string" || c.toolCallId.length === 0) {
+      throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `every call needs a non-empty string toolCallId, got ${JSON.stringify(c?.toolCallId)}`);
+    }
+    if (typeof c.toolName !== "string" || c.toolName.length === 0) {
+      throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `call ${c.toolCallId} needs a non-empty string toolName`);
+    }
+    if (seen.has(c.toolCallId)) throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `duplicate toolCallId ${c.toolCallId} in one operation`);
+    seen.add(c.toolCallId);
+  }
+}
+
+export function createHarness(options: HarnessOptions): Harness {
+  const { store, workspace } = options;
+  const tools = new Map<string, ToolDefinition<unknown>>();
+  for (const t of options.tools) {
+    if (tools.has(t.name)) throw new HarnessError("SPOOL_HARNESS_DUPLICATE_TOOL", `two tools are named "${t.name}"; tool names must be unique`);
+    tools.set(t.name, t as ToolDefinition<unknown>);
+  }
+  const listeners = new Set<HarnessListener>();
+  const emit = (event: HarnessEvent): void => {
+    for (const l of [...listeners]) l(event);
+  };
+  const open: Record<string, OpenOperation> = { ...(store.get(OPEN) ?? {}) };
+
+  const runCall = async (operationId: string, call: ToolCall, signal: AbortSignal, seed: ToolOutputState | undefined): Promise<ToolResultMessage> => {
+    const tool = tools.get(call.toolName);
+    const address = outputList(operationId, call.toolCallId);
+    const enc = encoder();
+    let chain: Promise<void> = Promise.resolve();
+    let durableError: unknown;
+    // One chain per call keeps its checkpoints in flush order (monotonic by construction). After a
+    // failure nothing more is written, so the durable list never skips a batch.
+    const persist = (writes: readonly Write<EphemeralScope>[]): Promise<void> => {
+      chain = chain.then(async () => {
+        if (durableError !== undefined) return;
+        try {
+          await store.commit(writes);
+        } catch (err) {
+          durableError = err;
+        }
+      });
+      return chain;
+    };
+    const durable = (ops: readonly Op[], base: boolean): void => {
+      void persist([appendList(address, enc.encode(ops), base ? "base" : undefined)]);
+    };
+
+    emit({ type: "tool_start", operationId, toolCallId: call.toolCallId, toolName: call.toolName, args: call.args });
+    const out: ToolOutput = createToolOutput({
+      ...(tool?.output?.retain !== undefined ? { retain: tool.output.retain } : {}),
+      ...(tool?.output?.maxBytes !== undefined ? { maxBytes: tool.output.maxBytes } : {}),
+      ...(tool?.output?.maxLines !== undefined ? { maxLines: tool.output.maxLines } : {}),
+      ...(seed ? { initial: seed } : {}),
+      ...(options.rebaseEvery !== undefined ? { rebaseEvery: options.rebaseEvery } : {}),
+      ...(options.minIntervalMs !== undefined ? { minIntervalMs: options.minIntervalMs } : {}),
+      ...(options.targetBytesPerSecond !== undefined ? { targetBytesPerSecond: options.targetBytesPerSecond } : {}),
+      onFlush: (ops, info) => {
+        emit({ type: "tool_update", operationId, toolCallId: call.toolCallId, ops });
+        durable(ops, info.base);
+      },
+      onError: (err) => {
+        durableError ??= err;
+      },
+    });
+
+    const ctx: ToolContext = {
+      operationId,
+      toolCallId: call.toolCallId,
+      workspace,
+      memoized: <T>(name: string) => store.get(memoValue(operationId, call.toolCallId, name)) as T | undefined,
+      memo: async (name, v) => {
+        out.flush({ force: true });
+        const base: Op[] = [["r", structuredClone(out.state)]];
+        await persist([setValue(memoValue(operationId, call.toolCallId, name), v), appendList(address, enc.encode(base), "base")]);
+        if (durableError !== undefined) throw durableError;
+      },
+    };
+
+    let isError = false;
+    const fail = (text: string): void => {
+      isError = true;
+      const current = out.state.content[0].text;
+      out.write(`${current.length > 0 && !current.endsWith("\n") ? "\n" : ""}${text}`);
+    };
+    if (!tool) {
+      fail(`Unknown tool "${call.toolName}". Available tools: ${[...tools.keys()].join(", ") || "none"}.`);
+    } else {
+      try {
+        await tool.execute(call.toolCallId, call.args as never, signal, out, ctx);
+        if (signal.aborted) fail("[aborted]");
+      } catch (err) {
+        fail(signal.aborted ? `[aborted] ${errorText(err)}` : errorText(err));
+      }
+    }
+    out.close();
+    await chain;
+    if (durableError !== undefined) {
+      isError = true;
+      // The model still gets the output (it is in memory); the note says recovery could not have.
+      const text = out.state.content[0].text;
+      const note = `\n[spool: this output could not be saved durably: ${errorText(durableError)}]`;
+      emit({ type: "tool_end", operationId, toolCallId: call.toolCallId, isError });
+      return resultOf(call, { ...out.state, content: [{ type: "text", text: text + note }, ...out.state.content.slice(1)] } as ToolOutputState, isError);
+    }
+    emit({ type: "tool_end", operationId, toolCallId: call.toolCallId, isError });
+    return resultOf(call, out.state, isError);
+  };
+
+  const settle = async (operationId: string, results: ToolResultMessage[]): Promise<void> => {
+    delete open[operationId];
+    await store.commit([...results.map((m) => appendList(TRANSCRIPT, m)), setValue(OPEN, { ...open }), retireScope(operationScope(operationId))]);
+    emit({ type: "operation_end", operationId });
+  };
+
+  const start = async (operationId: string, calls: readonly ToolCall[]): Promise<void> => {
+    operationScope(operationId); // validates the id before anything is written
+    checkCalls(calls);
+    if (open[operationId]) {
+      throw new HarnessError("SPOOL_HARNESS_OPERATION_OPEN", `operation ${operationId} is already running or unsettled; use resume() to finish it`);
+    }
+    open[operationId] = { startedAt: new Date().toISOString(), calls: calls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, args: c.args })) };
+    await store.commit([setValue(OPEN, { ...open })]);
+    emit({ type: "operation_start", operationId });
+  };
+
+  const harness: Harness = {
+    on(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async runTools(operationId, calls, runOptions = {}) {
+      await start(operationId, calls);
+      const signal = runOptions.signal ?? new AbortController().signal;
+      const results = await Promise.all(calls.map((c) => runCall(operationId, c, signal, undefined)));
+      await settle(operationId, results);
+      return results;
+    },
+    recover() {
+      return Object.entries(open).map(([operationId, op]) => ({
+        operationId,
+        startedAt: op.startedAt,
+        calls: op.calls.map((c) => ({ ...c, ...readDurableOutput(store, operationId, c.toolCallId) })),
+      }));
+    },
+    async resume(operationId, runOptions = {}) {
+      const op = open[operationId];
+      if (!op) throw new HarnessError("SPOOL_HARNESS_UNKNOWN_OPERATION", `no unsettled operation ${operationId}; recover() lists them`);
+      const signal = runOptions.signal ?? new AbortController().signal;
+      emit({ type: "operation_start", operationId });
+      const results = await Promise.all(
+        op.calls.map(async (call) => {
+          const { output } = readDurableOutput(store, operationId, call.toolCallId);
+          if (tools.get(call.toolName)?.replaySafe) return runCall(operationId, call, signal, output);
+          return interrupted(call, output);
+        }),
+      );
+      await settle(operationId, results);
+      return results;
+    },
+    transcript() {
+      return readTranscript(store);
+    },
+  };
+
+  const interrupted = (call: ToolCall, output: ToolOutputState | undefined): ToolResultMessage => {
+    const text = output?.content[0].text ?? "";
+    const note = "[interrupted: spool stopped while this call was running; it was not run again because the tool is not replay-safe]";
+    const state = output ?? ({ content: [{ type: "text", text: "" }], details: {}, terminate: false } as unknown as ToolOutputState);
+    return resultOf(call, { ...state, content: [{ type: "text", text: `${text}${text && !text.endsWith("\n") ? "\n" : ""}${note}` }, ...state.content.slice(1)] } as ToolOutputState, true);
+  };
+
+  return harness;
+}

@@ -1,0 +1,75 @@
+// bash: thin on purpose. The exec env captures with the tool's limits and spill; the tool maps each
+// update onto its sink (append → write, anything else → replace of the bounded view) and records the
+// spill path and truncation once, as plain mutation.
+import { applyUpdate, describeTruncation, exec, type CaptureView } from "../../capture/index.js";
+import { HarnessError, type ToolDefinition } from "../tool.js";
+
+export interface BashArgs {
+  readonly command: string;
+  /** Seconds. */
+  readonly timeout?: number;
+}
+
+export interface BashToolOptions {
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly maxBytes?: number;
+  readonly maxLines?: number;
+  readonly retain?: "head" | "tail";
+}
+
+export function createBashTool(options: BashToolOptions = {}): ToolDefinition<BashArgs> {
+  const output = { retain: options.retain ?? "tail", maxBytes: options.maxBytes ?? 50 * 1024, maxLines: options.maxLines ?? 2000 } as const;
+  return {
+    name: "bash",
+    description:
+      "Run a shell command. Output (stdout and stderr interleaved) is cleaned and bounded; when it is cut, the result says what was kept and names a file with the full output that the read tool can page through.",
+    parameters: {
+      type: "object",
+      properties: {
+        command: { type: "string", description: "The command line, run with bash -c." },
+        timeout: { type: "number", description: "Seconds before the command's process group is killed." },
+      },
+      required: ["command"],
+    },
+    output,
+    kind: "exec",
+    async execute(toolCallId, args, signal, out, ctx) {
+      if (typeof args?.command !== "string" || args.command.trim() === "") {
+        throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'bash needs a non-empty "command" string argument');
+      }
+      if (args.timeout !== undefined && !(typeof args.timeout === "number" && args.timeout > 0)) {
+        throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `bash "timeout" must be a positive number of seconds, got ${JSON.stringify(args.timeout)}`);
+      }
+      let view: CaptureView | undefined;
+      const result = await exec(args.command, {
+        ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+        ...(options.env !== undefined ? { env: options.env } : {}),
+        ...(args.timeout !== undefined ? { timeoutMs: args.timeout * 1000 } : {}),
+        signal,
+        capture: { limits: output, spill: { dir: ctx.workspace.dir, id: toolCallId } },
+        onUpdate: (u) => {
+          view = applyUpdate(view, u);
+          if (u.kind === "append") out.write(u.text);
+          else out.replace(view.text);
+          out.capture(view);
+          if (view.spillPath !== undefined && out.details.spillPath !== view.spillPath) out.details.spillPath = view.spillPath;
+        },
+      });
+      if (out.state.content[0].text !== result.text) out.replace(result.text);
+      out.capture(result);
+      if (result.spillPath !== undefined && out.details.spillPath !== result.spillPath) out.details.spillPath = result.spillPath;
+      // How it ended, as plain details: a viewer shows it, and `spool run` exits with it.
+      out.details.exitCode = result.exitCode;
+      if (result.signal) out.details.signal = result.signal;
+      if (result.timedOut) out.details.timedOut = true;
+      if (result.aborted) out.details.aborted = true;
+      if (result.binary) out.details.binary = true;
+      const footer = describeTruncation(result, output.retain);
+      if (footer) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${footer}`);
+      if (result.timedOut) throw new Error(`Command timed out after ${args.timeout}s (exit ${result.exitCode})`);
+      if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
+      if (result.exitCode !== 0) throw new Error(`Command exited with code ${result.exitCode}`);
+    },
+  };
+}
