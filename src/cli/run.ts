@@ -3,16 +3,16 @@
 // them), show it live, and print the model-facing result and the session path. With --serve the
 // viewer follows it in a browser. The exit status is the command's.
 import { parseArgs } from "node:util";
-import { relative } from "node:path";
+import { join, relative } from "node:path";
 import { createWorkspace } from "../context/index.js";
 import { applyImmutable } from "../delta/index.js";
-import { createBashTool, createHarness, createStateHost, type MutableState } from "../harness/index.js";
+import { createBashTool, createHarness, createStateHost, readTranscript, type MutableState } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { openSessionRepo, setValue, type Store } from "../store/index.js";
 import type { Command } from "./commands.js";
 import { createLiveDisplay } from "./run-live.js";
 import { DEFAULT_ROOT, sessionsDir } from "./session-catalog.js";
-import { directorySize, newSessionView, reduceSessionView, RUN_INFO, type RunInfo, type SessionSummary, type SessionView } from "./session-view.js";
+import { directorySize, newSessionView, OPEN_OPERATIONS, reduceSessionView, RUN_INFO, type RunInfo, type SessionSummary, type SessionView } from "./session-view.js";
 import { startViewerServer } from "./viewer-server.js";
 
 const USAGE = `Usage: spool run [options] -- COMMAND...
@@ -30,6 +30,7 @@ Options:
   --json             print {exitCode, signal, timedOut, aborted, binary, text, truncation, spillPath, session}
   --store KIND       session log backend: jsonl (default) or sqlite
   --root DIR         spool directory (default .spool); sessions go to DIR/sessions
+  --session ID       add this run to an existing session instead of starting a new one
   --serve[=PORT]     serve the live viewer (prints its URL before the command starts) and keep
                      serving after the command ends until Ctrl-C
   --exit             with --serve: stop serving when the command ends
@@ -59,6 +60,7 @@ interface RunArgs {
   quiet: boolean;
   store: "jsonl" | "sqlite";
   root: string;
+  session?: string;
   serve: boolean;
   port?: number;
   exit: boolean;
@@ -94,6 +96,7 @@ function parse(args: readonly string[]): RunArgs | "help" {
       json: { type: "boolean" },
       store: { type: "string" },
       root: { type: "string" },
+      session: { type: "string" },
       exit: { type: "boolean" },
       quiet: { type: "boolean", short: "q" },
       help: { type: "boolean", short: "h" },
@@ -125,10 +128,17 @@ function parse(args: readonly string[]): RunArgs | "help" {
     quiet: values.quiet ?? false,
     store,
     root: values.root ?? DEFAULT_ROOT,
+    ...(values.session !== undefined ? { session: values.session } : {}),
     serve,
     ...(port !== undefined ? { port } : {}),
     exit: values.exit ?? false,
   };
+}
+
+/** Runs already in the session (settled or not), so a new run gets fresh operation and call ids. */
+function harnessRunNumber(store: Store): number {
+  const open = Object.keys(store.get(OPEN_OPERATIONS) ?? {}).length;
+  return readTranscript(store).length + open + 1;
 }
 
 /** Sortable and readable: `20261129-194012-a1b2`. */
@@ -167,8 +177,12 @@ async function run(args: readonly string[]): Promise<number> {
   }
   const root = sessionsDir(a.root);
   const repo = openSessionRepo(root, { backend: a.store });
-  const session = await repo.create({ id: newSessionId() });
+  // A second writer on one session gets a clear "session is open in process N" from the store.
+  const session = a.session !== undefined
+    ? { id: a.session, dir: join(root, a.session), store: await repo.open(a.session) }
+    : await repo.create({ id: newSessionId() });
   const store: Store = session.store;
+  const seq = harnessRunNumber(store);
   const workspace = createWorkspace({ dir: session.dir, keep: true });
   const info: RunInfo = { command: a.command, cwd: process.cwd(), pid: process.pid, startedAt: new Date().toISOString(), endedAt: null, status: "running", exitCode: null };
   await store.commit([setValue(RUN_INFO, info)]);
@@ -202,80 +216,87 @@ async function run(args: readonly string[]): Promise<number> {
     process.stderr.write(`spool: viewer at ${viewer.pageUrl}\n`);
   }
 
-  const live = a.quiet ? undefined : createLiveDisplay(process.stderr);
-  let state: ToolOutputState | undefined;
-  harness.on((e) => {
-    if (e.type !== "tool_update") return;
-    state = applyImmutable(state, e.ops);
-    live?.update(e.ops, state);
-  });
-  // The command has its own process group, so a terminal's Ctrl-C reaches only spool: pass it on.
-  const abort = new AbortController();
-  const onSignal = (): void => abort.abort();
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  let text: string;
+  // Whatever happens below, a viewer we started must not keep the process alive.
   try {
-    const [result] = await harness.runTools("op-1", [
-      { toolCallId: "call-1", toolName: "bash", args: { command: a.command, ...(a.timeoutMs !== undefined ? { timeout: a.timeoutMs / 1000 } : {}) } },
-    ], { signal: abort.signal });
-    const first = result!.content[0];
-    text = first && first.type === "text" ? first.text : "";
-  } finally {
-    live?.stop();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  }
-  const d = state?.details ?? {};
-  const exitCode = typeof d.exitCode === "number" ? d.exitCode : 1;
-  const status = d.aborted ? "interrupted" : exitCode === 0 ? "succeeded" : "failed";
-  const end: RunInfo = {
-    ...info,
-    endedAt: new Date().toISOString(),
-    status,
-    exitCode,
-    ...(state ? { truncation: state.truncation, details: state.details } : {}),
-  };
-  await store.commit([setValue(RUN_INFO, end)]);
-  await store.close();
-  const spillPath = typeof d.spillPath === "string" ? relative(process.cwd(), d.spillPath) || d.spillPath : null;
-  const sessionPath = relative(process.cwd(), session.dir) || session.dir;
-  if (a.json) {
-    process.stdout.write(
-      JSON.stringify({
-        exitCode,
-        signal: d.signal ?? null,
-        timedOut: d.timedOut === true,
-        aborted: d.aborted === true,
-        binary: d.binary === true,
-        text: state?.content[0].text ?? "",
-        truncation: state?.truncation,
-        spillPath,
-        session: { id: session.id, dir: sessionPath },
-      }) + "\n",
-    );
-  } else {
-    process.stdout.write(formatResult(text, state, exitCode, a.timeoutMs) + `Session: ${sessionPath}\n`);
-  }
-
-  if (viewer && sessionState && listState) {
-    sessionState.mutate((v) => {
-      v.status = status;
-      v.exitCode = exitCode;
-      v.endedAt = end.endedAt;
-      v.transcript = harness.transcript();
+    const live = a.quiet ? undefined : createLiveDisplay(process.stderr);
+    let state: ToolOutputState | undefined;
+    harness.on((e) => {
+      if (e.type !== "tool_update") return;
+      state = applyImmutable(state, e.ops);
+      live?.update(e.ops, state);
     });
-    listState.mutate((l) => void (l.sessions[0] = summary()));
-    if (!a.exit) {
-      process.stderr.write(`spool: still serving ${viewer.pageUrl} — press Ctrl-C to stop\n`);
-      await new Promise<void>((resolve) => {
-        process.once("SIGINT", resolve);
-        process.once("SIGTERM", resolve);
-      });
+    // The command has its own process group, so a terminal's Ctrl-C reaches only spool: pass it on.
+    const abort = new AbortController();
+    const onSignal = (): void => abort.abort();
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    let text: string;
+    try {
+      const [result] = await harness.runTools(`op-${seq}`, [
+        { toolCallId: `call-${seq}`, toolName: "bash", args: { command: a.command, ...(a.timeoutMs !== undefined ? { timeout: a.timeoutMs / 1000 } : {}) } },
+      ], { signal: abort.signal });
+      const first = result!.content[0];
+      text = first && first.type === "text" ? first.text : "";
+    } finally {
+      live?.stop();
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
     }
-    await viewer.close();
+    const d = state?.details ?? {};
+    const exitCode = typeof d.exitCode === "number" ? d.exitCode : 1;
+    const status = d.aborted ? "interrupted" : exitCode === 0 ? "succeeded" : "failed";
+    const end: RunInfo = {
+      ...info,
+      endedAt: new Date().toISOString(),
+      status,
+      exitCode,
+      ...(state ? { truncation: state.truncation, details: state.details } : {}),
+    };
+    await store.commit([setValue(RUN_INFO, end)]);
+    const transcript = viewer ? harness.transcript() : [];
+    await store.close();
+    const spillPath = typeof d.spillPath === "string" ? relative(process.cwd(), d.spillPath) || d.spillPath : null;
+    const sessionPath = relative(process.cwd(), session.dir) || session.dir;
+    if (a.json) {
+      process.stdout.write(
+        JSON.stringify({
+          exitCode,
+          signal: d.signal ?? null,
+          timedOut: d.timedOut === true,
+          aborted: d.aborted === true,
+          binary: d.binary === true,
+          text: state?.content[0].text ?? "",
+          truncation: state?.truncation,
+          spillPath,
+          session: { id: session.id, dir: sessionPath },
+        }) + "\n",
+      );
+    } else {
+      process.stdout.write(formatResult(text, state, exitCode, a.timeoutMs) + `Session: ${sessionPath}\n`);
+    }
+
+    if (viewer && sessionState && listState) {
+      sessionState.mutate((v) => {
+        v.status = status;
+        v.exitCode = exitCode;
+        v.endedAt = end.endedAt;
+        v.transcript = transcript;
+      });
+      listState.mutate((l) => void (l.sessions[0] = summary()));
+      if (!a.exit) {
+        process.stderr.write(`spool: still serving ${viewer.pageUrl} — press Ctrl-C to stop\n`);
+        await new Promise<void>((resolve) => {
+          process.once("SIGINT", resolve);
+          process.once("SIGTERM", resolve);
+        });
+      }
+      await viewer.close();
+    }
+    return exitCode;
+  } catch (err) {
+    await viewer?.close();
+    throw err;
   }
-  return exitCode;
 }
 
 export const runCommand: Command = {
