@@ -35,6 +35,10 @@ export function createOutputPane(scroller: HTMLElement, pre: HTMLElement, jump: 
     setFollowing(true);
     toEnd();
   });
+  // The box shrinks when the transcript below it grows; a follower must still see the last line.
+  new ResizeObserver(() => {
+    if (following) toEnd();
+  }).observe(scroller);
   setFollowing(true);
 
   return {

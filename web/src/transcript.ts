@@ -30,4 +30,6 @@ export function renderTranscript(root: HTMLElement, transcript: readonly ToolRes
       return el("article", { class: "entry", "data-call": m.toolCallId }, head, el("pre", { class: "entry-text" }, textOf(m)));
     }),
   );
+  // A result's verdict (the error, the exit code) is at its end.
+  for (const pre of root.querySelectorAll<HTMLElement>(".entry-text")) pre.scrollTop = pre.scrollHeight;
 }
