@@ -87,7 +87,7 @@ const target = (dir) => (dir.startsWith("third_party") ? dir.split("/")[1] : "ne
 const compile = (_k, dir, name, variant = "") => {
   step(`${green(`Building C object ${dir}/CMakeFiles/${target(dir)}.dir/${name}.c.o`)}\n`);
   const defs = dir.startsWith("third_party") ? "-DZ_HAVE_UNISTD_H -DLZ4_FAST_DEC_LOOP=1" : `-DNETKIT_VERSION=\\"2.4.1\\" -DNETKIT_HAVE_EPOLL=1 -DNETKIT_LOG_LEVEL=${int(1, 4)}`;
-  say(`${dim(`/usr/bin/cc ${defs} -I${ROOT}/include -I${ROOT}/build/generated -I${ROOT}/${dir} ${variant === "_asan" ? "-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" : variant === "_fuzz" ? "-O1 -g -fsanitize=fuzzer-no-link,address" : "-O2 -g"} -fPIC -std=c11 -Wall -Wextra -Wpedantic -MD -MT ${dir}/CMakeFiles/${target(dir)}.dir/${name}.c.o -MF CMakeFiles/${target(dir)}.dir/${name}.c.o.d -o CMakeFiles/${target(dir)}.dir/${name}.c.o -c ${ROOT}/${dir}/${name}.c`)}\n`);
+  say(`${dim(`/usr/bin/cc ${defs} -I${ROOT}/include -I${ROOT}/build/generated -I${ROOT}/${dir} ${variant === "_asan" ? "-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" : variant === "_fuzz" ? "-O1 -g -fsanitize=fuzzer-no-link,address" : variant === "_static" ? "-O2 -g -fvisibility=hidden" : "-O2 -g"} -fPIC -std=c11 -Wall -Wextra -Wpedantic -MD -MT ${dir}/CMakeFiles/${target(dir)}.dir/${name}.c.o -MF CMakeFiles/${target(dir)}.dir/${name}.c.o.d -o CMakeFiles/${target(dir)}.dir/${name}.c.o -c ${ROOT}/${dir}/${name}.c`)}\n`);
 };
 const warn = (dir, name) => {
   warnings++;

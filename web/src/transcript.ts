@@ -31,5 +31,7 @@ export function renderTranscript(root: HTMLElement, transcript: readonly ToolRes
     }),
   );
   // A result's verdict (the error, the exit code) is at its end.
-  for (const pre of root.querySelectorAll<HTMLElement>(".entry-text")) pre.scrollTop = pre.scrollHeight;
+  root.querySelectorAll<HTMLElement>(".entry-text").forEach((pre) => {
+    pre.scrollTop = pre.scrollHeight;
+  });
 }
