@@ -1,8 +1,12 @@
 // The command table. Each command lives in its own file and is listed here once.
 import { compactCommand } from "./compact.js";
+import { gcCommand } from "./gc.js";
+import { inspectCommand } from "./inspect.js";
 import { foldCommand } from "./fold.js";
 import { recallCommand } from "./recall.js";
 import { runCommand } from "./run.js";
+import { serveCommand } from "./serve.js";
+import { sessionsCommand } from "./sessions.js";
 
 export interface Command {
   readonly name: string;
@@ -10,4 +14,4 @@ export interface Command {
   run(args: readonly string[]): Promise<number>;
 }
 
-export const commands: readonly Command[] = [compactCommand, recallCommand, foldCommand, runCommand];
+export const commands: readonly Command[] = [runCommand, serveCommand, sessionsCommand, inspectCommand, gcCommand, compactCommand, recallCommand, foldCommand];

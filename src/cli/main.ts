@@ -51,7 +51,10 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`spool: ${message}\n`);
-    process.exitCode = 1;
+    const code = (err as { code?: unknown } | null)?.code;
+    // Bad arguments (ours, or node:util parseArgs's) exit 2; a failed operation exits 1.
+    const usage = code === "SPOOL_CLI_USAGE" || (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"));
+    process.stderr.write(`spool: ${message}${usage ? "\nRun `spool <command> --help` for usage." : ""}\n`);
+    process.exitCode = usage ? 2 : 1;
   },
 );

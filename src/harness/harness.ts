@@ -78,7 +78,7 @@ const memoValue = (operationId: string, toolCallId: string, name: string) =>
   value<unknown>("tool_memo", `${operationId}:${toolCallId}:${name}`, operationScope(operationId));
 
 /** Fold a call's durable list: read backwards to the last base, then apply forward. */
-export function readDurableOutput(store: Store, operationId: string, toolCallId: string): { output: ToolOutputState | undefined; replayed: number } {
+export function readDurableOutput(store: Pick<Store, "readList">, operationId: string, toolCallId: string): { output: ToolOutputState | undefined; replayed: number } {
   const address = outputList(operationId, toolCallId);
   const batches: WireOp[][] = [];
   let cursor: number | undefined;
@@ -94,6 +94,18 @@ export function readDurableOutput(store: Store, operationId: string, toolCallId:
   let state: ToolOutputState | undefined;
   for (const wire of batches) state = apply(state, dec.decode(wire));
   return { output: state, replayed: batches.length };
+}
+
+/** Every settled tool result of a session, in order. */
+export function readTranscript(store: Pick<Store, "readList">): ToolResultMessage[] {
+  const out: ToolResultMessage[] = [];
+  let cursor: number | undefined;
+  for (;;) {
+    const page = store.readList(TRANSCRIPT, cursor !== undefined ? { cursor } : {});
+    for (const el of page.elements) out.push(el.value);
+    if (page.cursor === undefined) return out;
+    cursor = page.cursor;
+  }
 }
 
 function errorText(err: unknown): string {
@@ -280,14 +292,7 @@ export function createHarness(options: HarnessOptions): Harness {
       return results;
     },
     transcript() {
-      const out: ToolResultMessage[] = [];
-      let cursor: number | undefined;
-      for (;;) {
-        const page = store.readList(TRANSCRIPT, { order: "asc", ...(cursor !== undefined ? { cursor } : {}) });
-        for (const el of page.elements) out.push(el.value);
-        if (page.cursor === undefined) return out;
-        cursor = page.cursor;
-      }
+      return readTranscript(store);
     },
   };
 

@@ -58,6 +58,8 @@ export interface ToolOutput {
   write(text: string): void;
   /** Replace the retained text (e.g. a capture view that evicted lines); the tracker still finds t + a. */
   replace(text: string): void;
+  /** Set the text that follows the window (e.g. what was kept and where the rest is); not windowed. */
+  footer(text: string): void;
   /** Append an image block; images are never windowed. */
   image(image: { data: string; mimeType: string }): void;
   /** Totals and truncation from the capture layer, without resending text. */
@@ -152,9 +154,13 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
     if (closed) throw new ToolOutputClosedError();
   };
 
+  // A footer sits after the window and outside its limits: a tail window would otherwise evict lines
+  // to make room for the sentence that says how many lines it shows.
+  let footer = "";
+  let windowText = initial.content[0].text;
   const setText = (text: string, cutBy: "bytes" | "lines" | null): void => {
-    const block = s.content[0];
-    block.text = text;
+    windowText = text;
+    s.content[0].text = text + footer;
     const t = s.truncation;
     t.outputBytes = byteLength(text);
     t.outputLines = countLines(text);
@@ -182,7 +188,7 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) newlines++;
       openLine = !text.endsWith("\n");
       t.totalLines = newlines + (openLine ? 1 : 0);
-      const current = s.content[0].text;
+      const current = windowText;
       const fit = retain === "head" ? fitHead(current, text, t.maxBytes, t.maxLines) : fitTail(current + text, t.maxBytes, t.maxLines);
       setText(fit.text, fit.cut ? fit.by : null);
       changed();
@@ -190,6 +196,12 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
     replace(text) {
       guard();
       setText(text, null);
+      changed();
+    },
+    footer(text) {
+      guard();
+      footer = text;
+      s.content[0].text = windowText + footer;
       changed();
     },
     image(image) {
@@ -201,7 +213,7 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       guard();
       s.truncation = { ...metadata.truncation };
       // Later agent-side writes (a footer) continue the capture's totals.
-      openLine = !s.content[0].text.endsWith("\n") && s.content[0].text.length > 0;
+      openLine = !windowText.endsWith("\n") && windowText.length > 0;
       newlines = metadata.truncation.totalLines - (openLine ? 1 : 0);
       changed();
     },

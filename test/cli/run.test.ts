@@ -29,9 +29,10 @@ describe("spool run", () => {
     expect(out.exitCode).toBe(0);
     expect(out.truncation.totalLines).toBe(200000);
     expect(out.truncation.outputLines).toBe(2000);
+    // text is what the model sees: the kept window, then the footer.
     expect(out.text.split("\n").slice(0, 2)).toEqual(["198001", "198002"]);
-    expect(out.text.endsWith("200000\n")).toBe(true);
-    expect(out.spillPath.startsWith(".spool/spill/")).toBe(true);
+    expect(out.text).toMatch(/\n200000\n\n\[Showing the last 2000 of 200000 lines/);
+    expect(out.spillPath).toMatch(/^\.spool\/sessions\/[^/]+\/spill\/call-1\.log$/);
     const spilled = readFileSync(isAbsolute(out.spillPath) ? out.spillPath : join(cwd, out.spillPath), "utf8");
     expect(spilled.split("\n").length - 1).toBe(200000);
     expect(spilled.startsWith("1\n2\n3\n")).toBe(true);
@@ -54,19 +55,19 @@ describe("spool run", () => {
     const r = spool(["run", "-q", "--max-lines", "10", "--", "seq 1 15000"]);
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines.slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => String(14991 + i)));
-    expect(r.stdout).toMatch(/\[Showing the last 10 of 15000 lines \(60 B of 77\.0 KB\)\. Full output: \.spool\/spill\/[^\]]+\.log\]/);
-    expect(r.stdout.trimEnd().endsWith("[Command exited with code 0]")).toBe(true);
+    expect(r.stdout).toMatch(/\[Showing the last 10 of 15000 lines \(60 B of 77\.0 KB\)\. Full output: \/\S+\/\.spool\/sessions\/[^/]+\/spill\/call-1\.log\]/);
+    expect(r.stdout).toMatch(/\[Command exited with code 0\]\nSession: \.spool\/sessions\/[^/\n]+\n$/);
   });
 
   it("--head keeps the start", () => {
     const r = spool(["run", "-q", "--head", "--max-lines", "3", "--json", "--", "seq 1 100"]);
-    expect((JSON.parse(r.stdout) as { text: string }).text).toBe("1\n2\n3\n");
+    expect((JSON.parse(r.stdout) as { text: string }).text).toMatch(/^1\n2\n3\n\n\[Showing the first 3 of 100 lines /);
   });
 
   it("a non-terminal stderr gets the output appended live; stdout gets only the result", () => {
     const r = spool(["run", "--", "echo live-line"]);
     expect(r.stderr).toBe("live-line\n");
-    expect(r.stdout).toBe("live-line\n\n[Command exited with code 0]\n");
+    expect(r.stdout).toMatch(/^live-line\n\n\[Command exited with code 0\]\nSession: \.spool\/sessions\/[^/\n]+\n$/);
   });
 
   it("a terminal gets a live region with a status line that is erased at the end", () => {
@@ -77,7 +78,7 @@ describe("spool run", () => {
     );
     expect(r.stdout).toMatch(/⏵ 1\.\ds · 6 B · 1 line/);
     expect(r.stdout).toContain("\x1b[2K"); // the region erases what it drew
-    expect(r.stdout.replace(/\r/g, "")).toMatch(/hello\nbye\n\n\[Command exited with code 0\]\n/);
+    expect(r.stdout.replace(/\r/g, "")).toMatch(/hello\nbye\n\n\[Command exited with code 0\]\nSession: /);
   });
 
   it("usage errors exit 2 and say what was wrong", () => {
@@ -91,6 +92,6 @@ describe("spool run", () => {
 
   it("binary output is reported, not printed", () => {
     const r = spool(["run", "-q", "--", "head -c 10000 /dev/urandom"]);
-    expect(r.stdout).toMatch(/^\[Binary output \(9\.8 KB\) not shown\. Full output: \.spool\/spill\/.+\.log\]/);
+    expect(r.stdout).toMatch(/^\[Binary output \(9\.8 KB\) not shown\. Full output: \/\S+\/spill\/call-1\.log\]/);
   });
 });

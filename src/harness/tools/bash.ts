@@ -59,8 +59,14 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
       if (out.state.content[0].text !== result.text) out.replace(result.text);
       out.capture(result);
       if (result.spillPath !== undefined && out.details.spillPath !== result.spillPath) out.details.spillPath = result.spillPath;
+      // How it ended, as plain details: a viewer shows it, and `spool run` exits with it.
+      out.details.exitCode = result.exitCode;
+      if (result.signal) out.details.signal = result.signal;
+      if (result.timedOut) out.details.timedOut = true;
+      if (result.aborted) out.details.aborted = true;
+      if (result.binary) out.details.binary = true;
       const footer = describeTruncation(result, output.retain);
-      if (footer) out.write(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${footer}`);
+      if (footer) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${footer}`);
       if (result.timedOut) throw new Error(`Command timed out after ${args.timeout}s (exit ${result.exitCode})`);
       if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
       if (result.exitCode !== 0) throw new Error(`Command exited with code ${result.exitCode}`);

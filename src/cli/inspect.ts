@@ -1,0 +1,73 @@
+// `spool inspect SESSION`: what a session holds — operations, tool calls, output sizes, truncation,
+// spill files, scopes still open, and for a run that died mid-command the output recovered from its
+// last durable flush.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { formatBytes } from "../capture/index.js";
+import type { Command } from "./commands.js";
+import { UsageError } from "./cli-errors.js";
+import { DEFAULT_ROOT, findSession, loadSession } from "./session-catalog.js";
+
+const USAGE = `Usage: spool inspect SESSION [--root DIR] [--json]
+
+SESSION is a session id (or a unique prefix of one) from \`spool sessions\`.`;
+
+export const inspectCommand: Command = {
+  name: "inspect",
+  summary: "summarise a session: calls, output sizes, truncation, spill files, open scopes, recovered output",
+  async run(args) {
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: { root: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    });
+    if (values.help) {
+      process.stdout.write(USAGE + "\n");
+      return 0;
+    }
+    if (positionals.length !== 1) throw new UsageError(`expected one SESSION id, got ${positionals.length}`);
+    const entry = findSession(values.root ?? DEFAULT_ROOT, positionals[0]!);
+    const { view, summary, live } = await loadSession(entry);
+    const spillDir = join(entry.dir, "spill");
+    const spills = existsSync(spillDir)
+      ? readdirSync(spillDir).map((name) => ({ path: join(spillDir, name), bytes: statSync(join(spillDir, name)).size }))
+      : [];
+    const scopesDir = `${entry.file}.scopes`;
+    const openScopes = existsSync(scopesDir) ? readdirSync(scopesDir).filter((f) => !f.endsWith(".tmp")) : [];
+    const calls = view.calls.map((c) => ({
+      id: c.id,
+      tool: c.name,
+      settled: c.ended,
+      isError: c.isError,
+      outputChars: c.output?.content[0].text.length ?? 0,
+      truncation: c.output?.truncation,
+      ...(c.ended ? {} : { recoveredOutput: c.output?.content[0].text ?? "" }),
+    }));
+    const report = { ...summary, backend: entry.backend, dir: entry.dir, live, calls, spillFiles: spills, openScopes, transcriptEntries: view.transcript.length };
+    if (values.json) {
+      process.stdout.write(JSON.stringify(report) + "\n");
+      return 0;
+    }
+    const lines = [
+      `Session ${summary.id} (${entry.backend}) — ${summary.status}${summary.exitCode !== null ? `, exit code ${summary.exitCode}` : ""}${live ? ", still running" : ""}`,
+      `  command:   ${summary.command}`,
+      `  started:   ${summary.startedAt || "?"}${summary.endedAt ? `   ended: ${summary.endedAt}` : ""}`,
+      `  directory: ${entry.dir} (${formatBytes(summary.bytes)})`,
+      `  transcript entries: ${view.transcript.length}; open scopes: ${openScopes.length ? openScopes.join(", ") : "none"}`,
+    ];
+    for (const c of calls) {
+      const t = c.truncation;
+      lines.push(`  call ${c.id} (${c.tool}): ${c.settled ? (c.isError ? "error" : "ok") : "UNSETTLED"}, ${c.outputChars} chars shown` +
+        (t && t.totalLines !== undefined ? `, ${t.totalLines} lines / ${formatBytes(t.totalBytes)} written${t.truncated ? `, truncated by ${t.truncatedBy}` : ""}` : ""));
+      if (!c.settled) {
+        const text = c.recoveredOutput ?? "";
+        const tail = text.split("\n").slice(-15).join("\n");
+        lines.push(`    recovered output (last durable flush, ${text.length} chars; last lines):`, ...tail.split("\n").map((l) => `    | ${l}`));
+      }
+    }
+    for (const s of spills) lines.push(`  spill: ${s.path} (${formatBytes(s.bytes)})`);
+    process.stdout.write(lines.join("\n") + "\n");
+    return 0;
+  },
+};

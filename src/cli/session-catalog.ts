@@ -1,0 +1,92 @@
+// The sessions under a spool root (`.spool/sessions/<id>/`, JSONL or SQLite), read without disturbing a
+// process that may still be writing one: JSONL through a lock-free snapshot, SQLite through its own
+// connection (SQLite arbitrates readers itself).
+import { existsSync, readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { openSqliteStore, readJsonlSnapshot, type SessionSnapshot } from "../store/index.js";
+import { directorySize, RUN_INFO, viewFromSnapshot, type SessionSummary, type SessionView } from "./session-view.js";
+
+export const DEFAULT_ROOT = ".spool";
+
+export interface SessionEntry {
+  readonly id: string;
+  readonly dir: string;
+  readonly file: string;
+  readonly backend: "jsonl" | "sqlite";
+}
+
+export class SessionLookupError extends Error {
+  readonly code = "SPOOL_CLI_NO_SUCH_SESSION";
+}
+
+export const sessionsDir = (root: string): string => resolve(root, "sessions");
+
+export function listSessions(root: string): SessionEntry[] {
+  const dir = sessionsDir(root);
+  if (!existsSync(dir)) return [];
+  const out: SessionEntry[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const sdir = join(dir, e.name);
+    if (existsSync(join(sdir, "session.jsonl"))) out.push({ id: e.name, dir: sdir, file: join(sdir, "session.jsonl"), backend: "jsonl" });
+    else if (existsSync(join(sdir, "session.sqlite"))) out.push({ id: e.name, dir: sdir, file: join(sdir, "session.sqlite"), backend: "sqlite" });
+  }
+  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Accepts a full id or a unique prefix of one. */
+export function findSession(root: string, id: string): SessionEntry {
+  const all = listSessions(root);
+  const exact = all.find((s) => s.id === id);
+  if (exact) return exact;
+  const matches = all.filter((s) => s.id.startsWith(id));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1) throw new SessionLookupError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((s) => s.id).join(", ")}…); give more of the id`);
+  throw new SessionLookupError(`no session "${id}" under ${sessionsDir(root)}; \`spool sessions\` lists them`);
+}
+
+export async function withSnapshot<R>(entry: SessionEntry, read: (snap: SessionSnapshot) => R): Promise<R> {
+  if (entry.backend === "jsonl") return read(readJsonlSnapshot(entry.file));
+  const store = await openSqliteStore(entry.file, { create: false, sessionId: entry.id });
+  try {
+    return read(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export interface LoadedSession {
+  readonly entry: SessionEntry;
+  readonly view: SessionView;
+  readonly summary: SessionSummary;
+  /** The process that records it is still running. */
+  readonly live: boolean;
+}
+
+export async function loadSession(entry: SessionEntry): Promise<LoadedSession> {
+  return withSnapshot(entry, (snap) => {
+    const info = snap.get(RUN_INFO);
+    const live = info?.status === "running" && alive(info.pid);
+    const view = viewFromSnapshot(entry.id, snap, live);
+    const summary: SessionSummary = {
+      id: entry.id,
+      command: view.command,
+      status: view.status,
+      startedAt: view.startedAt,
+      endedAt: view.endedAt,
+      exitCode: view.exitCode,
+      bytes: directorySize(entry.dir),
+    };
+    return { entry, view, summary, live };
+  });
+}

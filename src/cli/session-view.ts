@@ -1,0 +1,143 @@
+// What the viewer sees of a session (the `session:<id>` state) and the session list (`sessions`),
+// built either live from harness events or from a session's stored log. Both paths produce the same
+// shape, so the page never knows whether it watches a live run or a replay.
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { ToolResultMessage } from "../context/index.js";
+import { applyImmutable } from "../delta/index.js";
+import { readDurableOutput, readTranscript, type HarnessEvent, type OpenOperation } from "../harness/index.js";
+import type { ToolOutputState } from "../output/index.js";
+import { value, type SessionSnapshot } from "../store/index.js";
+
+export type SessionStatus = "running" | "succeeded" | "failed" | "interrupted";
+
+/** Written by `spool run` when it starts and when it ends. */
+export interface RunInfo {
+  command: string;
+  cwd: string;
+  pid: number;
+  startedAt: string;
+  endedAt: string | null;
+  status: SessionStatus;
+  exitCode: number | null;
+  /** The tool output's truncation and details at the end (the transcript holds only the text). */
+  truncation?: ToolOutputState["truncation"];
+  details?: Record<string, unknown>;
+}
+
+export const RUN_INFO = value<RunInfo>("spool", "run");
+export const OPEN_OPERATIONS = value<Record<string, OpenOperation>>("harness", "operations");
+
+export interface CallView {
+  id: string;
+  name: string;
+  args: unknown;
+  output: ToolOutputState | undefined;
+  ended: boolean;
+  isError: boolean;
+}
+
+export interface SessionView {
+  id: string;
+  command: string;
+  status: SessionStatus;
+  exitCode: number | null;
+  startedAt: string;
+  endedAt: string | null;
+  calls: CallView[];
+  transcript: ToolResultMessage[];
+}
+
+export interface SessionSummary {
+  id: string;
+  command: string;
+  status: SessionStatus;
+  startedAt: string;
+  endedAt: string | null;
+  exitCode: number | null;
+  bytes: number;
+}
+
+export function newSessionView(id: string, info: RunInfo): SessionView {
+  return { id, command: info.command, status: info.status, exitCode: info.exitCode, startedAt: info.startedAt, endedAt: info.endedAt, calls: [], transcript: [] };
+}
+
+/** Fold one harness event into a view (by mutation: it runs under a tracked state). */
+export function reduceSessionView(view: SessionView, event: HarnessEvent): void {
+  switch (event.type) {
+    case "tool_start":
+      view.calls.push({ id: event.toolCallId, name: event.toolName, args: event.args, output: undefined, ended: false, isError: false });
+      return;
+    case "tool_update": {
+      const call = view.calls.find((c) => c.id === event.toolCallId);
+      // Immutable fold: `call` is a tracked proxy; the assignment is diffed, so appends stay appends.
+      if (call) call.output = applyImmutable(call.output, event.ops);
+      return;
+    }
+    case "tool_end": {
+      const call = view.calls.find((c) => c.id === event.toolCallId);
+      if (call) {
+        call.ended = true;
+        call.isError = event.isError;
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** A session as its log holds it: settled calls from the transcript, unsettled ones from their last durable flush. */
+export function viewFromSnapshot(id: string, snap: Pick<SessionSnapshot, "get" | "readList">, live: boolean): SessionView {
+  const info = snap.get(RUN_INFO) ?? { command: "(unknown)", cwd: "", pid: 0, startedAt: "", endedAt: null, status: "interrupted" as const, exitCode: null };
+  const view = newSessionView(id, info);
+  // A session whose writer died without recording an end was interrupted.
+  if (info.status === "running" && !live) view.status = "interrupted";
+  view.transcript = readTranscript(snap);
+  for (const m of view.transcript) {
+    const text = m.content.find((p) => p.type === "text");
+    view.calls.push({
+      id: m.toolCallId,
+      name: m.toolName ?? "",
+      args: undefined,
+      output: {
+        content: [{ type: "text", text: text && "text" in text ? text.text : "" }],
+        details: info.details ?? (m.spillPath ? { spillPath: m.spillPath } : {}),
+        terminate: false,
+        truncation: info.truncation ?? ({} as ToolOutputState["truncation"]),
+      },
+      ended: true,
+      isError: m.isError,
+    });
+  }
+  const open = snap.get(OPEN_OPERATIONS) ?? {};
+  for (const [opId, op] of Object.entries(open)) {
+    for (const c of op.calls) {
+      const { output } = readDurableOutput(snap, opId, c.toolCallId);
+      view.calls.push({ id: c.toolCallId, name: c.toolName, args: c.args, output, ended: false, isError: false });
+    }
+  }
+  return view;
+}
+
+export function directorySize(dir: string): number {
+  let total = 0;
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) total += directorySize(p);
+    else if (e.isFile()) {
+      try {
+        total += statSync(p).size;
+      } catch {
+        // removed while we looked: not ours to count
+      }
+    }
+  }
+  return total;
+}

@@ -1,0 +1,70 @@
+// The wire server as the CLI runs it: replicated states over SSE, the viewer page, and the sessions'
+// spill files served read-only (`/files/<sessionId>/spill/<name>`), all behind one token.
+import { createReadStream, existsSync, statSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createWireServer, type StateSource, type WireServer } from "../wire/index.js";
+
+export interface ViewerServer {
+  /** The page's address, token included. */
+  readonly pageUrl: string;
+  readonly server: WireServer;
+  close(): Promise<void>;
+}
+
+const WEB_DIST = fileURLToPath(new URL("../../web/dist/", import.meta.url));
+const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8" };
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+function sendFile(res: ServerResponse, path: string, type: string): void {
+  res.writeHead(200, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff" });
+  createReadStream(path).pipe(res);
+}
+
+export async function startViewerServer(options: {
+  readonly states: StateSource;
+  /** `<root>/sessions`, where `/files/<id>/spill/<name>` are looked up. */
+  readonly sessionsDir: string;
+  readonly port?: number;
+  readonly host?: string;
+}): Promise<ViewerServer> {
+  let token = "";
+  const fallback = (req: IncomingMessage, res: ServerResponse, url: URL): boolean => {
+    if (req.method !== "GET") return false;
+    const files = /^\/files\/([^/]+)\/spill\/([^/]+)$/.exec(url.pathname);
+    if (files) {
+      if (url.searchParams.get("token") !== token && req.headers.authorization !== `Bearer ${token}`) {
+        res.writeHead(401, { "content-type": "text/plain" }).end("missing or wrong token\n");
+        return true;
+      }
+      const [id, name] = [decodeURIComponent(files[1]!), decodeURIComponent(files[2]!)];
+      const path = join(options.sessionsDir, id, "spill", name);
+      if (!SAFE_NAME.test(id) || !SAFE_NAME.test(name) || !existsSync(path) || !statSync(path).isFile()) {
+        res.writeHead(404, { "content-type": "text/plain" }).end(`no spill file ${name} in session ${id}\n`);
+        return true;
+      }
+      sendFile(res, path, "text/plain; charset=utf-8");
+      return true;
+    }
+    const asset = url.pathname === "/" ? "index.html" : basename(url.pathname);
+    const ext = asset.slice(asset.lastIndexOf("."));
+    const path = join(WEB_DIST, asset);
+    if (`/${asset}` !== url.pathname && url.pathname !== "/") return false;
+    if (!TYPES[ext] || !existsSync(path)) {
+      if (url.pathname !== "/") return false;
+      res.writeHead(503, { "content-type": "text/plain" }).end("the viewer is not built: run `npm run build`\n");
+      return true;
+    }
+    sendFile(res, path, TYPES[ext]!);
+    return true;
+  };
+  const server = await createWireServer({
+    states: options.states,
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.host !== undefined ? { host: options.host } : {}),
+    fallback,
+  });
+  token = server.token;
+  return { pageUrl: `${server.url}/?token=${server.token}`, server, close: () => server.close() };
+}

@@ -1,0 +1,193 @@
+// Sessions through the built binary: run (with and without --serve), sessions, inspect (including a
+// run SIGKILLed mid-command), gc, serve, and the error cases.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+
+const bin = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+const cwd = mkdtempSync(join(tmpdir(), "spool-sessions-"));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
+});
+
+function spool(args: string[], dir = cwd) {
+  const r = spawnSync("node", [bin, ...args], { cwd: dir, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function start(args: string[], dir = cwd) {
+  const child = spawn("node", [bin, ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => (stdout += d));
+  child.stderr!.on("data", (d: Buffer) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
+
+async function until<T>(get: () => T | undefined | false, ms = 15_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const v = get();
+    if (v) return v;
+    if (Date.now() - started > ms) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const sessionOf = (stdout: string): string => /Session: \.spool\/sessions\/(\S+)/.exec(stdout)![1]!;
+
+describe("spool sessions / inspect / gc", () => {
+  it("every run is recorded; sessions lists id, start, status, size and command", () => {
+    const dir = mkdtempSync(join(cwd, "list-"));
+    const ok = spool(["run", "-q", "--", "echo", "hello"], dir);
+    const bad = spool(["run", "-q", "--", "sh", "-c", "exit 4"], dir);
+    const ids = [sessionOf(ok.stdout), sessionOf(bad.stdout)];
+    expect(existsSync(join(dir, ".spool/sessions", ids[0]!, "session.jsonl"))).toBe(true);
+    const table = spool(["sessions"], dir);
+    expect(table.status).toBe(0);
+    expect(table.stdout).toMatch(new RegExp(`${ids[0]}\\s+\\S+ \\S+\\s+succeeded \\(0\\)\\s+\\S+ \\S+\\s+echo hello`));
+    expect(table.stdout).toMatch(new RegExp(`${ids[1]}.*failed \\(4\\)`));
+    const json = JSON.parse(spool(["sessions", "--json"], dir).stdout) as { id: string; status: string; bytes: number }[];
+    expect(json.map((s) => s.id)).toEqual(ids);
+    expect(json[0]!.bytes).toBeGreaterThan(0);
+  });
+
+  it("--store sqlite records the session in SQLite, and inspect reads it", () => {
+    const dir = mkdtempSync(join(cwd, "sqlite-"));
+    const r = spool(["run", "-q", "--store", "sqlite", "--", "seq", "3"], dir);
+    expect(r.status).toBe(0);
+    const id = sessionOf(r.stdout);
+    expect(existsSync(join(dir, ".spool/sessions", id, "session.sqlite"))).toBe(true);
+    const report = JSON.parse(spool(["inspect", id, "--json"], dir).stdout) as { backend: string; calls: { settled: boolean }[]; status: string };
+    expect(report.backend).toBe("sqlite");
+    expect(report.status).toBe("succeeded");
+    expect(report.calls[0]!.settled).toBe(true);
+  });
+
+  it("inspect on a run SIGKILLed mid-command shows the output recovered from its last durable flush", async () => {
+    const dir = mkdtempSync(join(cwd, "kill-"));
+    const run = start(["run", "--", "sh", "-c", "for i in $(seq 1 100); do echo tick $i; sleep 0.05; done"], dir);
+    await until(() => run.err().includes("tick 20"));
+    run.child.kill("SIGKILL");
+    await run.exited;
+    await new Promise((r) => setTimeout(r, 300)); // the durable write of the last flush may still be landing
+    const listed = JSON.parse(spool(["sessions", "--json"], dir).stdout) as { id: string; status: string }[];
+    expect(listed[0]!.status).toBe("interrupted");
+    const text = spool(["inspect", listed[0]!.id], dir).stdout;
+    expect(text).toContain("UNSETTLED");
+    expect(text).toMatch(/recovered output \(last durable flush/);
+    expect(text).toMatch(/\| tick \d+/);
+    const report = JSON.parse(spool(["inspect", listed[0]!.id, "--json"], dir).stdout) as { openScopes: string[]; calls: { recoveredOutput: string }[] };
+    expect(report.openScopes).toHaveLength(1);
+    const recovered = report.calls[0]!.recoveredOutput;
+    expect(recovered.startsWith("tick 1\ntick 2\n")).toBe(true);
+    expect(recovered.split("\n").filter(Boolean).length).toBeGreaterThanOrEqual(10);
+  }, 30_000);
+
+  it("gc removes sessions older than the cutoff, keeps running ones, and reports what it freed", async () => {
+    const dir = mkdtempSync(join(cwd, "gc-"));
+    spool(["run", "-q", "--", "seq", "1000"], dir);
+    spool(["run", "-q", "--", "seq", "10"], dir);
+    const live = start(["run", "-q", "--", "sleep", "20"], dir);
+    await until(() => (JSON.parse(spool(["sessions", "--json"], dir).stdout) as unknown[]).length === 3);
+    await new Promise((r) => setTimeout(r, 1100));
+    const dry = spool(["gc", "--older-than", "1s", "--dry-run"], dir);
+    expect(dry.stdout).toMatch(/Would free \S+ \S+ from 2 sessions; kept 1/);
+    expect((JSON.parse(spool(["sessions", "--json"], dir).stdout) as unknown[]).length).toBe(3);
+    const gc = spool(["gc", "--older-than", "1s"], dir);
+    expect(gc.status).toBe(0);
+    expect(gc.stdout).toMatch(/Freed \S+ \S+ from 2 sessions; kept 1/);
+    const left = JSON.parse(spool(["sessions", "--json"], dir).stdout) as { status: string }[];
+    expect(left.map((s) => s.status)).toEqual(["running"]);
+    live.child.kill("SIGTERM");
+  }, 30_000);
+});
+
+describe("spool run --serve and spool serve", () => {
+  it("run --serve prints the viewer URL before the command starts and streams the session state", async () => {
+    const dir = mkdtempSync(join(cwd, "serve-"));
+    const run = start(["run", "--serve", "--exit", "--", "sh", "-c", "sleep 0.5; for i in 1 2 3 4 5; do echo step $i; sleep 0.3; done"], dir);
+    const url = await until(() => /viewer at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+)/.exec(run.err()));
+    expect(run.err().indexOf("viewer at")).toBeLessThan(Math.max(0, run.err().indexOf("step 1")) || Infinity);
+    const [base, token] = [url[1]!, url[2]!];
+    const states = (await (await fetch(`${base}/v1/states?token=${token}`)).json()) as { states: string[] };
+    expect(states.states).toContain("sessions");
+    const name = states.states.find((s) => s.startsWith("session:"))!;
+    const res = await fetch(`${base}/v1/state/${encodeURIComponent(name)}?token=${token}`);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!seen.includes("step 3")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+    }
+    await reader.cancel();
+    expect(seen).toMatch(/^id: 0\nevent: ops\ndata: \[\["r",/);
+    expect(seen).toContain("step 3");
+    expect(await run.exited).toBe(0);
+  }, 30_000);
+
+  it("a port in use is a clear error", async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const r = spool(["run", `--serve=${port}`, "--exit", "--", "true"]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("serve replays finished sessions from their logs", async () => {
+    const dir = mkdtempSync(join(cwd, "replay-"));
+    const id = sessionOf(spool(["run", "-q", "--", "sh", "-c", "echo replayed-line; exit 2"], dir).stdout);
+    const serve = start(["serve", "--port", "0"], dir);
+    const url = await until(() => /at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+)/.exec(serve.err()));
+    const res = await fetch(`${url[1]}/v1/state/${encodeURIComponent(`session:${id}`)}?token=${url[2]}`);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const { value } = await reader.read();
+    await reader.cancel();
+    const base = JSON.parse(/data: (.*)\n/.exec(value!)![1]!) as [["r", { status: string; exitCode: number; calls: { output: { content: { text: string }[] } }[] }]];
+    expect(base[0][1].status).toBe("failed");
+    expect(base[0][1].exitCode).toBe(2);
+    expect(base[0][1].calls[0]!.output.content[0]!.text).toContain("replayed-line");
+    serve.child.kill("SIGINT");
+    expect(await serve.exited).toBe(0);
+  }, 30_000);
+});
+
+describe("CLI errors", () => {
+  it("an unknown session is a clear error", () => {
+    const r = spool(["inspect", "no-such-session"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('no session "no-such-session"');
+    expect(r.stderr).toContain("spool sessions");
+  });
+
+  it("a session open in another process is refused with its pid", async () => {
+    const dir = mkdtempSync(join(cwd, "lock-"));
+    const first = start(["run", "--", "sh", "-c", "echo started; sleep 20"], dir);
+    await until(() => first.err().includes("started"));
+    const id = (JSON.parse(spool(["sessions", "--json"], dir).stdout) as { id: string }[])[0]!.id;
+    const second = spool(["run", "--session", id, "--", "true"], dir);
+    expect(second.status).toBe(1);
+    expect(second.stderr).toContain(`is open in process ${first.child.pid}`);
+    first.child.kill("SIGTERM");
+    await first.exited;
+  }, 30_000);
+
+  it("gc without --older-than refuses to guess", () => {
+    const r = spool(["gc"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("--older-than AGE is required");
+  });
+});
