@@ -122,6 +122,11 @@ outer: for (const variant of variants) {
   step(`Built target netkit${variant}\n`);
 }
 
+// --- last parallel jobs: the fuzz seed corpus unpacks while the network code compiles
+step(`${blue(bold("Unpacking fuzz seed corpus"))}\n`);
+bar("  fuzz/corpus", 1840, "files", 18);
+for (const [dir, name] of files.slice(0, 6)) compile(k++, dir.replace(/^src|^third_party/, "fuzz"), `fuzz_${name}`, "_fuzz");
+
 // --- the failing file, interleaved with parallel jobs, then make's unwinding
 compile(k++, "src/net", "socket");
 say(`${bold("src/net/socket.c:")} In function ‘${bold("socket_apply_opts")}’:\n`);

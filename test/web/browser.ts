@@ -88,8 +88,10 @@ export async function outputShows(page: Page, needle: string): Promise<boolean> 
       range.setStart(node, at);
       range.setEnd(node, at + text.length);
       const r = range.getBoundingClientRect();
-      const box = pre.parentElement!.getBoundingClientRect();
-      return r.height > 0 && r.top >= box.top && r.bottom <= box.bottom;
+      // The scroller's client area: its rectangle minus borders and the horizontal scrollbar.
+      const scroller = pre.parentElement!;
+      const top = scroller.getBoundingClientRect().top + scroller.clientTop;
+      return r.height > 0 && r.top >= top && r.bottom <= top + scroller.clientHeight;
     },
     needle,
   );
