@@ -24,13 +24,23 @@ export function createOutputPane(scroller: HTMLElement, pre: HTMLElement, jump: 
     jump.hidden = on;
     scroller.dataset.following = String(on);
   };
+  // Where our own toEnd() last put the view. Only a reader moves above it; a box that shrinks (the
+  // transcript below grew) or text that changed can leave the view short of the bottom without anyone
+  // scrolling, and that scroll event used to switch following off before the resize caught up.
+  let placedAt = 0;
   const toEnd = (): void => {
     scroller.scrollTop = scroller.scrollHeight;
+    placedAt = scroller.scrollTop;
   };
 
-  // Only a reader's scroll changes the mode: our own toEnd() always lands at the bottom, so it reads as
-  // "following" and cannot turn following off.
-  scroller.addEventListener("scroll", () => setFollowing(atBottom()), { passive: true });
+  scroller.addEventListener(
+    "scroll",
+    () => {
+      if (atBottom()) setFollowing(true);
+      else if (scroller.scrollTop < placedAt - SLACK_PX) setFollowing(false);
+    },
+    { passive: true },
+  );
   jump.addEventListener("click", () => {
     setFollowing(true);
     toEnd();
