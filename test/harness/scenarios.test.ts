@@ -276,16 +276,16 @@ describe("§10.11 durability and recovery", () => {
     const { store, workspace } = await session();
     const harness = createHarness({ store, workspace, tools: [createBashTool()], minIntervalMs: 5 });
     const cmd = (tag: string) => ({ command: `for i in $(seq 1 12); do echo ${tag}$i; sleep 0.02; done` });
-    let lists: WireOp[][][] = [];
+    const lists: WireOp[][][] = [];
     harness.on((e) => {
-      if (e.type === "tool_end" && e.toolCallId === "b") {
-        lists = ["a", "b"].map((id) => store.readList(outputList("op", id), { order: "asc" }).elements.map((el) => el.value));
-      }
+      // Each call's list is complete at its own tool_end (its commits are awaited before it).
+      if (e.type === "tool_end") lists[e.toolCallId === "a" ? 0 : 1] = store.readList(outputList("op", e.toolCallId), { order: "asc" }).elements.map((el) => el.value);
     });
     await harness.runTools("op", [
       { toolCallId: "a", toolName: "bash", args: cmd("a") },
       { toolCallId: "b", toolName: "bash", args: cmd("b") },
     ]);
+    expect(lists.filter(Boolean)).toHaveLength(2);
     for (const [i, list] of lists.entries()) {
       expect(list.length).toBeGreaterThan(3);
       // Interned refs appear (so a shared encoder would have leaked ids across lists) and decode alone.
