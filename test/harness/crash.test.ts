@@ -19,6 +19,7 @@ import { createBashTool, createHarness } from "../../src/harness/index.js";
 import { openSessionRepo } from "../../src/store/index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
+if (!existsSync(join(here, "../../dist/harness/index.js"))) throw new Error("the crash test runs its child from dist/: run `npm run build` first");
 const CHILD = join(here, "fixtures", "crash-child.mjs");
 const RUNS = process.env["SPOOL_LONG"] ? 100 : 20;
 const PARALLEL = 3;
@@ -41,7 +42,26 @@ interface ChildRun {
   groupSurvivedParent: boolean;
 }
 
+/**
+ * Whether any process of the group is still running. A killed process stays a zombie until its new
+ * parent (init, here) reaps it, and kill(-pgid, 0) counts zombies — init in this sandbox reaps lazily
+ * (seen: > 1 s) — so on Linux read /proc and ignore state Z.
+ */
 function alive(pgid: number): boolean {
+  if (existsSync("/proc/self/stat")) {
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      } catch {
+        continue; // exited while we looked
+      }
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(pgrp) === pgid && state !== "Z") return true;
+    }
+    return false;
+  }
   try {
     process.kill(-pgid, 0);
     return true;
@@ -87,9 +107,9 @@ function runChild(id: string): Promise<ChildRun> {
       clearTimeout(guard);
       if (timer) clearTimeout(timer);
       if (run.pgid !== undefined) {
-        // Finding: the command runs in its own session (setsid), so nothing signals it when the harness
-        // process dies; it lives on until its next write hits EPIPE or it ends. Count that, then kill
-        // the group as a supervisor would, and check below that it is really gone.
+        // The command runs in its own session (setsid), so nothing signals it when the harness dies; this
+        // one dies at its next write (EPIPE). Count groups still running 300 ms later, then kill the
+        // group as a supervisor would, and check below that it is really gone.
         run.groupSurvivedParent = !(await gone(run.pgid, 300));
         if (run.groupSurvivedParent) {
           try {

@@ -509,6 +509,37 @@ describe("§10.10 retirement and late progress", () => {
     expect(harness.transcript().map((m) => (m.content[0] as { text: string }).text)).toEqual(["done\n"]);
   });
 
+  it("closing the store mid-run emits no retirement: the run fails to settle and a reopen recovers the output and its memo", async () => {
+    const { store, workspace, repo, id, file } = await session();
+    const commits = recordCommits(store);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const tool: ToolDefinition = {
+      name: "t",
+      description: "",
+      parameters: {},
+      async execute(_id, _a, _s, out, ctx) {
+        out.write("part one\n");
+        await ctx.memo("one", 1);
+        await gate;
+        out.write("part two\n");
+      },
+    };
+    const harness = createHarness({ store, workspace, tools: [tool] });
+    const run = harness.runTools("op", [{ toolCallId: "c", toolName: "t", args: {} }]);
+    await until(() => commits.some((t) => t.some((w) => w.op === "setValue" && w.namespace === "tool_memo")));
+    await store.close();
+    release();
+    await expect(run).rejects.toThrow(/closed/i);
+    // The settle transaction (with its retirement) was refused by the closed store: the sidecar stays.
+    expect(readdirSync(`${file}.scopes`).length).toBe(1);
+    const reopened = await repo.open(id);
+    cleanups.push(() => reopened.close().catch(() => {}));
+    const [op] = createHarness({ store: reopened, workspace, tools: [tool] }).recover();
+    expect(op!.calls[0]!.output!.content[0].text).toBe("part one\n");
+    expect(reopened.get(value("tool_memo", "op:c:one", operationScope("op")))).toBe(1);
+  });
+
   it("grep guard: the harness never deletes a call's output or memos — retirement is its only cleanup", () => {
     const dir = join(here, "../../src/harness");
     const files = [...readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => join(dir, f)), ...readdirSync(join(dir, "tools")).map((f) => join(dir, "tools", f))];
