@@ -664,12 +664,12 @@ describe("§10.11 wire, end to end: harness → lane state → SSE", () => {
     const harness = createHarness({ store, workspace, tools: [createBashTool()], minIntervalMs: 10 });
     harness.on((e) => lane.mutate((v) => reduceLane(v, e)));
     const statuses: string[] = [];
-    const values: LaneView[] = [];
+    const log: string[] = [];
     const sub = subscribe<LaneView>(`http://127.0.0.1:${port}/v1/state/lane`, {
       token: "tok",
       retryDelayMs: 20,
-      onStatus: (s, d) => statuses.push(`${s}${d ? `: ${d}` : ""}`),
-      onValue: (v) => values.push(structuredClone(v)),
+      onStatus: (s, d) => (statuses.push(`${s}${d ? `: ${d}` : ""}`), log.push(s)),
+      onValue: (_v, ops) => log.push(isBase(ops) ? "base" : "delta"),
     });
     cleanups.push(() => sub.close());
     await until(() => sub.status === "live");
@@ -680,6 +680,11 @@ describe("§10.11 wire, end to end: harness → lane state → SSE", () => {
     await until(() => JSON.stringify(sub.value) === JSON.stringify(lane.value));
     expect(sub.connects).toBe(2);
     expect(statuses.some((s) => s.startsWith("resyncing"))).toBe(true);
+    // Each connection starts from a base; the replica is never patched across the break.
+    const resync = log.indexOf("resyncing");
+    expect(log.find((x) => x === "base" || x === "delta")).toBe("base");
+    expect(log.slice(resync + 1).find((x) => x === "base" || x === "delta")).toBe("base");
+    expect(log.slice(resync + 1).filter((x) => x === "base")).toHaveLength(1);
     expect(server.subscribers).toBe(1);
   });
 });
