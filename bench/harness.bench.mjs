@@ -85,7 +85,7 @@ const t = setInterval(() => { burst(); if (++n === 20) clearInterval(t); }, 125)
 }
 
 // ---- 1. worked example ------------------------------------------------------------------------
-async function workedExample(run) {
+async function workedExample(run, seed0) {
   const repo = openSessionRepo(join(root, `we${run}`), { backend: "jsonl" });
   const ours = await repo.create({ id: "ours" });
   const today = await repo.create({ id: "today" });
@@ -119,7 +119,7 @@ async function workedExample(run) {
     }
     if (e.type === "tool_end") sidecarAtEnd = dirBytes(`${ours.file}.scopes`);
   });
-  const [result] = await harness.runTools("op1", [{ toolCallId: "call_7", toolName: "bash", args: { command: buildCommand(1000 + run * 7919) } }]);
+  const [result] = await harness.runTools("op1", [{ toolCallId: "call_7", toolName: "bash", args: { command: buildCommand(seed0 + run * 7919) } }]);
   snap.replace(structuredClone(lane.value));
   await todayPending;
   await sleep(200);
@@ -144,7 +144,8 @@ async function workedExample(run) {
 
 const RUNS = 3;
 const we = [];
-for (let r = 0; r < RUNS; r++) we.push(await workedExample(r));
+const seed0 = Math.floor(Math.random() * 1e9); // fresh lines every invocation, different per run
+for (let r = 0; r < RUNS; r++) we.push(await workedExample(r, seed0));
 const med = (k) => we.map((x) => x[k]).sort((a, b) => a - b)[Math.floor(we.length / 2)];
 const S1 = "worked example (256 KB, ~20 flushes, 50 KB window; median of 3 runs)";
 row(S1, "flushes", "spool", med("flushes"), "batches");
@@ -188,7 +189,7 @@ await new Promise((r) => child.on("close", r));
 const S2 = `fan-out (1 MB/s bash stream, ${SECONDS} s, server in its own process)`;
 for (const [label, r] of [["0 subscribers", idle], ["1 subscriber", one], [`${many.subscribers} subscribers`, many]]) {
   row(S2, `server CPU, ${label}`, "spool", r.cpuMs / r.wall / 10, "% of a core", `wall ${r.wall.toFixed(1)} s`);
-  row(S2, `peak RSS, ${label}`, "spool", r.peakRss / 1024 / 1024, "MiB", r.reconnects ? `${r.reconnects} reconnects` : "");
+  row(S2, `peak RSS, ${label}`, "spool", r.peakRss / 1024 / 1024, "MiB", `${r.reconnects ? `${r.reconnects} reconnects; ` : ""}kernel maxRSS so far ${(r.maxRss / 1024).toFixed(1)} MiB`);
   row(S2, `tool output / live batches, ${label}`, "spool", r.toolBytes / r.wall / 1e6, "MB/s in", `${r.batches} batches, ${(r.batchBytes / r.wall / 1024).toFixed(0)} KiB/s of ops to each subscriber`);
 }
 const perSubSec = (many.cpuMs - idle.cpuMs * (many.wall / idle.wall)) / (many.subscribers * many.wall);
