@@ -147,6 +147,8 @@ async function check(run: ChildRun) {
     recoveredInFlight = match !== undefined && match.n > lastAck.n;
     expect(match, `recovered ${output!.content[0].text.length} chars; last ack ${lastAck.n}, intents up to ${run.intents.at(-1)?.n}`).toBeDefined();
     expect(output!.content[0].text.length).toBe(match!.len);
+    // The child rebases every 4 flushes, so recovery never replays more than that.
+    expect(recovered[0]!.calls[0]!.replayed).toBeLessThanOrEqual(4);
     // Settling afterwards: bash is not replay-safe, so it settles as interrupted with that output.
     const [result] = await harness.resume("op1");
     expect(result!.isError).toBe(true);
