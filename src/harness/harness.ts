@@ -259,8 +259,15 @@ export function createHarness(options: HarnessOptions): Harness {
   };
 
   const settle = async (operationId: string, results: ToolResultMessage[]): Promise<void> => {
+    const entry = open[operationId]!;
     delete open[operationId];
-    await store.commit([...results.map((m) => appendList(TRANSCRIPT, m)), setValue(OPEN, { ...open }), retireScope(operationScope(operationId))]);
+    try {
+      await store.commit([...results.map((m) => appendList(TRANSCRIPT, m)), setValue(OPEN, { ...open }), retireScope(operationScope(operationId))]);
+    } catch (err) {
+      // Not settled on disk, so not settled here either: recover()/resume() must still see it.
+      open[operationId] = entry;
+      throw err;
+    }
     emit({ type: "operation_end", operationId });
   };
 

@@ -273,6 +273,21 @@ describe("harness: memo, recovery and seeded replay", () => {
     expect(b.transcript()).toHaveLength(1);
   });
 
+  it("a settlement that fails to commit leaves the operation listed as unsettled", async () => {
+    const root = mkdtempSync(join(tmpdir(), "spool-ws-"));
+    dirs.push(root);
+    const store = createMemoryStore();
+    const commit = store.commit.bind(store);
+    (store as { commit: typeof store.commit }).commit = (writes) =>
+      writes.some((w) => (w as { op?: string }).op === "retireScope") ? Promise.reject(new Error("disk full")) : commit(writes);
+    const tool: ToolDefinition = { name: "t", description: "", parameters: {}, execute: (_i, _a, _s, out) => out.write("done\n") };
+    const harness = createHarness({ store, workspace: createWorkspace({ dir: root, keep: true }), tools: [tool] });
+    await expect(harness.runTools("op", [{ toolCallId: "c", toolName: "t", args: {} }])).rejects.toThrow("disk full");
+    const [op] = harness.recover();
+    expect(op!.operationId).toBe("op");
+    expect(op!.calls[0]!.output!.content[0].text).toBe("done\n");
+  });
+
   it("a call of a tool that is not replay-safe settles as interrupted with its recovered output", async () => {
     const root = mkdtempSync(join(tmpdir(), "spool-ws-"));
     dirs.push(root);
