@@ -12,7 +12,7 @@ import type { ToolOutputState } from "../../src/output/sink.js";
 import { createWireServer, serveViewer, type WireServer } from "../../src/wire/index.js";
 import type { SessionState, SessionsState, SessionStatus, SessionSummary } from "../../web/src/contract.js";
 import { buildViewer } from "../../web/build.mjs";
-import { openPage, outputScroll, outputShows, outputText, type OpenedPage } from "./browser.js";
+import { openPage, outputScroll, outputShows, outputText, topVisibleLine, type OpenedPage } from "./browser.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
 type Draft = Mutable<SessionState> & { calls: { id: string; name: string; args: unknown; output: ToolOutputState | undefined; ended: boolean; isError: boolean }[]; transcript: ToolResultMessage[] };
@@ -175,6 +175,18 @@ describe("viewer page", () => {
     expect(await page.textContent("#status-truncated")).toMatch(/^truncated: yes \(400 of \d+ lines shown\)$/);
     expect(await page.getAttribute("#status-spill", "href")).toBe(`/files/x/spill/call-1.log?token=${TOKEN}`);
     expect(await page.isVisible("#status-spill")).toBe(true);
+
+    // Paused inside a sliding window: evicted head lines must not drag the reader's lines upward.
+    await page.mouse.wheel(0, -900);
+    await expect.poll(() => page.getAttribute("#output-scroll", "data-following")).toBe("false");
+    const reading = await topVisibleLine(page);
+    expect(reading).toMatch(/src\/module_\d+\//);
+    run.write(compileLines(521, 60));
+    await expect.poll(() => outputText(page)).toContain("src/module_580/");
+    expect(await outputText(page)).not.toContain("src/module_140/");
+    expect(await topVisibleLine(page)).toBe(reading);
+    await page.mouse.wheel(0, 100_000);
+    await expect.poll(() => page.getAttribute("#output-scroll", "data-following")).toBe("true");
 
     // The error near the end, then the run fails with exit code 1.
     const errorLine = "src/net/socket.c:214:9: error: 'struct sock_opts' has no member named 'linger_ms'";
