@@ -190,11 +190,22 @@ describe("viewer page", () => {
 
     // The error near the end, then the run fails with exit code 1.
     const errorLine = "src/net/socket.c:214:9: error: 'struct sock_opts' has no member named 'linger_ms'";
+    run.write(`${ESC}[1msrc/net/socket.c:180:5:${ESC}[0m ${ESC}[1;35mwarning:${ESC}[0m unused variable ‘rc’ [-Wunused-variable]\n`);
     run.write(`${ESC}[1m${errorLine.slice(0, 24)}${ESC}[31m${errorLine.slice(24)}${ESC}[0m\n  214 |   opts->linger_ms = 0;\n      |         ^~\n1 error generated.\nmake: *** [Makefile:41: build/net/socket.o] Error 1\n`);
     run.finish("failed", 1);
     await expect.poll(() => page.textContent("#status-state")).toBe("failed · exit 1");
     expect(await page.getAttribute("#status-state", "data-status")).toBe("failed");
     await expect.poll(() => outputShows(page, errorLine)).toBe(true);
+    // Error lines are marked (CSS highlight ranges over the text), warnings too, ordinary lines not.
+    const marked = await page.evaluate(() => {
+      const reg = CSS.highlights as unknown as Map<string, Highlight>;
+      const lines = (name: string) => Array.from((reg.get(name) as unknown as Iterable<Range> | undefined) ?? [], (r) => r.toString());
+      return { error: lines("spool-error"), warning: lines("spool-warning") };
+    });
+    expect(marked.error).toContain(errorLine);
+    expect(marked.error).toContain("make: *** [Makefile:41: build/net/socket.o] Error 1");
+    expect(marked.warning).toEqual(["src/net/socket.c:180:5: warning: unused variable ‘rc’ [-Wunused-variable]"]);
+    expect(marked.error.some((l) => l.includes("CC "))).toBe(false);
     await expect.poll(() => page.textContent('#sessions li[data-session="x"]')).toContain("failed · exit 1");
     await expect.poll(() => page.textContent("#transcript")).toContain(errorLine);
     expect(await page.textContent("#transcript .badge")).toBe("error");

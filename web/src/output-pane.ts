@@ -1,6 +1,7 @@
 // The retained window of one tool call: monospace text in a scroll box that follows the end while the
 // reader is at the bottom, stops following when they scroll up, and follows again once they scroll back
 // down. Appends go into the existing text node, so a growing window costs the new bytes, not a re-render.
+import { markLines } from "./highlights.js";
 export interface OutputPane {
   /** Show this text (the sink's retained window); images are shown below it. */
   show(text: string, images: readonly { data: string; mimeType: string }[]): void;
@@ -85,6 +86,7 @@ export function createOutputPane(scroller: HTMLElement, pre: HTMLElement, jump: 
           if (shift) scroller.scrollTop -= shift;
         }
         rendered = next;
+        markLines(text);
         if (next) pre.dataset.filled = "";
         else delete pre.dataset.filled;
       }
@@ -106,6 +108,7 @@ export function createOutputPane(scroller: HTMLElement, pre: HTMLElement, jump: 
       rendered = "";
       imageKey = "";
       text.data = "";
+      markLines(text);
       images.replaceChildren();
       delete pre.dataset.filled;
       pre.dataset.empty = message;
