@@ -59,9 +59,20 @@ export function createOutputPane(scroller: HTMLElement, pre: HTMLElement, jump: 
     scroller.scrollTop = scroller.scrollHeight;
   };
 
-  // Only a reader's scroll changes the mode: our own toEnd() always lands at the bottom, so it reads as
-  // "following" and cannot turn following off.
-  scroller.addEventListener("scroll", () => setFollowing(atBottom()), { passive: true });
+  // Scroll events arrive a frame late, measured against the layout of that moment: our own toEnd()
+  // may be judged "not at the bottom" because the status bar or transcript grew in between. So only a
+  // move up away from the bottom stops following — something only the reader does (a clamp when the
+  // box grows moves up but lands at the bottom).
+  let lastTop = 0;
+  scroller.addEventListener(
+    "scroll",
+    () => {
+      const top = scroller.scrollTop;
+      setFollowing(atBottom() || (following && top >= lastTop));
+      lastTop = top;
+    },
+    { passive: true },
+  );
   jump.addEventListener("click", () => {
     setFollowing(true);
     toEnd();
