@@ -6,7 +6,15 @@ import { resolve as resolvePath } from "node:path";
 import { CallbackError, CaptureError, InvalidOptionsError, MissingCwdError, SpawnError } from "./errors.js";
 import { resolveLimits } from "./limits.js";
 import { OutputCapture } from "./output-capture.js";
-import { exitCodeOf, resolveShell, signalGroup, spawnInGroup, terminateGroup, type GroupChild } from "./process-group.js";
+import {
+  exitCodeOf,
+  guardAgainstOrphans,
+  resolveShell,
+  signalGroup,
+  spawnInGroup,
+  terminateGroup,
+  type GroupChild,
+} from "./process-group.js";
 import { AdaptivePublisher } from "./publisher.js";
 import { SpillWriter, validateSpill } from "./spill.js";
 import type { CaptureUpdate, CaptureView, ExecOptions, ExecResult, SpillOptions } from "./types.js";
@@ -67,6 +75,7 @@ class Execution {
   private aborted = false;
   private killStarted = false;
   private cancelKill: (() => void) | undefined;
+  private releaseGuard: (() => void) | undefined;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private openStreams = 2;
   private lastDataAt = 0;
@@ -105,6 +114,7 @@ class Execution {
         if (this.child.pid === undefined) this.rejectNow(new SpawnError(shell, e));
       });
       if (this.child.pid === undefined) return;
+      this.releaseGuard = guardAgainstOrphans(this.child.pid);
       for (const stream of [this.child.stdout, this.child.stderr]) {
         stream.on("data", (chunk: Buffer) => this.onData(chunk));
         stream.on("close", () => {
@@ -231,6 +241,7 @@ class Execution {
   }
 
   private cleanup(): void {
+    this.releaseGuard?.();
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
     this.options.signal?.removeEventListener("abort", this.onAbort);

@@ -19,16 +19,14 @@ const ESC = 0x1b;
 const CR = 0x0d;
 const BS = 0x08;
 const NL = 0x0a;
+/** Carriage return or backspace: the line assembler has to replay them. */
+const FRAMING = /[\r\b]/;
 
-/** Bytes at the end of `buf` that begin a UTF-8 sequence the buffer does not complete. */
-function incompleteTail(buf: Buffer): number {
-  for (let back = 1; back <= Math.min(3, buf.length); back++) {
-    const b = buf[buf.length - back]!;
-    if ((b & 0xc0) === 0x80) continue;
-    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    return need > back ? back : 0;
-  }
-  return 0;
+/** Continuation bytes (10xxxxxx) at the start of `buf`, up to 3 (the most a character can need). */
+function leadingContinuations(buf: Buffer): number {
+  let k = 0;
+  while (k < 3 && k < buf.length && (buf[k]! & 0xc0) === 0x80) k++;
+  return k;
 }
 
 export class OutputCapture {
@@ -36,8 +34,6 @@ export class OutputCapture {
   // StringDecoder rather than TextDecoder: same streaming guarantee (no code point split across
   // reads, invalid bytes become U+FFFD) and measured 7× faster here on 64 KiB chunks.
   private readonly decoder = new StringDecoder("utf8");
-  /** The decoder holds the start of a character from the previous read. */
-  private decoderPending = false;
   private readonly sniffer = new BinarySniffer();
   private readonly ansi = new AnsiStripper();
   private readonly lines: LineCleaner;
@@ -57,16 +53,23 @@ export class OutputCapture {
     this.sniffer.push(chunk);
     if (this.sniffer.binary || chunk.length === 0) return;
     const plain =
-      !this.decoderPending &&
       !this.ansi.holding &&
       this.lines.canTakePlain &&
       chunk.indexOf(ESC) === -1 &&
       chunk.indexOf(CR) === -1 &&
       chunk.indexOf(BS) === -1;
-    if (plain) this.pushPlain(chunk);
-    else this.pushText(this.decoder.write(chunk));
-    // A read shorter than 4 bytes may continue a character begun earlier; assume it is still open.
-    this.decoderPending = chunk.length < 4 || incompleteTail(chunk) > 0;
+    // Reads split characters often (every 64 KiB boundary in non-ASCII text). The leading
+    // continuation bytes finish (or invalidate) whatever the decoder holds from the previous read;
+    // after them the read starts on a character boundary. Only a read made of nothing but 1–2
+    // continuation bytes leaves that undecided, and takes the string path.
+    const k = leadingContinuations(chunk);
+    if (plain && (k < chunk.length || k === 3)) {
+      const finished = (k > 0 ? this.decoder.write(chunk.subarray(0, k)) : "") + this.decoder.end();
+      if (finished) this.lines.appendOpen(finished);
+      if (k < chunk.length) this.pushPlain(k > 0 ? chunk.subarray(k) : chunk);
+    } else {
+      this.pushText(this.decoder.write(chunk));
+    }
   }
 
   end(): void {
@@ -137,7 +140,22 @@ export class OutputCapture {
   private pushText(text: string): void {
     if (text === "") return;
     const stripped = !this.ansi.holding && !text.includes("\x1b") ? text : this.ansi.push(text);
-    this.commitText(this.lines.push(stripped));
+    // Coloured output without progress frames is plain once stripped: commit its lines in bulk.
+    if (this.lines.canTakePlain && !FRAMING.test(stripped)) this.pushPlainText(stripped);
+    else this.commitText(this.lines.push(stripped));
+  }
+
+  private pushPlainText(text: string): void {
+    const first = text.indexOf("\n");
+    if (first === -1) {
+      this.lines.appendOpen(text);
+      return;
+    }
+    this.lines.appendOpen(text.slice(0, first));
+    this.commitText(this.lines.takeLine(), 1);
+    const last = text.lastIndexOf("\n");
+    if (last > first) this.commitLines(Buffer.from(text.slice(first + 1, last + 1), "utf8"));
+    if (last + 1 < text.length) this.lines.appendOpen(text.slice(last + 1));
   }
 
   private pushPlain(chunk: Buffer): void {

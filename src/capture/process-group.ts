@@ -43,3 +43,28 @@ export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): 
   if (signal !== null) return 128 + (constants.signals[signal] ?? 0);
   return 1;
 }
+
+/**
+ * If the capturing process dies without cleaning up (SIGKILL, crash), its command's group would run
+ * on as orphans, out of reach. A tiny shell in its own session holds a pipe from us; when that pipe
+ * closes because we are gone, it kills the group. On a normal finish the guard itself is killed.
+ */
+export function guardAgainstOrphans(pgid: number): () => void {
+  let guard: ReturnType<typeof spawn> | undefined;
+  try {
+    guard = spawn("/bin/sh", ["-c", 'read _ ; kill -KILL -$0 2>/dev/null', String(pgid)], {
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+    });
+  } catch {
+    return () => {};
+  }
+  guard.on("error", () => {});
+  guard.stdin?.on("error", () => {});
+  // The guard must never keep the caller's event loop alive.
+  guard.unref();
+  (guard.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  return () => {
+    guard?.kill("SIGKILL");
+  };
+}

@@ -49,8 +49,6 @@ export class BoundedWindow {
   committedLines = 0;
   private pieces: Buffer[] = [];
   private piecesBytes = 0;
-  /** Tail: whole pieces were dropped, so the first retained line has lost its start. */
-  private startsMidLine = false;
   /** Head: nothing more can enter the view. */
   private full = false;
   private headLines = 0;
@@ -84,14 +82,12 @@ export class BoundedWindow {
     if (this.piecesBytes <= 2 * keep) return;
     while (this.pieces.length > 1 && this.piecesBytes - this.pieces[0]!.length >= keep) {
       this.piecesBytes -= this.pieces.shift()!.length;
-      this.startsMidLine = true;
     }
     if (this.piecesBytes > 2 * keep) {
       // One piece bigger than the whole buffer: keep its end.
       const only = this.pieces[0]!;
       this.pieces[0] = Buffer.from(only.subarray(only.length - keep));
       this.piecesBytes = keep;
-      this.startsMidLine = true;
     }
   }
 
@@ -124,7 +120,8 @@ export class BoundedWindow {
       }
       pos = nl;
     }
-    // Then the first line start that fits the bytes; never past the last line.
+    // Then the first line start that fits the bytes; never past the last line. Trimming keeps at
+    // least 2×maxBytes, so a first line that lost its start to a trim never survives this step.
     if (buf.length - start > maxBytes) {
       const p = buf.length - maxBytes;
       const nl = buf[p - 1] === NL ? p - 1 : buf.indexOf(NL, p);
@@ -134,10 +131,6 @@ export class BoundedWindow {
         return finish(buf.subarray(cut), true, lastLineBytes);
       }
       start = nl + 1;
-    }
-    if (start === 0 && this.startsMidLine) {
-      // Only reachable when one line spans the whole buffer: it is partial.
-      return finish(buf, true, lastLineBytes);
     }
     return finish(buf.subarray(start), false, 0);
   }

@@ -2,7 +2,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { ContextError, createWorkspace, DEFAULT_SESSIONS_ROOT, recall, RecallError, type KeyLookup } from "../context/index.js";
+import { ContextError, DEFAULT_SESSIONS_ROOT, readOnlyLookup, recall, RecallError, type KeyLookup } from "../context/index.js";
 import type { Command } from "./commands.js";
 import { exitQuietlyOnClosedPipe, parseCount, UsageError } from "./cli-errors.js";
 
@@ -71,14 +71,24 @@ function run(args: readonly string[]): number {
   return 0;
 }
 
-/** One workspace, or every session under the default root (a key is content-addressed, so any hit is the text). */
+/**
+ * One workspace, or every session under the default root (a key is content-addressed, so any hit is
+ * the text). Read-only: looking a key up never creates, sweeps or expires anything.
+ */
 function lookup(dir: string | undefined): KeyLookup {
   if (dir !== undefined) {
     if (!existsSync(dir)) throw new UsageError(`workspace ${dir} does not exist.`);
-    return createWorkspace({ dir, keep: true });
+    return readOnlyLookup(dir);
   }
-  const sessions = existsSync(DEFAULT_SESSIONS_ROOT) ? readdirSync(DEFAULT_SESSIONS_ROOT).map((id) => join(DEFAULT_SESSIONS_ROOT, id)) : [];
+  const sessions = existsSync(DEFAULT_SESSIONS_ROOT) ? readdirSync(DEFAULT_SESSIONS_ROOT).map((id) => readOnlyLookup(join(DEFAULT_SESSIONS_ROOT, id))) : [];
   if (sessions.length === 0) throw new UsageError(`no sessions under ${DEFAULT_SESSIONS_ROOT}; pass --workspace DIR.`);
-  const workspaces = sessions.map((s) => createWorkspace({ dir: s, keep: true }));
-  return { get: (key) => workspaces.map((w) => w.get(key)).find((v) => v !== undefined) };
+  return {
+    get(key) {
+      for (const session of sessions) {
+        const hit = session.get(key);
+        if (hit !== undefined) return hit;
+      }
+      return undefined;
+    },
+  };
 }

@@ -11,6 +11,7 @@ import type { Message, ToolResultMessage } from "./messages.js";
 import { textOf, withText } from "./messages.js";
 import { plannedSave, saveFullText } from "./save-full-text.js";
 import { buildPreview, parseStub, type Origin } from "./stubs.js";
+import { normaliseToolName } from "./tool-name.js";
 
 export const DEFAULT_MAX_RESULT_CHARS = 20_000;
 export const DEFAULT_TURN_BUDGET_CHARS = 200_000;
@@ -22,7 +23,7 @@ export interface BudgetOptions {
   readonly turnBudgetChars?: number;
   readonly headChars?: number;
   readonly tailChars?: number;
-  /** Per-tool limits (`maxResultChars` a tool declares), by tool name; they replace the per-result default. */
+  /** Per-tool limits (`maxResultChars` a tool declares), by tool name (any case, a leading "@" ignored); they replace the per-result default. */
   readonly toolCaps?: Readonly<Record<string, number>>;
   /** Where full texts are saved as `<key>.txt`; without it they go to `archive`. */
   readonly resultsDir?: string;
@@ -72,6 +73,8 @@ export function enforceToolResultBudget(
   const head = positive(options.headChars, PREVIEW_HEAD_CHARS);
   const tail = positive(options.tailChars, PREVIEW_TAIL_CHARS);
   const floor = head + tail + 200;
+  const caps = new Map<string, number>();
+  for (const [name, cap] of Object.entries(options.toolCaps ?? {})) caps.set(normaliseToolName(name), cap);
   const report = emptyBudgetReport();
   let out: Message[] | undefined;
 
@@ -81,11 +84,13 @@ export function enforceToolResultBudget(
     const markers = extractKeys(text);
     let origin: Origin;
     let referenced = true;
+    let key: string | undefined;
     if (message.spillPath !== undefined) origin = { keys: markers, path: message.spillPath };
     else if (markers.length > 0) origin = { keys: markers };
     else {
       referenced = false;
       const planned = plannedSave(text, options);
+      key = planned.key;
       origin = planned.path !== undefined ? { keys: [planned.key], path: planned.path } : { keys: [planned.key] };
     }
     // Judge the preview before writing anything: a preview that is not shorter leaves no file behind.
@@ -93,7 +98,7 @@ export function enforceToolResultBudget(
     if (preview === undefined) return false;
     if (!referenced) {
       try {
-        const saved = saveFullText(text, options);
+        const saved = saveFullText(text, options, key);
         if (saved.wrote) {
           if (saved.path !== undefined) report.filesSaved.push(saved.path);
           report.keysSaved.push(saved.key);
@@ -119,7 +124,7 @@ export function enforceToolResultBudget(
       report.totalToolResults++;
       report.totalOriginalChars += slot.text.length;
       if (slot.stub) continue;
-      const cap = slot.toolName !== undefined ? options.toolCaps?.[slot.toolName] : undefined;
+      const cap = slot.toolName !== undefined ? caps.get(normaliseToolName(slot.toolName)) : undefined;
       const limit = cap !== undefined && cap > 0 ? cap : maxResult;
       if (slot.text.length > limit) cut(slot);
     }

@@ -20,3 +20,4 @@ export * from "./prepare.js";
 export * from "./config.js";
 export { parseStub, type ParsedStub, type StubLevel } from "./stubs.js";
 export * from "./adapters/index.js";
+export { normaliseToolName } from "./tool-name.js";

@@ -136,16 +136,15 @@ export function withText<M extends SystemMessage | UserMessage | ToolResultMessa
   const textPart: TextPart = extra ? { type: "text", text, extra } : { type: "text", text };
   if (placed < 0) content.unshift(textPart);
   else content[placed] = textPart;
-  const hints = message.hints?.content === "null" || message.hints?.content === "absent" ? withoutContentHint(message.hints) : message.hints;
-  const next = { ...message, content } as M;
-  if (hints === undefined) delete (next as { hints?: Hints }).hints;
-  else (next as { hints?: Hints }).hints = hints;
+  const next: { -readonly [K in keyof M]: M[K] } = { ...message, content };
+  // "null"/"absent" described an empty content; the message now has text.
+  const shape = message.hints?.content;
+  if (shape === "null" || shape === "absent") {
+    const { content: _shape, ...rest } = message.hints!;
+    if (Object.keys(rest).length > 0) next.hints = rest;
+    else delete next.hints;
+  }
   return next;
-}
-
-function withoutContentHint(hints: Hints): Hints | undefined {
-  const { content: _dropped, ...rest } = hints;
-  return Object.keys(rest).length > 0 ? rest : undefined;
 }
 
 export function toolResult(

@@ -4,13 +4,13 @@
 // the same marker forward and describe the original, never the previous stub.
 // Exempt, as the seed promises and upstream never did: error results (the model needs the exact
 // error) and results of write/exec tools (their output is the evidence of what changed).
-import { archiveKey } from "./archive-key.js";
 import type { ArchiveStore } from "./archive-store.js";
 import { countLines } from "./cut.js";
 import { detectContentKind } from "./content-kind.js";
 import type { Message, ToolResultMessage, UserMessage } from "./messages.js";
 import { textOf, withText } from "./messages.js";
 import { buildPreview, buildSummary, parseStub, type Origin, type ParsedStub } from "./stubs.js";
+import { normaliseToolName } from "./tool-name.js";
 
 export const DEFAULT_TRUNCATE_TURNS = 2;
 export const DEFAULT_SUMMARIZE_TURNS = 4;
@@ -38,16 +38,25 @@ export interface MicrocompactOptions {
   readonly turn?: number;
   /** Tool names whose results are never compacted; default DEFAULT_PRESERVED_TOOLS. */
   readonly preserveTools?: readonly string[];
+  /**
+   * Act only when this pass frees at least this many chars (default 0). Every change rewrites the
+   * prompt from that message on, so batching small savings keeps provider prompt caches warm
+   * (Anthropic's clear_at_least, OpenCode's 20K prune minimum).
+   */
+  readonly minSavedChars?: number;
 }
 
 export interface MicrocompactReport {
   truncated: number;
   summarized: number;
   charsSaved: number;
+  /** Keys of the texts this pass archived before cutting them. */
   keysArchived: string[];
   /** Old, large results left alone because they are errors or from write/exec tools. */
   preserved: number;
   errors: string[];
+  /** Chars this pass could have freed but did not, because they were below `minSavedChars`. */
+  deferredChars?: number;
 }
 
 export function emptyMicrocompactReport(): MicrocompactReport {
@@ -102,6 +111,10 @@ export function applyMicrocompact(
       out[i] = next;
     }
   }
+  if (out !== undefined && report.charsSaved < (options.minSavedChars ?? 0)) {
+    // Archived keys stay archived (harmless, content-addressed); the history is left as it was.
+    return { messages, report: { ...emptyMicrocompactReport(), preserved: report.preserved, deferredChars: report.charsSaved } };
+  }
   return { messages: out ?? messages, report };
 }
 
@@ -134,9 +147,8 @@ function compactOne<M extends ToolResultMessage | UserMessage>(
   let origin: Origin = { keys: [] };
   if (levels.archive !== undefined) {
     try {
-      const had = levels.archive.has(archiveKey(text));
       const key = levels.archive.put(text);
-      if (!had) report.keysArchived.push(key);
+      report.keysArchived.push(key);
       origin = { keys: [key] };
     } catch (err) {
       // Never emit a marker that cannot be recalled: keep the text whole instead.
@@ -156,10 +168,6 @@ function compactOne<M extends ToolResultMessage | UserMessage>(
   report.truncated++;
   report.charsSaved += text.length - preview.length;
   return withText(message, preview);
-}
-
-export function normaliseToolName(name: string): string {
-  return name.trim().replace(/^@/, "").toLowerCase();
 }
 
 function positive(value: number | undefined, fallback: number): number {

@@ -16,6 +16,7 @@ import type { Workspace } from "./workspace.js";
 export interface PrepareOptions {
   /** Supplies the results directory and the archive. */
   readonly workspace?: Workspace;
+  /** Without a workspace: where cut text is archived (required), and optionally where budget overflow files go. */
   readonly archive?: ArchiveStore;
   readonly resultsDir?: string;
   /** Overrides; the rest comes from the environment (SPOOL_* variables) or the defaults. */
@@ -24,6 +25,8 @@ export interface PrepareOptions {
   readonly toolCaps?: Readonly<Record<string, number>>;
   readonly preserveTools?: readonly string[];
   readonly turn?: number;
+  /** See MicrocompactOptions.minSavedChars. */
+  readonly minSavedChars?: number;
 }
 
 export interface PrepareReport {
@@ -44,22 +47,21 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
   const config: ContextConfig = { ...contextConfigFromEnv(options.env ?? process.env), ...options.config };
   const archive = options.archive ?? options.workspace?.archive;
   const resultsDir = options.resultsDir ?? options.workspace?.resultsDir;
-  if (archive === undefined && resultsDir === undefined) {
-    throw new ConfigError("workspace", "prepareHistory needs somewhere to keep the text it cuts: pass { workspace } (or { archive } / { resultsDir }).");
+  // Never lossy: microcompaction needs an archive to put a recall marker in every stub.
+  if (archive === undefined) {
+    throw new ConfigError("workspace", "prepareHistory needs somewhere to keep the text it cuts: pass { workspace } (or { archive }, with { resultsDir } if you want overflow files).");
   }
 
   const paired = ensureToolResultPairing(messages);
   const orphanKeys: string[] = [];
-  if (archive !== undefined) {
-    for (const removed of paired.report.removedResults) {
-      const text = textOf(removed);
-      if (text === "") continue;
-      try {
-        const key = archive.put(text);
-        if (!orphanKeys.includes(key)) orphanKeys.push(key);
-      } catch {
-        // an orphan too big for the archive is reported by id in the pairing report
-      }
+  for (const removed of paired.report.removedResults) {
+    const text = textOf(removed);
+    if (text === "") continue;
+    try {
+      const key = archive.put(text);
+      if (!orphanKeys.includes(key)) orphanKeys.push(key);
+    } catch {
+      // an orphan too big for the archive is still reported by id in the pairing report
     }
   }
 
@@ -68,7 +70,7 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
     turnBudgetChars: config.turnBudgetChars,
     ...(options.toolCaps !== undefined ? { toolCaps: options.toolCaps } : {}),
     ...(resultsDir !== undefined ? { resultsDir } : {}),
-    ...(archive !== undefined ? { archive } : {}),
+    archive,
   };
   const budgeted = enforceToolResultBudget(paired.messages, budgetOptions);
 
@@ -78,9 +80,10 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
     headChars: config.microHeadChars,
     tailChars: config.microTailChars,
     minContent: config.minContent,
-    ...(archive !== undefined ? { archive } : {}),
+    archive,
     ...(options.turn !== undefined ? { turn: options.turn } : {}),
     ...(options.preserveTools !== undefined ? { preserveTools: options.preserveTools } : {}),
+    ...(options.minSavedChars !== undefined ? { minSavedChars: options.minSavedChars } : {}),
   };
   const compacted = applyMicrocompact(budgeted.messages, microOptions);
 

@@ -6,6 +6,7 @@
 import { formatMarker } from "./archive-key.js";
 import type { KeyLookup } from "./archive-store.js";
 import { RecallError } from "./errors.js";
+import { normaliseToolName } from "./tool-name.js";
 
 export interface RecallOptions {
   /** First line to show, 1-based. */
@@ -159,5 +160,5 @@ function page(key: string, content: string, options: RecallOptions, grep: RegExp
 
 /** Whether a tool name is the recall tool ("recall", "@recall", any case, surrounding spaces ignored). */
 export function isRecallTool(name: string): boolean {
-  return name.trim().replace(/^@/, "").toLowerCase() === "recall";
+  return normaliseToolName(name) === "recall";
 }

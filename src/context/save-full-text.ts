@@ -31,9 +31,8 @@ export function plannedSave(text: string, target: SaveTarget): { key: string; pa
   return { key, path: resultFilePath(target.resultsDir, key, encodeForDisk(text).json) };
 }
 
-/** Throws on failure; callers keep the text uncut rather than lose it. */
-export function saveFullText(text: string, target: SaveTarget): Saved {
-  const key = archiveKey(text);
+/** Throws on failure; callers keep the text uncut rather than lose it. `key` saves hashing twice when the caller has it. */
+export function saveFullText(text: string, target: SaveTarget, key = archiveKey(text)): Saved {
   if (target.resultsDir !== undefined) {
     const { data, json } = encodeForDisk(text);
     const path = resultFilePath(target.resultsDir, key, json);

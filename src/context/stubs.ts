@@ -6,6 +6,7 @@
 // idempotent: a stub is never cut again, never re-saved, never re-archived.
 import { formatMarker } from "./archive-key.js";
 import { countLines, headTail } from "./cut.js";
+import { errorLines } from "./error-lines.js";
 
 export interface Origin {
   /** Archive keys under which the original text can be recalled. */
@@ -31,6 +32,7 @@ const LEADS: Record<Exclude<StubLevel, "cleared">, string> = {
   truncated: "[Old tool result truncated — ",
 };
 const CLEARED_LEAD = "[Old tool result cleared — ";
+const ERROR_LINE_LIMITS = { maxLines: 8, maxLineChars: 160 };
 /** Stubs are small; a "stub" longer than this is a tool output that merely starts like one. */
 const MAX_STUB_CHARS = 64 * 1024;
 
@@ -60,11 +62,18 @@ export function buildPreview(
     tailLines > 0
       ? `lines 1-${headLines} and ${firstTailLine}-${lines}`
       : `lines 1-${headLines}`;
+  // Only the budget's previews list error lines: they cut fresh results the model is acting on now.
+  const found = level === "partial" ? errorLines(text, head.length, text.length - tail.length, headLines + (head.endsWith("\n") || head === "" ? 1 : 0), ERROR_LINE_LIMITS) : [];
   const header =
     `${LEADS[level]}showing ${shown} of ${lines} (${text.length} chars, ${kind}). ` +
-    `The middle ${omitted} chars are omitted. To read the rest: ${howToRead(origin)}.]`;
+    `The middle ${omitted} chars are omitted${found.length > 0 ? " (lines in it that mention errors are listed where it is cut)" : ""}. ` +
+    `To read the rest: ${howToRead(origin)}.]`;
   const sep = head.endsWith("\n") || head === "" ? "" : "\n";
-  const preview = `${header}\n${head}${sep}[... ${omitted} chars omitted ...]\n${tail}`;
+  const cut =
+    found.length === 0
+      ? `[... ${omitted} chars omitted ...]`
+      : `[... ${omitted} chars omitted; lines in it that mention errors:\n${found.map((e) => `${e.line}: ${e.text}`).join("\n")}\n...]`;
+  const preview = `${header}\n${head}${sep}${cut}\n${tail}`;
   return preview.length < text.length ? preview : undefined;
 }
 
@@ -77,7 +86,7 @@ export function buildSummary(stats: OriginalStats, origin: Origin): string {
   return ways.length > 0 ? `${line}\n[full content recoverable via ${ways.join(", or ")}]` : line;
 }
 
-const PREVIEW_RE = /^\[(?:Partial tool result|Old tool result truncated) — showing [^\n]*? of (\d+) \((\d+) chars, ([^)\n]+)\)\. The middle \d+ chars are omitted\. To read the rest: ([^\n]*)\.\]\n/;
+const PREVIEW_RE = /^\[(?:Partial tool result|Old tool result truncated) — showing [^\n]*? of (\d+) \((\d+) chars, ([^)\n]+)\)\. The middle \d+ chars are omitted(?: \([^)\n]*\))?\. To read the rest: ([^\n]*)\.\]\n/;
 const SUMMARY_RE = /^\[Old tool result cleared — (\d+) lines, (\d+) chars, ([^\]\n]+)\](?:\n\[full content recoverable via ([^\n]*)\])?$/;
 
 /** Recognises a stub this module built; anything else (including look-alikes that are too big) is undefined. */

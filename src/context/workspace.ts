@@ -133,6 +133,32 @@ export function createWorkspace(options: WorkspaceOptions = {}): Workspace {
   };
 }
 
+/**
+ * Reads keys from an existing session directory without creating, sweeping or touching anything —
+ * for readers such as `spool recall` that must not change a session they only look at.
+ */
+export function readOnlyLookup(dir: string): KeyLookup {
+  const candidates = (key: string): [string, boolean][] => [
+    [join(dir, "archive", `${key}.ccr`), false],
+    [join(dir, "archive", `${key}.ccrj`), true],
+    [resultFilePath(join(dir, "results"), key), false],
+    [resultFilePath(join(dir, "results"), key, true), true],
+  ];
+  return {
+    get(key: string): string | undefined {
+      if (!isValidKey(key)) return undefined;
+      for (const [path, json] of candidates(key)) {
+        try {
+          return decodeFromDisk(readFileSync(path, "utf8"), json);
+        } catch {
+          // not stored in this place or encoding
+        }
+      }
+      return undefined;
+    },
+  };
+}
+
 /** realpath of the longest existing prefix, with the rest appended — a path need not exist to be judged. */
 function resolveReal(path: string): string {
   let head = path;

@@ -42,6 +42,7 @@ function checkScope(scope: unknown): Scope {
 export function value<T>(namespace: string, key?: string): Value<T, SessionScope>;
 export function value<T>(namespace: string, key: string, scope: EphemeralScope): Value<T, EphemeralScope>;
 export function value<T>(namespace: string, key: string, scope: SessionScope): Value<T, SessionScope>;
+export function value<T>(namespace: string, key: string, scope: Scope): Value<T, Scope>;
 export function value<T>(namespace: string, key = "", scope?: Scope): Value<T, Scope> {
   checkName(namespace, key);
   return Object.freeze({ kind: "value", namespace, key, scope: checkScope(scope) });
@@ -50,6 +51,7 @@ export function value<T>(namespace: string, key = "", scope?: Scope): Value<T, S
 export function list<T>(namespace: string, key?: string): ValueList<T, SessionScope>;
 export function list<T>(namespace: string, key: string, scope: EphemeralScope): ValueList<T, EphemeralScope>;
 export function list<T>(namespace: string, key: string, scope: SessionScope): ValueList<T, SessionScope>;
+export function list<T>(namespace: string, key: string, scope: Scope): ValueList<T, Scope>;
 export function list<T>(namespace: string, key = "", scope?: Scope): ValueList<T, Scope> {
   checkName(namespace, key);
   return Object.freeze({ kind: "list", namespace, key, scope: checkScope(scope) });

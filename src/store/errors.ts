@@ -53,7 +53,7 @@ export class StoreClosedError extends Error {
   }
 }
 
-/** A write hit an I/O error and the log could not be restored to its last good length. */
+/** A write or fsync hit an I/O error that leaves the log in an unknown state. */
 export class StoreFailedError extends Error {
   readonly code = "SPOOL_STORE_FAILED";
   constructor(
@@ -61,8 +61,8 @@ export class StoreFailedError extends Error {
     override readonly cause: unknown,
   ) {
     super(
-      `writing ${file} failed and the file could not be restored (${String((cause as Error)?.message ?? cause)}). ` +
-        "The store refuses further writes; close it and reopen the session, which repairs the torn tail.",
+      `an I/O error left ${file} in an unknown state (${String((cause as Error)?.message ?? cause)}). ` +
+        "The store refuses further writes; close it and reopen the session, which repairs a torn tail.",
     );
     this.name = "StoreFailedError";
   }
@@ -117,8 +117,8 @@ export class SessionExistsError extends Error {
 
 export class SessionIdError extends Error {
   readonly code = "SPOOL_STORE_SESSION_ID";
-  constructor(id: unknown) {
-    super(`invalid session id ${JSON.stringify(id)}: use 1–128 characters from [A-Za-z0-9._-], not starting with '.' or '-'.`);
+  constructor(id: unknown, rule = "use 1–128 characters from [A-Za-z0-9._-], not starting with '.' or '-'") {
+    super(`invalid session id ${JSON.stringify(id)}: ${rule}.`);
     this.name = "SessionIdError";
   }
 }

@@ -7,6 +7,7 @@ import {
   CallbackError,
   InvalidOptionsError,
   MissingCwdError,
+  SpawnError,
   applyUpdate,
   exec,
   type CaptureUpdate,
@@ -62,6 +63,13 @@ describe("exec", () => {
     expect(err).toBeInstanceOf(MissingCwdError);
     expect((err as MissingCwdError).code).toBe("SPOOL_CAPTURE_CWD");
     expect(() => statSync(marker)).toThrow();
+  });
+
+  it("a shell that cannot be started is a SpawnError naming it", async () => {
+    const err = await exec("true", { shell: join(work, "no-such-shell") }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SpawnError);
+    expect((err as SpawnError).code).toBe("SPOOL_CAPTURE_SPAWN");
+    expect((err as SpawnError).message).toContain("no-such-shell");
   });
 
   it("invalid limits are rejected with a message naming the option", async () => {

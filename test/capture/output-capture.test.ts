@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { OutputCapture, resolveLimits, type CaptureLimits, type CaptureView } from "../../src/capture/index.js";
+import { OutputCapture, describeTruncation, resolveLimits, type CaptureLimits, type CaptureView } from "../../src/capture/index.js";
 
 const enc = (s: string) => Buffer.from(s, "utf8");
 function run(chunks: (string | Buffer)[], limits: Partial<CaptureLimits> = {}): CaptureView {
@@ -78,6 +78,17 @@ describe("cleaning", () => {
     expect(run([Buffer.from([0x41, euro[0]!]), euro.subarray(1, 2), Buffer.concat([euro.subarray(2), enc("\n")])]).text).toBe("A€\n");
     const face = enc("😀");
     expect(run([face.subarray(0, 1), face.subarray(1, 3), face.subarray(3)]).text).toBe("😀");
+  });
+
+  it("non-ASCII text split at every byte offset, with invalid bytes, gives the same view", () => {
+    const text = Buffer.concat([enc("déjà vu → λ 😀 µs\nline two €\n"), Buffer.from([0xe2, 0x82, 0x0a, 0xf0, 0x9f]), enc("x😀\n")]);
+    const whole = run([text]);
+    for (let i = 0; i <= text.length; i++) {
+      for (const j of [i, Math.min(text.length, i + 1), Math.min(text.length, i + 2)]) {
+        expect(run([text.subarray(0, i), text.subarray(i, j), text.subarray(j)])).toEqual(whole);
+      }
+    }
+    expect(whole.text).toBe("déjà vu → λ 😀 µs\nline two €\n\ufffd\n\ufffdx😀\n");
   });
 
   it("a 2 MB single line is cut to maxLineBytes with a marker saying how much was cut", () => {
@@ -241,5 +252,49 @@ describe("properties", () => {
       }),
       { numRuns: 400 },
     );
+  });
+});
+
+describe("footer", () => {
+  const meta = (over: Partial<CaptureView["truncation"]>, extra: Partial<CaptureView> = {}): CaptureView => ({
+    text: "",
+    binary: false,
+    rawBytes: 0,
+    ...extra,
+    truncation: {
+      truncated: true,
+      truncatedBy: "lines",
+      totalLines: 15000,
+      totalBytes: 1_258_291,
+      outputLines: 2000,
+      outputBytes: 50_074,
+      maxLines: 2000,
+      maxBytes: 51200,
+      cutLines: 0,
+      lastLinePartial: false,
+      ...over,
+    },
+  });
+
+  it("says which end was kept, how much of how much, and where the full output is", () => {
+    expect(describeTruncation(meta({}, { spillPath: "/s/spill/c1.log" }), "tail")).toBe(
+      "[Showing the last 2000 of 15000 lines (48.9 KB of 1.2 MB). Full output: /s/spill/c1.log]",
+    );
+    expect(describeTruncation(meta({}), "head")).toBe(
+      "[Showing the first 2000 of 15000 lines (48.9 KB of 1.2 MB). The full output was not kept.]",
+    );
+  });
+
+  it("names a partial line, cut lines and binary output, and says nothing when all is shown", () => {
+    expect(describeTruncation(meta({ lastLinePartial: true, outputBytes: 51200, lastLineBytes: 600_000, totalLines: 3 }), "tail")).toBe(
+      "[Showing the last 50.0 KB of line 3 (the line is 585.9 KB). The full output was not kept.]",
+    );
+    expect(describeTruncation(meta({ truncatedBy: "line-length", cutLines: 2, totalLines: 40 }))).toBe(
+      "[Showing all 40 lines; 2 over-long lines were cut. The full output was not kept.]",
+    );
+    expect(describeTruncation(meta({ truncatedBy: "binary" }, { binary: true, rawBytes: 2048, spillPath: "p" }))).toBe(
+      "[Binary output (2.0 KB) not shown. Full output: p]",
+    );
+    expect(describeTruncation(meta({ truncated: false, truncatedBy: null }))).toBeUndefined();
   });
 });

@@ -1,5 +1,9 @@
 // Timeouts, aborts and the process group, with real processes.
-import { existsSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { applyUpdate, exec, type CaptureUpdate, type CaptureView, type ExecResult } from "../../src/capture/index.js";
 
@@ -89,5 +93,54 @@ describe("process group", () => {
     expect(r.signal).toBe("SIGKILL");
     expect(isRunning(Number(r.text.trim()), "/bin/bash -c trap '' TERM; echo $$; while true; do sleep 0.05; done")).toBe(false);
     expect(r.durationMs).toBeLessThan(3000);
+  });
+});
+
+describe("when the capturing process itself dies", () => {
+  it("a SIGKILLed capturing process leaves no orphans: the guard kills the command's group", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "spool-orphan-"));
+    try {
+      const script = join(dir, "capturer.mjs");
+      const dist = fileURLToPath(new URL("../../dist/capture/index.js", import.meta.url));
+      writeFileSync(
+        script,
+        `import { exec } from ${JSON.stringify(dist)};
+         await exec("sleep 62.5 & echo $!; wait", {
+           onUpdate: (u) => { if (u.kind === "replace" && u.view.text) process.stdout.write(u.view.text); },
+         });`,
+      );
+      const capturer = spawn("node", [script], { stdio: ["ignore", "pipe", "inherit"] });
+      const exited = new Promise((r) => capturer.once("exit", r));
+      try {
+        const grandchild = await new Promise<number>((resolve) =>
+          capturer.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))),
+        );
+        // The pid is printed between fork and exec: wait until it is really our sleep.
+        const until = async (want: boolean) => {
+          const deadline = Date.now() + 3000;
+          while (isRunning(grandchild, "sleep 62.5") !== want && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+          return isRunning(grandchild, "sleep 62.5");
+        };
+        expect(await until(true)).toBe(true);
+        capturer.kill("SIGKILL");
+        await exited;
+        expect(await until(false)).toBe(false);
+      } finally {
+        capturer.kill("SIGKILL");
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a normal finish leaves no guard process behind", async () => {
+    const r = await exec("echo $$");
+    const pgid = Number(r.text.trim());
+    await new Promise((res) => setTimeout(res, 100));
+    expect(isRunning(pgid, "/bin/bash -c echo $$")).toBe(false);
+    const guards = readdirSync("/proc").filter(
+      (p) => /^\d+$/.test(p) && isRunning(Number(p), `/bin/sh -c read _ ; kill -KILL -$0 2>/dev/null ${pgid}`),
+    );
+    expect(guards).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { SpillError, exec } from "../../src/capture/index.js";
+import { SpillError, applyUpdate, exec, type CaptureView } from "../../src/capture/index.js";
 
 const work = mkdtempSync(join(tmpdir(), "spool-spill-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -62,8 +62,14 @@ describe("spill behaviour", () => {
     mkdirSync(dir);
     writeFileSync(join(dir, "spill"), "a file where the spill directory should be");
     const started = Date.now();
-    const err = await exec("seq 1 100000; sleep 30", { capture: { spill: { dir } } }).catch((e: unknown) => e);
+    let folded: CaptureView | undefined;
+    const err = await exec("seq 1 100000; sleep 30", {
+      capture: { spill: { dir } },
+      onUpdate: (u) => (folded = applyUpdate(folded, u)),
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SpillError);
+    // The latest bounded state is force-published before the failure settles.
+    expect(folded).toEqual((err as SpillError).view);
     expect((err as SpillError).code).toBe("SPOOL_CAPTURE_SPILL");
     expect((err as SpillError).message).toContain("could not preserve complete output");
     expect((err as SpillError).view?.truncation.truncated).toBe(true);
@@ -103,5 +109,46 @@ describe("spill behaviour", () => {
     expect(r.text).toBe("done\n");
     expect(r.truncation.truncated).toBe(false);
     expect(statSync(r.spillPath!).size).toBe(r.rawBytes);
+  });
+});
+
+describe("spill under a crash of the capturing process", () => {
+  it("a capturing process SIGKILLed mid-spill leaves a spill that is a byte-exact prefix of the output", async () => {
+    const dir = join(work, "crash");
+    const script = join(work, "crash.mjs");
+    const size = 40_000_000;
+    // The generator is slowed by a throttling pipe stage so the kill lands mid-output.
+    writeFileSync(
+      script,
+      `import { exec } from ${JSON.stringify(distCapture)};
+       await exec("node ${gen} 42 ${size} ansi | (while IFS= read -r l; do printf '%s\\\\n' \\"$l\\"; done)", {
+         capture: { spill: { dir: ${JSON.stringify(dir)}, id: "crash" } },
+         onUpdate: (u) => { if ((u.kind === "replace" ? u.view.spillPath : u.metadata.spillPath)) process.stdout.write("spilling\\n"); },
+       });`,
+    );
+    const { spawn } = await import("node:child_process");
+    const child = spawn("node", [script], { stdio: ["ignore", "pipe", "inherit"] });
+    const spillPath = join(dir, "spill", "crash.log");
+    await new Promise<void>((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error("spill never started")), 20_000);
+      const poll = setInterval(() => {
+        try {
+          if (statSync(spillPath).size > 200_000) {
+            clearInterval(poll);
+            clearTimeout(deadline);
+            resolve();
+          }
+        } catch {
+          // not created yet
+        }
+      }, 20);
+    });
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    const spilled = readFileSync(spillPath);
+    const full = execFileSync("sh", ["-c", `node ${gen} 42 ${size} ansi`], { maxBuffer: 64 * 1024 * 1024 });
+    expect(spilled.length).toBeGreaterThan(200_000);
+    expect(spilled.length).toBeLessThan(full.length);
+    expect(spilled.equals(full.subarray(0, spilled.length))).toBe(true);
   });
 });

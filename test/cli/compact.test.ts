@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 
 const bin = new URL("../../dist/cli/main.js", import.meta.url).pathname;
@@ -96,6 +97,21 @@ describe("spool compact (built binary)", () => {
     expect(String(out.input[4]!["output"])).toContain("[ERROR:missing_result]");
   });
 
+  it("--turn ages results as of that turn: a fresh 9 KB result is kept now and summarised ten turns on", () => {
+    const chat = [
+      { role: "user", content: "read it" },
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "c1", content: buildLog.slice(0, 9_000) },
+      { role: "assistant", content: "read." },
+    ];
+    const now = spool(["compact", "--workspace", join(cwd, "ws4"), "-"], JSON.stringify(chat));
+    expect(JSON.parse(now.stdout)).toEqual(chat);
+    const later = spool(["compact", "--turn", "10", "--workspace", join(cwd, "ws4"), "-"], JSON.stringify(chat));
+    const out = JSON.parse(later.stdout) as { content: string }[];
+    expect(out[2]!.content).toMatch(/^\[Old tool result cleared — \d+ lines, 9000 chars, text\]/);
+    expect(later.stderr).toContain("1 summarized");
+  });
+
   it("broken JSON is a clear error with exit 2 and no output", () => {
     const file = join(cwd, "broken.json");
     writeFileSync(file, '[{"role": "user", "content": ');
@@ -113,6 +129,26 @@ describe("spool compact (built binary)", () => {
     expect(spool(["compact", "--format", "gemini", "-"], "[]").stderr).toContain('unknown --format "gemini"');
     expect(spool(["compact", "--turn", "soon", "-"], "[]").stderr).toContain("--turn expects a whole number");
     expect(spool(["compact"]).status).toBe(2);
+  });
+
+  it("any input either compacts (exit 0) or is refused with a one-line reason (exit 2), never a stack trace", () => {
+    const ws = join(cwd, "ws-fuzz");
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.array(fc.record({ role: fc.constantFrom("user", "assistant", "tool", "system"), content: fc.oneof(fc.string(), fc.jsonValue()) }), { maxLength: 4 }).map((a) => JSON.stringify(a)),
+        ),
+        (input) => {
+          const r = spool(["compact", "--workspace", ws, "-"], input);
+          expect([0, 2]).toContain(r.status);
+          expect(r.stderr).not.toMatch(/\n\s+at /);
+          if (r.status === 2) expect(r.stdout).toBe("");
+        },
+      ),
+      { numRuns: 25 },
+    );
   });
 
   it("--help prints the usage and the command is listed in spool --help", () => {

@@ -81,6 +81,20 @@ describe("spool run", () => {
     expect(r.stdout.replace(/\r/g, "")).toMatch(/hello\nbye\n\n\[Command exited with code 0\]\nSession: /);
   });
 
+  it("Ctrl-C (SIGINT to spool) aborts the command's whole process group and still prints the result", async () => {
+    const { spawn } = await import("node:child_process");
+    const child = spawn("node", [bin, "run", "-q", "--", "echo started; sleep 30 & wait"], { cwd });
+    let stdout = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    await new Promise((r) => setTimeout(r, 800));
+    const started = Date.now();
+    child.kill("SIGINT");
+    const status = await new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(status).toBe(143);
+    expect(stdout).toMatch(/^started\n[\s\S]*\[Command aborted; exit code 143\]\n/);
+  });
+
   it("usage errors exit 2 and say what was wrong", () => {
     const noCommand = spool(["run"]);
     expect(noCommand.status).toBe(2);

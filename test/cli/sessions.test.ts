@@ -31,7 +31,7 @@ function start(args: string[], dir = cwd) {
   return { child, exited, out: () => stdout, err: () => stderr };
 }
 
-async function until<T>(get: () => T | undefined | false, ms = 15_000): Promise<T> {
+async function until<T>(get: () => T | null | undefined | false, ms = 15_000): Promise<T> {
   const started = Date.now();
   for (;;) {
     const v = get();

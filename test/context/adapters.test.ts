@@ -1,3 +1,4 @@
+import { modelMessageSchema } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -6,10 +7,12 @@ import {
   ensureToolResultPairing,
   FORMATS,
   FormatError,
+  fromAISDK,
   fromAnthropic,
   fromOpenAIChat,
   getAdapter,
   textOf,
+  toAISDK,
   toAnthropic,
   toolCallsOf,
   toolResult,
@@ -85,6 +88,21 @@ describe("adapters: lossless round trips on realistic transcripts", () => {
     expect(toolCallsOf(block).map((c) => c.id)).toEqual(["call_1", "call_2"]);
     expect(neutral[3]!.role).toBe("tool");
     expect(neutral[4]!.role).toBe("tool");
+  });
+
+  it("ai-sdk: the AI SDK's own ModelMessage schema accepts the fixture, its round trip, and a repaired builder history", () => {
+    const schema = modelMessageSchema.array();
+    expect(schema.safeParse(aiSdkTranscript).success).toBe(true);
+    expect(schema.safeParse(toAISDK(fromAISDK(aiSdkTranscript))).success).toBe(true);
+    const built: Message[] = [
+      systemText("sys"),
+      userText("go"),
+      assistant("", [{ id: "a", name: "read", input: { p: 1 } }, { id: "b", name: "bash" }]),
+      toolResult("a", "ok"),
+      userText("interrupt"),
+    ];
+    const parsed = schema.safeParse(toAISDK(ensureToolResultPairing(built).messages));
+    expect(parsed.success, JSON.stringify(parsed.error?.issues?.slice(0, 1))).toBe(true);
   });
 
   it("ai-sdk: json output stays JSON and error-text carries the error code", () => {

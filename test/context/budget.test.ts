@@ -33,7 +33,7 @@ function parts(preview: string, originalLength: number): { header: string; head:
   const nl = preview.indexOf("\n");
   const header = preview.slice(0, nl);
   const body = preview.slice(nl + 1);
-  const m = /\[\.\.\. (\d+) chars omitted \.\.\.\]\n/.exec(body)!;
+  const m = /\[\.\.\. (\d+) chars omitted(?: \.\.\.\]|; lines in it that mention errors:\n[^]*?\n\.\.\.\])\n/.exec(body)!;
   const tail = body.slice(m.index + m[0].length);
   const omitted = Number(m[1]);
   let head = body.slice(0, m.index);
@@ -141,6 +141,30 @@ describe("enforceToolResultBudget — per result (chatcli §4.2 / §11.11)", () 
     const { messages, report } = run(h, d);
     expect(messages).toBe(h);
     expect(report.totalToolResults).toBe(1);
+  });
+});
+
+describe("enforceToolResultBudget — error lines in the omitted middle", () => {
+  const log = (n: number, errorsAt: number[]) =>
+    Array.from({ length: n }, (_, i) => (errorsAt.includes(i + 1) ? `line ${i + 1}: ERROR step ${i + 1} failed: exit 2` : `line ${i + 1}: compiled module ${i.toString(36)} ok`)).join("\n") + "\n";
+
+  it("lists lines of the cut part that mention errors, with their true line numbers", () => {
+    const d = dir();
+    const text = log(2_000, [1_000, 1_500]);
+    const preview = textOf(run([A("a"), toolResult("a", text)], d).messages[1]!);
+    expect(preview.split("\n", 1)[0]).toContain("lines in it that mention errors are listed where it is cut");
+    expect(preview).toContain("; lines in it that mention errors:\n1000: line 1000: ERROR step 1000 failed: exit 2\n1500: line 1500: ERROR step 1500 failed: exit 2\n...]");
+    const p = parts(preview, text.length);
+    expect(p.head.length + p.omitted + p.tail.length).toBe(text.length);
+  });
+
+  it("does not list errors that are already visible in the head or tail, and lists at most eight", () => {
+    const d = dir();
+    const visible = log(2_000, [3, 1_999]);
+    expect(textOf(run([A("a"), toolResult("a", visible)], d).messages[1]!)).not.toContain("mention errors");
+    const many = log(2_000, Array.from({ length: 50 }, (_, i) => 500 + i * 10));
+    const listed = textOf(run([A("b"), toolResult("b", many)], d).messages[1]!).match(/^\d+: line \d+: ERROR/gm);
+    expect(listed).toHaveLength(8);
   });
 });
 

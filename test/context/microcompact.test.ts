@@ -147,6 +147,17 @@ describe("applyMicrocompact — the seed's promises, kept", () => {
     expect(report.truncated).toBe(0);
   });
 
+  it("with minSavedChars, small savings are deferred and the history is left byte-identical until they add up", () => {
+    const archive = new MemoryArchive();
+    const h = fixture(result(lines(9_000, 12)), 2);
+    const deferred = applyMicrocompact(h, { archive, minSavedChars: 50_000 });
+    expect(deferred.messages).toBe(h);
+    expect(deferred.report.truncated).toBe(0);
+    expect(deferred.report.deferredChars).toBeGreaterThan(6_000);
+    const acted = applyMicrocompact(h, { archive, minSavedChars: 5_000 });
+    expect(acted.report.truncated).toBe(1);
+  });
+
   it("a second pass over its own output changes nothing", () => {
     const archive = new MemoryArchive();
     const h: Message[] = [...fixture(result(lines(9_000, 8)), 2)];

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   ConfigError,
@@ -95,6 +96,36 @@ describe("prepareHistory", () => {
   it("without a workspace or archive it refuses with a ConfigError instead of losing text", () => {
     expect(() => prepareHistory(damaged(), { env: {} })).toThrow(ConfigError);
     expect(() => prepareHistory(damaged(), { env: {} })).toThrow(/pass \{ workspace \}/);
+  });
+
+  it("across turns and a resume, earlier messages only change when they age a level — prompt caches stay valid", () => {
+    const t = tempDir();
+    cleanup.push(t.remove);
+    const full: Message[] = [];
+    let previous: readonly Message[] = [];
+    let aged = 0;
+    let stable = 0;
+    for (let turn = 0; turn < 8; turn++) {
+      full.push(U(`turn ${turn}`), A(`c${turn}`), toolResult(`c${turn}`, lines(turn % 2 === 0 ? 45_000 : 4_000, turn)), say(`done ${turn}`));
+      // a fresh workspace object every turn, as after a process restart on the same session directory
+      const ws = createWorkspace({ root: t.dir, sessionId: "resume", env: {} });
+      const out = prepareHistory(full, { workspace: ws, env: {} }).messages;
+      previous.forEach((before, i) => {
+        const after = out[i]!;
+        if (JSON.stringify(after) === JSON.stringify(before)) {
+          if (textOf(before).startsWith("[Partial tool result")) stable++;
+          return;
+        }
+        aged++;
+        expect(after.role, `message ${i} changed at turn ${turn}`).toBe("tool");
+        expect(textOf(after)).toMatch(/^\[Old tool result (truncated|cleared) — /);
+        expect(textOf(before)).not.toBe(textOf(after));
+      });
+      previous = out;
+    }
+    expect(readdirSync(join(t.dir, "resume", "results"))).toHaveLength(4);
+    expect(aged).toBeGreaterThan(0);
+    expect(stable).toBeGreaterThan(0);
   });
 
   it("the turn option ages results as of that turn", () => {

@@ -3,6 +3,7 @@
 // every original result's text is still there or recallable byte-identically.
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import { modelMessageSchema } from "ai";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -25,6 +26,9 @@ import { damage, DAMAGES, history } from "./gen.js";
 import { tempDir } from "./helpers.js";
 
 const LONG = process.env["SPOOL_LONG"] === "1";
+/** fast-check runs synchronously; the timeout only has to cover a slow CI machine (or the long run). */
+const TIMEOUT = LONG ? 3_600_000 : 240_000;
+const aiSdkMessages = modelMessageSchema.array();
 const small = { maxResultChars: 4_000, turnBudgetChars: 14_000, microHeadChars: 600, microTailChars: 200, minContent: 1_500 };
 
 const scenario = fc.record({
@@ -71,6 +75,8 @@ function check(s: Scenario, options: PrepareOptions, lookup: KeyLookup, snapshot
   for (const format of FORMATS) {
     const wire = adapters[format].toProvider(out);
     expect(adapters[format].check(wire), format).toEqual([]);
+    // The AI SDK's own schema is an independent oracle for the shape of what we emit.
+    if (format === "ai-sdk") expect(aiSdkMessages.safeParse(wire).success).toBe(true);
   }
 
   const before = snapshot();
@@ -118,7 +124,7 @@ describe("prepareHistory properties", () => {
       expect(seen[key] / seen.runs, `share of runs where ${key}`).toBeGreaterThan(0.05);
     }
     expect(seen.recalled).toBeGreaterThan(seen.runs);
-  });
+  }, TIMEOUT);
 
   it("the same holds with a real workspace on disk, and a second pass writes no file", () => {
     const tmp = tempDir();
@@ -132,5 +138,5 @@ describe("prepareHistory properties", () => {
       { numRuns: LONG ? 2_000 : 250 },
     );
     expect(readdirSync(join(ws.dir)).sort()).toEqual(["archive", "results", "spill"]);
-  });
+  }, TIMEOUT);
 });

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError, createWorkspace, WorkspaceError } from "../../src/context/index.js";
+import { ConfigError, createWorkspace, readOnlyLookup, WorkspaceError } from "../../src/context/index.js";
 import { tempDir } from "./helpers.js";
 
 let cleanup: (() => void)[] = [];
@@ -97,6 +97,19 @@ describe("createWorkspace — chatcli §11.7, adapted", () => {
     expect(ws.get(k)).toBe("archived");
     expect(ws.get("0123456789abcdef")).toBe("saved result");
     expect(ws.get("../../etc/passwd")).toBeUndefined();
+  });
+
+  it("a read-only lookup finds archived and saved texts without creating anything", () => {
+    const r = root();
+    const ws = createWorkspace({ root: r, sessionId: "s", env: {} });
+    const k = ws.archive.put("archived text");
+    writeFileSync(join(ws.resultsDir, "0123456789abcdef.txt"), "saved result");
+    const lookup = readOnlyLookup(ws.dir);
+    expect(lookup.get(k)).toBe("archived text");
+    expect(lookup.get("0123456789abcdef")).toBe("saved result");
+    expect(lookup.get("../../x")).toBeUndefined();
+    expect(readOnlyLookup(join(r, "absent")).get(k)).toBeUndefined();
+    expect(existsSync(join(r, "absent"))).toBe(false);
   });
 
   it("rejects a session id that is a path", () => {

@@ -1,7 +1,7 @@
 // Crash test with real processes: a child commits a random stream and acknowledges each resolved
 // commit; we SIGKILL it at a random moment, reopen, and check that every acknowledged transaction is
 // present, the in-flight one is all-or-nothing, seqs are never reused and retired scopes stay retired.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,15 +27,24 @@ interface Tx {
 }
 
 const LONG = process.env.SPOOL_LONG === "1";
-const LINEAGES = LONG ? 8 : 4;
-const KILLS_PER_LINEAGE = LONG ? 125 : 13;
+const LINEAGES = 4;
+const KILLS_PER_LINEAGE = LONG ? 250 : 13;
+/** A lineage starts a fresh session this often, so replay cost stays flat over a long run. */
+const KILLS_PER_SESSION = 10;
 const child = join(dirname(fileURLToPath(import.meta.url)), "fixtures/crash-child.mjs");
 let storeModule = "";
 
+const live = new Set<ChildProcess>();
+let stopped = false;
 beforeAll(() => {
   storeModule = compileStoreForChildren();
 });
-afterAll(removeTempDirs);
+afterAll(() => {
+  // A failed or timed-out test must not leave lineages spawning children in the background.
+  stopped = true;
+  for (const p of live) p.kill("SIGKILL");
+  removeTempDirs();
+});
 
 /** The reference model: plain maps, no storage code. */
 class Model {
@@ -115,23 +124,28 @@ function dumpStore(store: Store): unknown {
 const same = (a: unknown, b: unknown) => isDeepStrictEqual(a, b);
 
 async function runChildUntilKilled(args: string[], delayMs: number): Promise<void> {
-  const p = spawn(process.execPath, [child, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const p = spawn(process.execPath, [child, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  live.add(p);
   let stderr = "";
-  p.stderr.on("data", (d) => (stderr += d));
+  p.stderr!.on("data", (d) => (stderr += d));
   const exited = new Promise<NodeJS.Signals | number | null>((r) => p.once("exit", (code, sig) => r(sig ?? code)));
-  await new Promise<void>((resolve, reject) => {
-    p.stdout.on("data", (d: Buffer) => d.includes("ready") && resolve());
-    exited.then(() => reject(new Error(`crash child exited before it was ready: ${stderr}`)));
-  });
-  await new Promise((r) => setTimeout(r, delayMs));
-  p.kill("SIGKILL");
+  try {
+    await new Promise<void>((resolve, reject) => {
+      p.stdout!.on("data", (d: Buffer) => d.includes("ready") && resolve());
+      exited.then(() => reject(new Error(`crash child exited before it was ready: ${stderr}`)));
+    });
+    await new Promise((r) => setTimeout(r, delayMs));
+  } finally {
+    p.kill("SIGKILL");
+  }
   const how = await exited;
+  live.delete(p);
   if (how !== "SIGKILL") throw new Error(`crash child ended by ${String(how)} instead of SIGKILL: ${stderr}`);
 }
 
 async function lineage(backend: "jsonl" | "sqlite", durability: Durability, lineageSeed: number): Promise<{ kills: number; acked: number }> {
   const dir = tempDir("spool-crash-");
-  const path = join(dir, backend === "jsonl" ? "session.jsonl" : "session.sqlite");
+  let path = "";
   const open = () => (backend === "jsonl" ? openJsonlStore(path, { durability }) : openSqliteStore(path, { durability }));
   let model = new Model();
   let nextSeq = 1;
@@ -139,7 +153,12 @@ async function lineage(backend: "jsonl" | "sqlite", durability: Durability, line
   const random = () => ((rnd = (rnd * 1103515245 + 12345) % 2147483648) / 2147483648);
   let kills = 0;
   let acked = 0;
-  for (let iter = 0; iter < KILLS_PER_LINEAGE; iter++) {
+  for (let iter = 0; iter < KILLS_PER_LINEAGE && !stopped; iter++) {
+    if (iter % KILLS_PER_SESSION === 0) {
+      path = join(dir, `${iter}`, backend === "jsonl" ? "session.jsonl" : "session.sqlite");
+      model = new Model();
+      nextSeq = 1;
+    }
     const seed = lineageSeed * 10_000 + iter;
     const ackFile = join(dir, `acks-${iter}`);
     await runChildUntilKilled([storeModule, backend, path, String(seed), durability, ackFile], Math.floor(random() * 25));
@@ -193,5 +212,5 @@ describe.each(["jsonl", "sqlite"] as const)("%s under SIGKILL", (backend) => {
     expect(kills).toBeGreaterThanOrEqual(LONG ? 1000 : 50);
     // The kills landed while the children were busy committing, not before they started.
     expect(results.reduce((a, r) => a + r.acked, 0)).toBeGreaterThan(kills);
-  }, 600_000);
+  }, LONG ? 3_600_000 : 600_000);
 });

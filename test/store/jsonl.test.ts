@@ -51,6 +51,19 @@ describe("JSONL sidecars", () => {
     await store.close();
   });
 
+  it("encodes separators, dots, percent signs and Unicode in scope ids into distinct sidecars that round-trip", async () => {
+    const ids = ["a/b", "..", ".", "%41", "A", "日本語", "🙂", "x\\y", "a b?c#d", "a".repeat(180)];
+    const main = newMain();
+    let store = await openJsonlStore(main);
+    for (const id of ids) await store.commit([appendList(frames(ephemeralScope(id)), id)]);
+    await store.close();
+    expect(readdirSync(scopesDir(main))).toHaveLength(ids.length);
+    for (const name of readdirSync(scopesDir(main))) expect(name).toMatch(/^scope-[A-Za-z0-9%!'()*._~-]+\.scope$/);
+    store = await openJsonlStore(main);
+    for (const id of ids) expect(store.readList(frames(ephemeralScope(id))).elements.map((e) => e.value)).toEqual([id]);
+    await store.close();
+  });
+
   it("replays main and several sidecars in global order across reopen", async () => {
     const main = newMain();
     let store = await openJsonlStore(main);

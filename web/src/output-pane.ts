@@ -55,21 +55,20 @@ export function createOutputPane(scroller: HTMLElement, pre: HTMLElement, jump: 
     jump.hidden = on;
     scroller.dataset.following = String(on);
   };
+  // Where our own toEnd() last put the view. Only a reader moves above it; a box that shrinks (the
+  // transcript below grew) or text that changed can leave the view short of the bottom without anyone
+  // scrolling, and that scroll event used to switch following off before the resize caught up.
+  let placedAt = 0;
   const toEnd = (): void => {
     scroller.scrollTop = scroller.scrollHeight;
+    placedAt = scroller.scrollTop;
   };
 
-  // Scroll events arrive a frame late, measured against the layout of that moment: our own toEnd()
-  // may be judged "not at the bottom" because the status bar or transcript grew in between. So only a
-  // move up away from the bottom stops following — something only the reader does (a clamp when the
-  // box grows moves up but lands at the bottom).
-  let lastTop = 0;
   scroller.addEventListener(
     "scroll",
     () => {
-      const top = scroller.scrollTop;
-      setFollowing(atBottom() || (following && top >= lastTop));
-      lastTop = top;
+      if (atBottom()) setFollowing(true);
+      else if (scroller.scrollTop < placedAt - SLACK_PX) setFollowing(false);
     },
     { passive: true },
   );

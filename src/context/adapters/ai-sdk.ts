@@ -132,7 +132,9 @@ export function toAISDK(messages: readonly Message[]): Json[] {
     if (message.role !== "tool") {
       toolEnvelope = undefined;
       prevRole = message.role;
-      out.push(build(message.extra, { role: message.role, content: renderContent(message.content, message.hints) }));
+      // A system message's content is always a string in ModelMessage.
+      const content = message.role === "system" && message.content.every((p) => p.type === "text") ? textOfParts(message.content) : renderContent(message.content, message.hints);
+      out.push(build(message.extra, { role: message.role, content }));
       continue;
     }
     const extra = (message.extra ?? {}) as Json;
@@ -227,4 +229,8 @@ export function checkAISDK(wire: readonly unknown[]): string[] {
   });
   if (open && open.size > 0) problems.push(`tool results are missing for tool calls ${[...open].join(", ")}`);
   return problems;
+}
+
+function textOfParts(parts: readonly AssistantPart[]): string {
+  return parts.map((p) => (p.type === "text" ? p.text : "")).join("\n");
 }

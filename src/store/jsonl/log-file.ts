@@ -1,6 +1,6 @@
 // Reading a log with torn-tail detection, and appending to one without ever leaving a partial line
 // in front of the next append.
-import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
 import { promisify } from "node:util";
 import { CorruptSessionError, StoreFailedError } from "../errors.js";
 import { openLine } from "./line.js";
@@ -97,11 +97,6 @@ export class AppendFile {
     if (!this.dirty) return;
     this.dirty = false;
     await fdatasyncAsync(this.#fd);
-  }
-
-  syncNow(): void {
-    this.dirty = false;
-    fdatasyncSync(this.#fd);
   }
 
   close(): void {

@@ -75,6 +75,15 @@ function checkMonotonic(txs: readonly DecodedTransaction[], floor: number): void
 
 const txEnd = (tx: DecodedTransaction): number => tx.seq + tx.writes.length - 1;
 
+/** Cleanup is best effort: a file that cannot be removed now hides nothing and is retried next open. */
+function tryUnlink(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    /* retried on the next open */
+  }
+}
+
 export function loadSession(mainPath: string, options: LoadOptions): LoadedSession {
   const mainLog = readLog(mainPath);
   const header = parseMainHeader(mainPath, mainLog);
@@ -97,7 +106,7 @@ export function loadSession(mainPath: string, options: LoadOptions): LoadedSessi
     for (const name of readdirSync(dir).sort()) {
       const path = join(dir, name);
       if (name.endsWith(".tmp")) {
-        if (options.repair) unlinkSync(path);
+        if (options.repair) tryUnlink(path);
         continue;
       }
       const m = SIDECAR.exec(name);
@@ -113,7 +122,7 @@ export function loadSession(mainPath: string, options: LoadOptions): LoadedSessi
       const log = readLog(path);
       if (log.lines.length === 0) {
         // Only a torn header: the scope never got a transaction in this file.
-        if (options.repair) unlinkSync(path);
+        if (options.repair) tryUnlink(path);
         continue;
       }
       const h = log.lines[0]!.record;
@@ -135,7 +144,7 @@ export function loadSession(mainPath: string, options: LoadOptions): LoadedSessi
     const live = f.txs.filter((tx) => tx.seq > boundary);
     if (live.length === 0) {
       // Retired (or never written) but still on disk: the unlink after retirement did not happen.
-      if (options.repair) unlinkSync(f.path);
+      if (options.repair) tryUnlink(f.path);
       continue;
     }
     if (options.repair && f.log.goodLength < f.log.fileLength) truncateSync(f.path, f.log.goodLength);

@@ -69,6 +69,8 @@ class JsonlStore implements Store {
   #closing: Promise<void> | undefined;
   #failed: Error | undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** When the oldest not-yet-fsynced commit was written (0: nothing pending). */
+  #dirtySince = 0;
 
   constructor(path: string, options: JsonlStoreOptions, release: () => void) {
     this.#path = path;
@@ -123,11 +125,17 @@ class JsonlStore implements Store {
     this.#state.apply(tx.scope, seq, tx.writes);
     const retired = tx.writes.flatMap((w) => (w.op === "retire" ? [w.scope] : []));
     if (retired.length === 0) {
-      this.#scheduleSync();
+      if (this.#durable) {
+        this.#dirtySince ||= Date.now();
+        // The timer alone is not enough: a caller awaiting commits in a tight loop never lets
+        // timers run, so the interval is also enforced here.
+        if (Date.now() - this.#dirtySince >= this.#syncIntervalMs) await this.#syncAll();
+        else this.#scheduleSync();
+      }
       return { seq };
     }
     // The retirement must be durable before the sidecar goes, or a power cut could lose both.
-    if (this.#durable) await this.#main.sync();
+    if (this.#durable) await this.#fsync(this.#main);
     for (const id of retired) {
       this.#sidecars.get(id)?.close();
       this.#sidecars.delete(id);
@@ -153,7 +161,7 @@ class JsonlStore implements Store {
   }
 
   #scheduleSync(): void {
-    if (!this.#durable || this.#timer !== undefined) return;
+    if (this.#timer !== undefined) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#enqueue(() => this.#syncAll()).catch(() => undefined);
@@ -162,8 +170,19 @@ class JsonlStore implements Store {
   }
 
   async #syncAll(): Promise<void> {
-    await this.#main.sync();
-    for (const f of this.#sidecars.values()) await f.sync();
+    this.#dirtySince = 0;
+    await this.#fsync(this.#main);
+    for (const f of this.#sidecars.values()) await this.#fsync(f);
+  }
+
+  /** After a failed fsync the kernel may have dropped the dirty pages: stop writing rather than guess. */
+  async #fsync(f: AppendFile): Promise<void> {
+    try {
+      await f.sync();
+    } catch (e) {
+      this.#failed = new StoreFailedError(f.path, e);
+      throw this.#failed;
+    }
   }
 
   #checkOpen(what: string): void {

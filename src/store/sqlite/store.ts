@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Value, ValueList } from "../address.js";
-import { CorruptSessionError, SessionExistsError, SessionNotFoundError, StoreClosedError, UnsupportedFormatError } from "../errors.js";
+import { CorruptSessionError, SessionExistsError, SessionIdError, SessionNotFoundError, StoreClosedError, UnsupportedFormatError } from "../errors.js";
 import { normalizeReadOptions } from "../read-options.js";
 import { scopeKey, type Scope } from "../scope.js";
 import type { CommitResult, Durability, ListElement, ListPage, ListReadOptions, Store, StoreStats } from "../store.js";
@@ -200,7 +200,7 @@ function ensureSession(db: Db, path: string, sessionId: string, create: boolean)
 /** Opens (or creates) one session in a SQLite database file. */
 export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store> {
   const sessionId = options.sessionId ?? "main";
-  if (typeof sessionId !== "string" || sessionId.length === 0) throw new SessionNotFoundError(`${path} session ${JSON.stringify(sessionId)}`);
+  if (typeof sessionId !== "string" || sessionId.length === 0) throw new SessionIdError(sessionId, "use a non-empty string");
   const create = options.create ?? true;
   const db = openDatabase(path, options.durability ?? "process", create);
   try {
