@@ -100,3 +100,17 @@ export async function outputShows(page: Page, needle: string): Promise<boolean> 
 export async function outputText(page: Page): Promise<string> {
   return page.$eval("#output", (pre) => pre.textContent ?? "");
 }
+
+/** The output line at the top edge of the output box's visible area. */
+export async function topVisibleLine(page: Page): Promise<string> {
+  return page.$eval("#output", (pre) => {
+    const scroller = pre.parentElement!;
+    const box = scroller.getBoundingClientRect();
+    const pos = document.caretRangeFromPoint(box.left + 20, box.top + scroller.clientTop + 4);
+    if (!pos || pos.startContainer !== pre.firstChild) return "";
+    const text = pre.firstChild!.textContent ?? "";
+    const start = text.lastIndexOf("\n", pos.startOffset - 1) + 1;
+    const end = text.indexOf("\n", start);
+    return text.slice(start, end < 0 ? undefined : end);
+  });
+}

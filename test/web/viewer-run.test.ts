@@ -1,6 +1,6 @@
 // End to end: the built `spool run --serve` on the bundled noisy build, watched in Debian's chromium.
 // Needs `npm run build` first (dist/ and web/dist/), as `npm test` after the build does in CI.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,14 +26,9 @@ async function until<T>(get: () => T | undefined | null | false, what: string, m
   }
 }
 
-/** `spool run --serve` in a temp dir; resolves once it printed the viewer URL. */
-async function runServe(seconds: number): Promise<{ url: string; child: ChildProcess; exited: Promise<number | null>; stderr: () => string }> {
-  const dir = await mkdtemp(join(tmpdir(), "spool-viewer-run-"));
-  const child = spawn(process.execPath, [bin, "run", "--serve", "--", process.execPath, example], {
-    cwd: dir,
-    env: { ...process.env, NOISY_BUILD_SECONDS: String(seconds) },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+/** Start the built CLI in `dir`; resolves once it printed the viewer URL. Stopped with Ctrl-C after the test. */
+async function startSpool(args: string[], dir: string, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d));
   child.stdout!.resume();
@@ -45,10 +40,20 @@ async function runServe(seconds: number): Promise<{ url: string; child: ChildPro
       await exited;
       clearTimeout(timer);
     }
-    await rm(dir, { recursive: true, force: true });
   });
-  const m = await until(() => /(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/.exec(stderr), "the viewer URL on stderr");
-  return { url: m[1]!, child, exited, stderr: () => stderr };
+  const m = await until(() => /(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/.exec(stderr) ?? (child.exitCode !== null && new Error(`spool exited ${child.exitCode}: ${stderr}`)), "the viewer URL on stderr");
+  if (m instanceof Error) throw m;
+  return { url: m[1]!, child, exited };
+}
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "spool-viewer-run-"));
+  cleanups.unshift(() => rm(dir, { recursive: true, force: true })); // after the processes stop
+  return dir;
+}
+
+async function runServe(seconds: number) {
+  return startSpool(["run", "--serve", "--", process.execPath, example], await tempDir(), { NOISY_BUILD_SECONDS: String(seconds) });
 }
 
 describe("viewer on spool run --serve", () => {
@@ -97,5 +102,21 @@ describe("viewer on spool run --serve", () => {
     await page.screenshot({ path: join("test-artifacts", "viewer-run.png") });
     expect(errors).toEqual([]);
     expect(run.child.exitCode).toBeNull(); // still serving after the command ended, until Ctrl-C
+  }, 60_000);
+
+  it("replays a finished run from its log under spool serve: exit code, the error line in view, the transcript", async () => {
+    const dir = await tempDir();
+    const ran = spawnSync(process.execPath, [bin, "run", "-q", "--", process.execPath, example], { cwd: dir, env: { ...process.env, NOISY_BUILD_SECONDS: "0.3" }, encoding: "utf8" });
+    expect(ran.status).toBe(1);
+    const serve = await startSpool(["serve", "--port", "0"], dir);
+    const opened = await openPage(serve.url);
+    cleanups.push(() => opened.close());
+    const { page, errors } = opened;
+    await expect.poll(() => page.textContent("#status-state"), { timeout: 10_000 }).toBe("failed · exit 1");
+    expect(await page.$$eval("#sessions li", (li) => li.length)).toBe(1);
+    await expect.poll(() => outputShows(page, ERROR_LINE), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => page.textContent("#transcript")).toContain(ERROR_LINE);
+    expect(await page.textContent("#status-elapsed")).toMatch(/^\d+\.\d s$/);
+    expect(errors).toEqual([]);
   }, 60_000);
 });

@@ -12,7 +12,7 @@ import type { ToolOutputState } from "../../src/output/sink.js";
 import { createWireServer, serveViewer, type WireServer } from "../../src/wire/index.js";
 import type { SessionState, SessionsState, SessionStatus, SessionSummary } from "../../web/src/contract.js";
 import { buildViewer } from "../../web/build.mjs";
-import { openPage, outputScroll, outputShows, outputText, type OpenedPage } from "./browser.js";
+import { openPage, outputScroll, outputShows, outputText, topVisibleLine, type OpenedPage } from "./browser.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
 type Draft = Mutable<SessionState> & { calls: { id: string; name: string; args: unknown; output: ToolOutputState | undefined; ended: boolean; isError: boolean }[]; transcript: ToolResultMessage[] };
@@ -176,13 +176,36 @@ describe("viewer page", () => {
     expect(await page.getAttribute("#status-spill", "href")).toBe(`/files/x/spill/call-1.log?token=${TOKEN}`);
     expect(await page.isVisible("#status-spill")).toBe(true);
 
+    // Paused inside a sliding window: evicted head lines must not drag the reader's lines upward.
+    await page.mouse.wheel(0, -900);
+    await expect.poll(() => page.getAttribute("#output-scroll", "data-following")).toBe("false");
+    const reading = await topVisibleLine(page);
+    expect(reading).toMatch(/src\/module_\d+\//);
+    run.write(compileLines(521, 60));
+    await expect.poll(() => outputText(page)).toContain("src/module_580/");
+    expect(await outputText(page)).not.toContain("src/module_140/");
+    expect(await topVisibleLine(page)).toBe(reading);
+    await page.mouse.wheel(0, 100_000);
+    await expect.poll(() => page.getAttribute("#output-scroll", "data-following")).toBe("true");
+
     // The error near the end, then the run fails with exit code 1.
     const errorLine = "src/net/socket.c:214:9: error: 'struct sock_opts' has no member named 'linger_ms'";
+    run.write(`${ESC}[1msrc/net/socket.c:180:5:${ESC}[0m ${ESC}[1;35mwarning:${ESC}[0m unused variable ‘rc’ [-Wunused-variable]\n`);
     run.write(`${ESC}[1m${errorLine.slice(0, 24)}${ESC}[31m${errorLine.slice(24)}${ESC}[0m\n  214 |   opts->linger_ms = 0;\n      |         ^~\n1 error generated.\nmake: *** [Makefile:41: build/net/socket.o] Error 1\n`);
     run.finish("failed", 1);
     await expect.poll(() => page.textContent("#status-state")).toBe("failed · exit 1");
     expect(await page.getAttribute("#status-state", "data-status")).toBe("failed");
     await expect.poll(() => outputShows(page, errorLine)).toBe(true);
+    // Error lines are marked (CSS highlight ranges over the text), warnings too, ordinary lines not.
+    const marked = await page.evaluate(() => {
+      const reg = CSS.highlights as unknown as Map<string, Highlight>;
+      const lines = (name: string) => Array.from((reg.get(name) as unknown as Iterable<Range> | undefined) ?? [], (r) => r.toString());
+      return { error: lines("spool-error"), warning: lines("spool-warning") };
+    });
+    expect(marked.error).toContain(errorLine);
+    expect(marked.error).toContain("make: *** [Makefile:41: build/net/socket.o] Error 1");
+    expect(marked.warning).toEqual(["src/net/socket.c:180:5: warning: unused variable ‘rc’ [-Wunused-variable]"]);
+    expect(marked.error.some((l) => l.includes("CC "))).toBe(false);
     await expect.poll(() => page.textContent('#sessions li[data-session="x"]')).toContain("failed · exit 1");
     await expect.poll(() => page.textContent("#transcript")).toContain(errorLine);
     expect(await page.textContent("#transcript .badge")).toBe("error");

@@ -18,8 +18,9 @@ export function formatTime(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
-export function elapsedMs(startedAt: string, endedAt: string | null, now: number): number {
+/** Undefined when a timestamp is missing or unreadable. */
+export function elapsedMs(startedAt: string, endedAt: string | null, now: number): number | undefined {
   const start = Date.parse(startedAt);
   const end = endedAt === null ? now : Date.parse(endedAt);
-  return Number.isNaN(start) || Number.isNaN(end) ? 0 : end - start;
+  return Number.isNaN(start) || Number.isNaN(end) ? undefined : end - start;
 }

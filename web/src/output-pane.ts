@@ -1,11 +1,42 @@
 // The retained window of one tool call: monospace text in a scroll box that follows the end while the
 // reader is at the bottom, stops following when they scroll up, and follows again once they scroll back
 // down. Appends go into the existing text node, so a growing window costs the new bytes, not a re-render.
+import { markLines } from "./highlights.js";
 export interface OutputPane {
   /** Show this text (the sink's retained window); images are shown below it. */
   show(text: string, images: readonly { data: string; mimeType: string }[]): void;
   clear(message: string): void;
   readonly following: boolean;
+}
+
+/**
+ * How many leading characters of `old` were evicted if `next` is old's tail followed by new text
+ * (0 for a plain append), else -1. A tail window evicts whole lines, so the candidate cuts are the
+ * line starts in old where next's first line occurs; each is verified.
+ */
+export function evicted(old: string, next: string): number {
+  if (next.startsWith(old)) return 0;
+  const nl = next.indexOf("\n");
+  const probe = next.slice(0, nl < 0 ? Math.min(next.length, 64) : nl + 1);
+  if (!probe) return -1;
+  // Bounded: very repetitive output gives up and is re-rendered whole, which is only less smooth.
+  for (let at = old.indexOf(probe, 1), tries = 0; at > 0 && tries < 16; at = old.indexOf(probe, at + 1)) {
+    if (nl >= 0 && old.charCodeAt(at - 1) !== 10) continue; // not a line start
+    tries++;
+    if (old.length - at <= next.length && next.startsWith(old.slice(at))) return at;
+  }
+  return -1;
+}
+
+/** Pixels from the top of the text to the line holding character `index`. */
+function offsetOf(node: Text, index: number): number {
+  const range = document.createRange();
+  range.setStart(node, 0);
+  range.setEnd(node, 1);
+  const first = range.getBoundingClientRect().top;
+  range.setStart(node, index);
+  range.setEnd(node, Math.min(index + 1, node.length));
+  return range.getBoundingClientRect().top - first;
 }
 
 // Within this many pixels of the end counts as "at the bottom" (sub-pixel rounding, zoom).
@@ -54,9 +85,18 @@ export function createOutputPane(scroller: HTMLElement, pre: HTMLElement, jump: 
   return {
     show(next, imgs) {
       if (next !== rendered) {
-        if (next.length > rendered.length && next.startsWith(rendered)) text.appendData(next.slice(rendered.length));
-        else text.data = next; // the window slid (head evicted) or was replaced
+        const cut = evicted(rendered, next);
+        if (cut < 0) text.data = next; // replaced outright
+        else {
+          // A tail window slid: drop the evicted head in place and, for a reader who scrolled up,
+          // move the scroll position by its height so the lines they are reading stay put.
+          const shift = following || cut === 0 ? 0 : offsetOf(text, cut);
+          if (cut > 0) text.deleteData(0, cut);
+          text.appendData(next.slice(rendered.length - cut));
+          if (shift) scroller.scrollTop -= shift;
+        }
         rendered = next;
+        markLines(text);
         if (next) pre.dataset.filled = "";
         else delete pre.dataset.filled;
       }
@@ -78,6 +118,7 @@ export function createOutputPane(scroller: HTMLElement, pre: HTMLElement, jump: 
       rendered = "";
       imageKey = "";
       text.data = "";
+      markLines(text);
       images.replaceChildren();
       delete pre.dataset.filled;
       pre.dataset.empty = message;

@@ -32,7 +32,8 @@ export function createStatusBar(token: string): StatusBar {
   let current: SessionState | undefined;
 
   const renderElapsed = (): void => {
-    elapsed.textContent = current ? formatElapsed(elapsedMs(current.startedAt, current.endedAt, Date.now())) : "–";
+    const ms = current ? elapsedMs(current.startedAt, current.endedAt, Date.now()) : undefined;
+    elapsed.textContent = ms === undefined ? "–" : formatElapsed(ms);
   };
 
   return {
@@ -41,7 +42,9 @@ export function createStatusBar(token: string): StatusBar {
       state.textContent = stateLabel(session);
       state.dataset.status = session.status;
       renderElapsed();
-      const t = call?.output?.truncation;
+      // A session replayed from an old log may lack the counters; show what is known.
+      const raw = call?.output?.truncation;
+      const t = raw && typeof raw.totalBytes === "number" && typeof raw.totalLines === "number" ? raw : undefined;
       bytes.textContent = t ? formatBytes(t.totalBytes) : "–";
       bytes.title = t ? `${t.totalBytes} bytes written, ${t.outputBytes} shown` : "";
       lines.textContent = t ? `${t.totalLines} lines` : "–";
