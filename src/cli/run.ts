@@ -141,12 +141,13 @@ function harnessRunNumber(store: Store): number {
   return readTranscript(store).length + open + 1;
 }
 
-/** Sortable and readable: `20261129-194012-a1b2`. */
+/** Sortable and readable: `20261129-194012-123ab`. */
 function newSessionId(): string {
   const d = new Date();
   const p = (n: number) => String(n).padStart(2, "0");
   const stamp = `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
-  return `${stamp}-${Math.random().toString(36).slice(2, 6)}`;
+  // Milliseconds keep runs started within one second in start order; two random chars keep ids unique.
+  return `${stamp}-${String(d.getMilliseconds()).padStart(3, "0")}${Math.random().toString(36).slice(2, 4)}`;
 }
 
 function statusLine(state: ToolOutputState | undefined, exitCode: number, timeoutMs: number | undefined): string {
