@@ -1,11 +1,12 @@
 // Raw bytes in, bounded cleaned view out: binary sniff → streaming UTF-8 decode → ANSI removal →
 // line assembly (CR frames, backspace, line cap) → bounded window (which strips other controls).
 //
-// Most output is plain lines. A read with no ESC, CR or backspace byte, starting on a character
-// boundary, takes the byte-level fast path: newlines are found with Buffer.indexOf (memchr), valid
-// UTF-8 is checked natively, and the complete lines go to the window as the pipe's own bytes — only
-// the first and last partial lines are decoded. Anything else goes through the string path. Both
-// paths produce the same view for any split of the same bytes (a property test holds them to it).
+// Most output is plain lines. A read with no CR or backspace byte (and no escape other than
+// complete CSI colour sequences, removed on the bytes) takes the byte-level fast path: newlines are
+// found with Buffer.indexOf (memchr), valid UTF-8 is checked natively, and the complete lines go to
+// the window as the pipe's own bytes — only the first and last partial lines are decoded. Anything
+// else goes through the string path. Both paths produce the same view for any split of the same
+// bytes (a property test holds them to it).
 import { isUtf8 } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
 import { AnsiStripper } from "./ansi.js";
@@ -21,6 +22,42 @@ const BS = 0x08;
 const NL = 0x0a;
 /** Carriage return or backspace: the line assembler has to replay them. */
 const FRAMING = /[\r\b]/;
+
+/** Bytes at the end of `buf` that begin a UTF-8 sequence the buffer does not complete. */
+function trailingPartial(buf: Buffer): number {
+  for (let back = 1; back <= Math.min(3, buf.length); back++) {
+    const b = buf[buf.length - back]!;
+    if ((b & 0xc0) === 0x80) continue;
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return need > back ? back : 0;
+  }
+  return 0;
+}
+
+/**
+ * Coloured output without cursor tricks is plain text plus CSI sequences (ESC [ params final).
+ * They are removed here, on the bytes, exactly as ansi-regex's CSI rule would on the decoded text
+ * (its classes are ASCII, so bytes and characters agree). Anything else — another kind of escape,
+ * an incomplete one at the end, invalid UTF-8 that a removal could glue together — returns
+ * undefined and the read takes the string path, which handles every case.
+ */
+function stripCompleteCsi(buf: Buffer): Buffer | undefined {
+  if (!isUtf8(buf.subarray(0, buf.length - trailingPartial(buf)))) return undefined;
+  const out = Buffer.allocUnsafe(buf.length);
+  let at = 0;
+  let from = 0;
+  for (let i = buf.indexOf(ESC); i !== -1; i = buf.indexOf(ESC, from)) {
+    if (buf[i + 1] !== 0x5b) return undefined;
+    let j = i + 2;
+    while (j < buf.length && buf[j]! >= 0x30 && buf[j]! <= 0x3f) j++;
+    while (j < buf.length && buf[j]! >= 0x20 && buf[j]! <= 0x2f) j++;
+    if (j >= buf.length || buf[j]! < 0x40 || buf[j]! > 0x7e) return undefined;
+    at += buf.copy(out, at, from, i);
+    from = j + 1;
+  }
+  at += buf.copy(out, at, from);
+  return out.subarray(0, at);
+}
 
 /** Continuation bytes (10xxxxxx) at the start of `buf`, up to 3 (the most a character can need). */
 function leadingContinuations(buf: Buffer): number {
@@ -52,24 +89,28 @@ export class OutputCapture {
     this.rawBytes += chunk.length;
     this.sniffer.push(chunk);
     if (this.sniffer.binary || chunk.length === 0) return;
-    const plain =
-      !this.ansi.holding &&
-      this.lines.canTakePlain &&
-      chunk.indexOf(ESC) === -1 &&
-      chunk.indexOf(CR) === -1 &&
-      chunk.indexOf(BS) === -1;
     // Reads split characters often (every 64 KiB boundary in non-ASCII text). The leading
     // continuation bytes finish (or invalidate) whatever the decoder holds from the previous read;
     // after them the read starts on a character boundary. Only a read made of nothing but 1–2
     // continuation bytes leaves that undecided, and takes the string path.
     const k = leadingContinuations(chunk);
-    if (plain && (k < chunk.length || k === 3)) {
-      const finished = (k > 0 ? this.decoder.write(chunk.subarray(0, k)) : "") + this.decoder.end();
-      if (finished) this.lines.appendOpen(finished);
-      if (k < chunk.length) this.pushPlain(k > 0 ? chunk.subarray(k) : chunk);
-    } else {
-      this.pushText(this.decoder.write(chunk));
+    const bytePath =
+      (k < chunk.length || k === 3) &&
+      !this.ansi.holding &&
+      this.lines.canTakePlain &&
+      chunk.indexOf(CR) === -1 &&
+      chunk.indexOf(BS) === -1;
+    if (bytePath) {
+      const body = k > 0 ? chunk.subarray(k) : chunk;
+      const stripped = body.indexOf(ESC) === -1 ? body : stripCompleteCsi(body);
+      if (stripped !== undefined) {
+        const finished = (k > 0 ? this.decoder.write(chunk.subarray(0, k)) : "") + this.decoder.end();
+        if (finished) this.lines.appendOpen(finished);
+        if (stripped.length > 0) this.pushPlain(stripped);
+        return;
+      }
     }
+    this.pushText(this.decoder.write(chunk));
   }
 
   end(): void {
