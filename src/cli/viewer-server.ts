@@ -2,9 +2,9 @@
 // spill files served read-only (`/files/<sessionId>/spill/<name>`), all behind one token.
 import { createReadStream, existsSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createWireServer, type StateSource, type WireServer } from "../wire/index.js";
+import { createWireServer, serveViewer, type StateSource, type WireServer } from "../wire/index.js";
 
 export interface ViewerServer {
   /** The page's address, token included. */
@@ -14,11 +14,10 @@ export interface ViewerServer {
 }
 
 const WEB_DIST = fileURLToPath(new URL("../../web/dist/", import.meta.url));
-const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8" };
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-function sendFile(res: ServerResponse, path: string, type: string): void {
-  res.writeHead(200, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff" });
+function sendFile(res: ServerResponse, path: string): void {
+  res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff" });
   createReadStream(path).pipe(res);
 }
 
@@ -30,7 +29,8 @@ export async function startViewerServer(options: {
   readonly host?: string;
 }): Promise<ViewerServer> {
   let token = "";
-  const fallback = (req: IncomingMessage, res: ServerResponse, url: URL): boolean => {
+  const viewer = serveViewer(WEB_DIST);
+  const fallback = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> => {
     if (req.method !== "GET") return false;
     const files = /^\/files\/([^/]+)\/spill\/([^/]+)$/.exec(url.pathname);
     if (files) {
@@ -44,20 +44,10 @@ export async function startViewerServer(options: {
         res.writeHead(404, { "content-type": "text/plain" }).end(`no spill file ${name} in session ${id}\n`);
         return true;
       }
-      sendFile(res, path, "text/plain; charset=utf-8");
+      sendFile(res, path);
       return true;
     }
-    const asset = url.pathname === "/" ? "index.html" : basename(url.pathname);
-    const ext = asset.slice(asset.lastIndexOf("."));
-    const path = join(WEB_DIST, asset);
-    if (`/${asset}` !== url.pathname && url.pathname !== "/") return false;
-    if (!TYPES[ext] || !existsSync(path)) {
-      if (url.pathname !== "/") return false;
-      res.writeHead(503, { "content-type": "text/plain" }).end("the viewer is not built: run `npm run build`\n");
-      return true;
-    }
-    sendFile(res, path, TYPES[ext]!);
-    return true;
+    return viewer(req, res, url);
   };
   const server = await createWireServer({
     states: options.states,

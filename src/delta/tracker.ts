@@ -144,16 +144,26 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
         link.version = version;
         return keys;
       }
-      link.keys = link.keys.filter((k) => parent[k as number] === child);
-      return link.keys;
+      return keep(link, (k) => parent[k as number] === child);
     }
     if (link.version === UNKNOWN) {
       link.version = 0;
       link.keys = Object.keys(parent).filter((k) => (parent as Record<string, unknown>)[k] === child);
       return link.keys;
     }
-    link.keys = link.keys.filter((k) => Object.hasOwn(parent, k) && (parent as Record<string, unknown>)[k as string] === child);
-    return link.keys;
+    return keep(link, (k) => Object.hasOwn(parent, k) && (parent as Record<string, unknown>)[k as string] === child);
+  };
+
+  /** Drop keys that no longer hold the child; allocation-free when all still do (every write asks). */
+  const keep = (link: Link, holds: (k: Seg) => boolean): Seg[] => {
+    const keys = link.keys;
+    for (let i = 0; i < keys.length; i++) {
+      if (!holds(keys[i]!)) {
+        link.keys = keys.filter(holds);
+        return link.keys;
+      }
+    }
+    return keys;
   };
 
   const addLink = (child: object, parent: Container, key: Seg): void => {

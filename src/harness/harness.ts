@@ -36,6 +36,11 @@ export interface HarnessOptions {
   /** Live pacing of tool_update (default 100 ms / 100 KiB/s). */
   readonly minIntervalMs?: number;
   readonly targetBytesPerSecond?: number;
+  /**
+   * A listener threw. Listeners are UI code: their errors must not skip a durable batch or fail the
+   * call, so each is isolated and reported here. Default: rethrown asynchronously.
+   */
+  readonly onListenerError?: (error: unknown, event: HarnessEvent) => void;
 }
 
 export interface OpenOperation {
@@ -151,8 +156,20 @@ export function createHarness(options: HarnessOptions): Harness {
     tools.set(t.name, t as ToolDefinition<unknown>);
   }
   const listeners = new Set<HarnessListener>();
+  const onListenerError =
+    options.onListenerError ??
+    ((err: unknown) =>
+      queueMicrotask(() => {
+        throw err;
+      }));
   const emit = (event: HarnessEvent): void => {
-    for (const l of [...listeners]) l(event);
+    for (const l of [...listeners]) {
+      try {
+        l(event);
+      } catch (err) {
+        onListenerError(err, event);
+      }
+    }
   };
   const open: Record<string, OpenOperation> = { ...(store.get(OPEN) ?? {}) };
 
@@ -189,8 +206,9 @@ export function createHarness(options: HarnessOptions): Harness {
       ...(options.minIntervalMs !== undefined ? { minIntervalMs: options.minIntervalMs } : {}),
       ...(options.targetBytesPerSecond !== undefined ? { targetBytesPerSecond: options.targetBytesPerSecond } : {}),
       onFlush: (ops, info) => {
-        emit({ type: "tool_update", operationId, toolCallId: call.toolCallId, ops });
+        // Durable first: the list must hold every batch whatever the listeners do.
         durable(ops, info.base);
+        emit({ type: "tool_update", operationId, toolCallId: call.toolCallId, ops });
       },
       onError: (err) => {
         durableError ??= err;
@@ -241,8 +259,15 @@ export function createHarness(options: HarnessOptions): Harness {
   };
 
   const settle = async (operationId: string, results: ToolResultMessage[]): Promise<void> => {
+    const entry = open[operationId]!;
     delete open[operationId];
-    await store.commit([...results.map((m) => appendList(TRANSCRIPT, m)), setValue(OPEN, { ...open }), retireScope(operationScope(operationId))]);
+    try {
+      await store.commit([...results.map((m) => appendList(TRANSCRIPT, m)), setValue(OPEN, { ...open }), retireScope(operationScope(operationId))]);
+    } catch (err) {
+      // Not settled on disk, so not settled here either: recover()/resume() must still see it.
+      open[operationId] = entry;
+      throw err;
+    }
     emit({ type: "operation_end", operationId });
   };
 

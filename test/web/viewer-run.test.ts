@@ -1,0 +1,101 @@
+// End to end: the built `spool run --serve` on the bundled noisy build, watched in Debian's chromium.
+// Needs `npm run build` first (dist/ and web/dist/), as `npm test` after the build does in CI.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openPage, outputScroll, outputShows, outputText, type OpenedPage } from "./browser.js";
+
+const bin = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+const example = new URL("../../examples/noisy-build.mjs", import.meta.url).pathname;
+const ERROR_LINE = "src/net/socket.c:214:9: error: ‘struct sock_opts’ has no member named ‘linger_ms’; did you mean ‘linger_s’?";
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function until<T>(get: () => T | undefined | null | false, what: string, ms = 20_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const v = get();
+    if (v) return v;
+    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** `spool run --serve` in a temp dir; resolves once it printed the viewer URL. */
+async function runServe(seconds: number): Promise<{ url: string; child: ChildProcess; exited: Promise<number | null>; stderr: () => string }> {
+  const dir = await mkdtemp(join(tmpdir(), "spool-viewer-run-"));
+  const child = spawn(process.execPath, [bin, "run", "--serve", "--", process.execPath, example], {
+    cwd: dir,
+    env: { ...process.env, NOISY_BUILD_SECONDS: String(seconds) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (d: Buffer) => (stderr += d));
+  child.stdout!.resume();
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGINT");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+  const m = await until(() => /(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/.exec(stderr), "the viewer URL on stderr");
+  return { url: m[1]!, child, exited, stderr: () => stderr };
+}
+
+describe("viewer on spool run --serve", () => {
+  it("shows the noisy build growing live, its progress bars as last frames, the error line and the exit code", async () => {
+    const run = await runServe(6);
+    const opened: OpenedPage = await openPage(run.url);
+    cleanups.push(() => opened.close());
+    const { page, errors } = opened;
+
+    await expect.poll(() => page.textContent("#status-state"), { timeout: 10_000 }).toBe("running");
+    await expect.poll(() => outputText(page).then((t) => t.length), { timeout: 10_000 }).toBeGreaterThan(0);
+    const early = (await outputText(page)).length;
+    await expect.poll(() => outputText(page).then((t) => t.length), { timeout: 10_000 }).toBeGreaterThan(early);
+    expect(await page.textContent("#status-state")).toBe("running");
+    // While it runs, a progress bar is one frame on one line (its latest), never a run of frames.
+    const samples: string[] = [];
+    while ((await page.textContent("#status-state")) === "running") {
+      samples.push(await outputText(page));
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    const liveBars = samples.flatMap((t) => t.split("\n").filter((l) => /\] +\d+%/.test(l)));
+    expect(liveBars.length).toBeGreaterThan(0);
+    for (const b of liveBars) expect(b).toMatch(/^ {2}[\w./:-]+(?: [\w./:-]+)* +\[#{0,20} {0,20}\] +\d{1,3}%(?: {2}[\d.]+\/[\d.]+ \w+)?$/);
+    expect(samples.length).toBeGreaterThan(5);
+
+    await expect.poll(() => page.textContent("#status-state"), { timeout: 30_000 }).toBe("failed · exit 1");
+    const text = await outputText(page);
+    expect(text).not.toMatch(/[\x1b\r]/);
+    // Every progress bar that is still in the window shows only its final frame.
+    const bars = text.split("\n").filter((l) => /\] +\d+%/.test(l));
+    expect(bars.length).toBeGreaterThan(0);
+    for (const b of bars) expect(b).toMatch(/\[#{20}\] 100%/);
+    expect(text).toContain(ERROR_LINE);
+    expect(await page.getAttribute("#output-scroll", "data-following")).toBe("true");
+    await expect.poll(() => outputScroll(page), { timeout: 5000 }).toMatchObject({ atBottom: true });
+    await expect.poll(() => outputShows(page, ERROR_LINE), { timeout: 5000 }).toBe(true);
+    expect(await page.textContent("#status-truncated")).toMatch(/^truncated: yes/);
+    expect(await page.isVisible("#status-spill")).toBe(true);
+    // The spill link serves the full, lossless output.
+    const href = await page.getAttribute("#status-spill", "href");
+    const spill = await page.evaluate(async (h) => (await fetch(h!)).text(), href);
+    expect(spill.length).toBeGreaterThan(200 * 1024);
+    await expect.poll(() => page.textContent("#transcript")).toContain(ERROR_LINE);
+
+    await mkdir("test-artifacts", { recursive: true });
+    await page.screenshot({ path: join("test-artifacts", "viewer-run.png") });
+    expect(errors).toEqual([]);
+    expect(run.child.exitCode).toBeNull(); // still serving after the command ended, until Ctrl-C
+  }, 60_000);
+});
