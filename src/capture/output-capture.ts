@@ -9,11 +9,11 @@
 // bytes (a property test holds them to it).
 import { isUtf8 } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
-import { AnsiStripper } from "./ansi.js";
+import { AnsiStripper, stripCompleteCsi } from "./ansi.js";
 import { BinarySniffer } from "./binary.js";
 import { LineCleaner, cutMarker } from "./lines.js";
 import type { CaptureLimits, CaptureView, Truncation, TruncatedBy } from "./types.js";
-import { utf8Length, utf8Prefix } from "./utf8.js";
+import { leadingContinuations, utf8Length, utf8Prefix } from "./utf8.js";
 import { BoundedWindow } from "./window.js";
 
 const ESC = 0x1b;
@@ -22,49 +22,6 @@ const BS = 0x08;
 const NL = 0x0a;
 /** Carriage return or backspace: the line assembler has to replay them. */
 const FRAMING = /[\r\b]/;
-
-/** Bytes at the end of `buf` that begin a UTF-8 sequence the buffer does not complete. */
-function trailingPartial(buf: Buffer): number {
-  for (let back = 1; back <= Math.min(3, buf.length); back++) {
-    const b = buf[buf.length - back]!;
-    if ((b & 0xc0) === 0x80) continue;
-    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    return need > back ? back : 0;
-  }
-  return 0;
-}
-
-/**
- * Coloured output without cursor tricks is plain text plus CSI sequences (ESC [ params final).
- * They are removed here, on the bytes, exactly as ansi-regex's CSI rule would on the decoded text
- * (its classes are ASCII, so bytes and characters agree). Anything else — another kind of escape,
- * an incomplete one at the end, invalid UTF-8 that a removal could glue together — returns
- * undefined and the read takes the string path, which handles every case.
- */
-function stripCompleteCsi(buf: Buffer): Buffer | undefined {
-  if (!isUtf8(buf.subarray(0, buf.length - trailingPartial(buf)))) return undefined;
-  const out = Buffer.allocUnsafe(buf.length);
-  let at = 0;
-  let from = 0;
-  for (let i = buf.indexOf(ESC); i !== -1; i = buf.indexOf(ESC, from)) {
-    if (buf[i + 1] !== 0x5b) return undefined;
-    let j = i + 2;
-    while (j < buf.length && buf[j]! >= 0x30 && buf[j]! <= 0x3f) j++;
-    while (j < buf.length && buf[j]! >= 0x20 && buf[j]! <= 0x2f) j++;
-    if (j >= buf.length || buf[j]! < 0x40 || buf[j]! > 0x7e) return undefined;
-    at += buf.copy(out, at, from, i);
-    from = j + 1;
-  }
-  at += buf.copy(out, at, from);
-  return out.subarray(0, at);
-}
-
-/** Continuation bytes (10xxxxxx) at the start of `buf`, up to 3 (the most a character can need). */
-function leadingContinuations(buf: Buffer): number {
-  let k = 0;
-  while (k < 3 && k < buf.length && (buf[k]! & 0xc0) === 0x80) k++;
-  return k;
-}
 
 export class OutputCapture {
   rawBytes = 0;
