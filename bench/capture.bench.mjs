@@ -16,11 +16,11 @@ const MiB = 1024 * 1024;
 if (process.argv[2] === "--child") {
   // The capturing process: only exec, its publisher and the spill run here.
   const { exec } = await import("../dist/capture/index.js");
-  const [, , , bytes, seed, dir] = process.argv;
+  const [, , , bytes, seed, dir, flavour = ""] = process.argv;
   let updates = 0;
   let updateBytes = 0;
   const started = performance.now();
-  const r = await exec(`node ${genPath} ${bytes} ${seed}`, {
+  const r = await exec(`node ${genPath} ${bytes} ${seed} ${flavour}`, {
     capture: { limits: { retain: "tail" }, spill: { dir } },
     onUpdate: (u) => {
       updates++;
@@ -36,18 +36,18 @@ if (process.argv[2] === "--child") {
 }
 
 const dir = mkdtempSync(join(tmpdir(), "spool-bench-capture-"));
-function baseline(bytes, seed) {
+function baseline(bytes, seed, flavour = "") {
   const out = join(dir, "baseline.out");
   const t0 = performance.now();
-  execFileSync("sh", ["-c", `node ${genPath} ${bytes} ${seed} > ${out}`]);
+  execFileSync("sh", ["-c", `node ${genPath} ${bytes} ${seed} ${flavour} > ${out}`]);
   const ms = performance.now() - t0;
   const size = statSync(out).size;
   rmSync(out);
   if (size !== bytes) throw new Error(`baseline wrote ${size} bytes, expected ${bytes}`);
   return ms;
 }
-function spool(bytes, seed) {
-  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--child", String(bytes), String(seed), dir], {
+function spool(bytes, seed, flavour = "") {
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--child", String(bytes), String(seed), dir, flavour], {
     encoding: "utf8",
     maxBuffer: 1 << 20,
   });
@@ -58,18 +58,23 @@ function spool(bytes, seed) {
   return r;
 }
 
-const sizes = [100 * MiB, 1024 * MiB];
+// The two plain-text sizes carry the targets; the coloured row is informational (the ANSI path).
+const cases = [
+  { bytes: 100 * MiB, flavour: "" },
+  { bytes: 1024 * MiB, flavour: "" },
+  { bytes: 100 * MiB, flavour: "ansi" },
+];
 const repeats = Number(process.env.BENCH_REPEATS ?? 3);
 const rows = [];
 let seed = 1;
 try {
-  for (const bytes of sizes) {
+  for (const { bytes, flavour } of cases) {
     const base = [];
     const runs = [];
     // Interleaved so both sides see the same machine load; the median of the repeats is reported.
     for (let i = 0; i < repeats; i++) {
-      base.push(baseline(bytes, seed));
-      runs.push(spool(bytes, seed));
+      base.push(baseline(bytes, seed, flavour));
+      runs.push(spool(bytes, seed, flavour));
       seed++;
     }
     const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -78,7 +83,7 @@ try {
     const peakRss = Math.max(...runs.map((r) => r.peakRssKB)) / 1024;
     const updatesPerSec = Math.max(...runs.map((r) => r.updates / (r.ms / 1000)));
     const updateKBps = Math.max(...runs.map((r) => r.updateBytes / 1024 / (r.ms / 1000)));
-    rows.push({ bytes, baseMs, spoolMs, peakRss, updatesPerSec, updateKBps });
+    rows.push({ bytes, flavour, baseMs, spoolMs, peakRss, updatesPerSec, updateKBps });
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -91,7 +96,7 @@ console.log("|---|---|---|---|---|---|---|");
 for (const r of rows) {
   const mib = r.bytes / MiB;
   console.log(
-    `| ${mib} MiB | ${fmt(r.baseMs / 1000, 2)} s (${fmt(mib / (r.baseMs / 1000), 0)} MiB/s) | ${fmt(r.spoolMs / 1000, 2)} s (${fmt(mib / (r.spoolMs / 1000), 0)} MiB/s) | ${fmt(r.baseMs / r.spoolMs, 2)} × | ${fmt(r.peakRss)} MB | ${fmt(r.updatesPerSec)} | ${fmt(r.updateKBps)} |`,
+    `| ${mib} MiB${r.flavour ? ` (${r.flavour})` : ""} | ${fmt(r.baseMs / 1000, 2)} s (${fmt(mib / (r.baseMs / 1000), 0)} MiB/s) | ${fmt(r.spoolMs / 1000, 2)} s (${fmt(mib / (r.spoolMs / 1000), 0)} MiB/s) | ${fmt(r.baseMs / r.spoolMs, 2)} × | ${fmt(r.peakRss)} MB | ${fmt(r.updatesPerSec)} | ${fmt(r.updateKBps)} |`,
   );
 }
 const [small, big] = rows;

@@ -1,14 +1,19 @@
-// Benchmark input: `node capture.gen.mjs BYTES [SEED]` writes exactly BYTES of varied text lines.
+// Benchmark input: `node capture.gen.mjs BYTES [SEED] [ansi]` writes exactly BYTES of varied text lines
+// (with `ansi`, about one word in eight is wrapped in a colour sequence, like a test runner's output).
 // Every line is distinct (a running counter plus one of 4096 pre-built lines of mixed length and
 // content), so nothing downstream can profit from repetition; the generator itself runs at disk speed.
 const total = Number(process.argv[2]);
 let s = Number(process.argv[3] ?? 1) >>> 0 || 1;
 const rnd = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), s >>> 0);
+const ansi = process.argv[4] === "ansi";
 const words = ["compile", "link", "test", "PASS", "FAIL", "warning:", "src/index.ts", "ok", "µs", "→", "déjà", "λ", "error[E0308]", "node_modules/x/y.js", "12.5%", "done"];
 const pool = Array.from({ length: 4096 }, () => {
   const n = rnd() % 100 < 3 ? 60 + (rnd() % 200) : 2 + (rnd() % 14);
   let line = "";
-  for (let i = 0; i < n; i++) line += " " + words[rnd() % words.length] + (rnd() % 100000).toString(36);
+  for (let i = 0; i < n; i++) {
+    const word = words[rnd() % words.length] + (rnd() % 100000).toString(36);
+    line += " " + (ansi && rnd() % 8 === 0 ? `\x1b[${31 + (rnd() % 6)}m${word}\x1b[0m` : word);
+  }
   return Buffer.from(line + "\n");
 });
 const BLOCK = 1 << 20;

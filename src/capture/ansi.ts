@@ -1,8 +1,12 @@
-// Streaming ANSI/OSC removal. `ansi-regex` matches complete sequences; what it cannot know is that a
+// ANSI/OSC removal, streaming: on decoded text for everything, and on raw bytes for the common
+// case of complete CSI colour sequences (stripCompleteCsi, used by the fast path).
+// `ansi-regex` matches complete sequences; what it cannot know is that a
 // read ended in the middle of one (`\x1b[3` + `1m`). So a trailing, still-incomplete sequence is held
 // back and glued to the next read. Held text is bounded: a would-be sequence longer than HOLD_LIMIT is
 // not a sequence, and is released to be cleaned as ordinary text.
+import { isUtf8 } from "node:buffer";
 import ansiRegex from "ansi-regex";
+import { trailingPartial } from "./utf8.js";
 
 // Only ESC-introduced sequences are parsed. 8-bit C1 introducers (U+009B, U+009D, …) are left as
 // characters (the view drops them as controls), as UTF-8 terminals do; this also keeps the byte-level
@@ -34,6 +38,7 @@ const INCOMPLETE = /^\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*|[\]PX^_k][^\x07\x18\x1a\x
 /** String-control sequences ending in ESC may be one byte short of their ST (`ESC \`). */
 const ENDS_IN_ESC_OF_ST = /^\x1b[\]PX^_k][^\x07\x18\x1a\x1b\x80-\x9f]*\x1b$/;
 const HOLD_LIMIT = 4096;
+const ESC_BYTE = 0x1b;
 
 /** Where a trailing incomplete sequence starts, or -1. Looks back at most HOLD_LIMIT units. */
 function incompleteTailStart(text: string): number {
@@ -74,4 +79,29 @@ export class AnsiStripper {
     this.held = "";
     return stripSequences(rest);
   }
+}
+
+/**
+ * Coloured output without cursor tricks is plain text plus CSI sequences (ESC [ params final).
+ * They are removed here, on the bytes, exactly as ansi-regex's CSI rule would on the decoded text
+ * (its classes are ASCII, so bytes and characters agree). Anything else — another kind of escape,
+ * an incomplete one at the end, invalid UTF-8 that a removal could glue together — returns
+ * undefined and the read takes the string path, which handles every case.
+ */
+export function stripCompleteCsi(buf: Buffer): Buffer | undefined {
+  if (!isUtf8(buf.subarray(0, buf.length - trailingPartial(buf)))) return undefined;
+  const out = Buffer.allocUnsafe(buf.length);
+  let at = 0;
+  let from = 0;
+  for (let i = buf.indexOf(ESC_BYTE); i !== -1; i = buf.indexOf(ESC_BYTE, from)) {
+    if (buf[i + 1] !== 0x5b) return undefined;
+    let j = i + 2;
+    while (j < buf.length && buf[j]! >= 0x30 && buf[j]! <= 0x3f) j++;
+    while (j < buf.length && buf[j]! >= 0x20 && buf[j]! <= 0x2f) j++;
+    if (j >= buf.length || buf[j]! < 0x40 || buf[j]! > 0x7e) return undefined;
+    at += buf.copy(out, at, from, i);
+    from = j + 1;
+  }
+  at += buf.copy(out, at, from);
+  return out.subarray(0, at);
 }

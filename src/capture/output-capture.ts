@@ -1,18 +1,19 @@
 // Raw bytes in, bounded cleaned view out: binary sniff → streaming UTF-8 decode → ANSI removal →
 // line assembly (CR frames, backspace, line cap) → bounded window (which strips other controls).
 //
-// Most output is plain lines. A read with no ESC, CR or backspace byte, starting on a character
-// boundary, takes the byte-level fast path: newlines are found with Buffer.indexOf (memchr), valid
-// UTF-8 is checked natively, and the complete lines go to the window as the pipe's own bytes — only
-// the first and last partial lines are decoded. Anything else goes through the string path. Both
-// paths produce the same view for any split of the same bytes (a property test holds them to it).
+// Most output is plain lines. A read with no CR or backspace byte (and no escape other than
+// complete CSI colour sequences, removed on the bytes) takes the byte-level fast path: newlines are
+// found with Buffer.indexOf (memchr), valid UTF-8 is checked natively, and the complete lines go to
+// the window as the pipe's own bytes — only the first and last partial lines are decoded. Anything
+// else goes through the string path. Both paths produce the same view for any split of the same
+// bytes (a property test holds them to it).
 import { isUtf8 } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
-import { AnsiStripper } from "./ansi.js";
+import { AnsiStripper, stripCompleteCsi } from "./ansi.js";
 import { BinarySniffer } from "./binary.js";
 import { LineCleaner, cutMarker } from "./lines.js";
 import type { CaptureLimits, CaptureView, Truncation, TruncatedBy } from "./types.js";
-import { utf8Length, utf8Prefix } from "./utf8.js";
+import { leadingContinuations, utf8Length, utf8Prefix } from "./utf8.js";
 import { BoundedWindow } from "./window.js";
 
 const ESC = 0x1b;
@@ -21,13 +22,6 @@ const BS = 0x08;
 const NL = 0x0a;
 /** Carriage return or backspace: the line assembler has to replay them. */
 const FRAMING = /[\r\b]/;
-
-/** Continuation bytes (10xxxxxx) at the start of `buf`, up to 3 (the most a character can need). */
-function leadingContinuations(buf: Buffer): number {
-  let k = 0;
-  while (k < 3 && k < buf.length && (buf[k]! & 0xc0) === 0x80) k++;
-  return k;
-}
 
 export class OutputCapture {
   rawBytes = 0;
@@ -52,24 +46,28 @@ export class OutputCapture {
     this.rawBytes += chunk.length;
     this.sniffer.push(chunk);
     if (this.sniffer.binary || chunk.length === 0) return;
-    const plain =
-      !this.ansi.holding &&
-      this.lines.canTakePlain &&
-      chunk.indexOf(ESC) === -1 &&
-      chunk.indexOf(CR) === -1 &&
-      chunk.indexOf(BS) === -1;
     // Reads split characters often (every 64 KiB boundary in non-ASCII text). The leading
     // continuation bytes finish (or invalidate) whatever the decoder holds from the previous read;
     // after them the read starts on a character boundary. Only a read made of nothing but 1–2
     // continuation bytes leaves that undecided, and takes the string path.
     const k = leadingContinuations(chunk);
-    if (plain && (k < chunk.length || k === 3)) {
-      const finished = (k > 0 ? this.decoder.write(chunk.subarray(0, k)) : "") + this.decoder.end();
-      if (finished) this.lines.appendOpen(finished);
-      if (k < chunk.length) this.pushPlain(k > 0 ? chunk.subarray(k) : chunk);
-    } else {
-      this.pushText(this.decoder.write(chunk));
+    const bytePath =
+      (k < chunk.length || k === 3) &&
+      !this.ansi.holding &&
+      this.lines.canTakePlain &&
+      chunk.indexOf(CR) === -1 &&
+      chunk.indexOf(BS) === -1;
+    if (bytePath) {
+      const body = k > 0 ? chunk.subarray(k) : chunk;
+      const stripped = body.indexOf(ESC) === -1 ? body : stripCompleteCsi(body);
+      if (stripped !== undefined) {
+        const finished = (k > 0 ? this.decoder.write(chunk.subarray(0, k)) : "") + this.decoder.end();
+        if (finished) this.lines.appendOpen(finished);
+        if (stripped.length > 0) this.pushPlain(stripped);
+        return;
+      }
     }
+    this.pushText(this.decoder.write(chunk));
   }
 
   end(): void {

@@ -1,4 +1,4 @@
-// Cutting strings by UTF-8 byte counts without splitting a code point (a split surrogate pair
+// UTF-8 byte arithmetic: cutting strings by byte counts without splitting a code point (a split surrogate pair
 // becomes U+FFFD and makes some provider APIs reject the request).
 
 const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
@@ -31,3 +31,21 @@ export function utf8Suffix(s: string, maxBytes: number): string {
 }
 
 export const utf8Length = (s: string): number => Buffer.byteLength(s, "utf8");
+
+/** Bytes at the end of `buf` that begin a UTF-8 sequence the buffer does not complete. */
+export function trailingPartial(buf: Buffer): number {
+  for (let back = 1; back <= Math.min(3, buf.length); back++) {
+    const b = buf[buf.length - back]!;
+    if (isContinuation(b)) continue;
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return need > back ? back : 0;
+  }
+  return 0;
+}
+
+/** Continuation bytes (10xxxxxx) at the start of `buf`, up to 3 (the most a character can need). */
+export function leadingContinuations(buf: Buffer): number {
+  let k = 0;
+  while (k < 3 && k < buf.length && isContinuation(buf[k]!)) k++;
+  return k;
+}

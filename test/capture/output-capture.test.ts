@@ -91,6 +91,20 @@ describe("cleaning", () => {
     expect(whole.text).toBe("déjà vu → λ 😀 µs\nline two €\n\ufffd\n\ufffdx😀\n");
   });
 
+  it("coloured lines (CSI removed on the bytes) split at every offset give the same view as the string path", () => {
+    const text = Buffer.concat([
+      enc("\x1b[1;31mFAIL\x1b[0m test/a.ts → \x1b[2mλ\x1b[22m\n\x1b[32m✓\x1b[39m ok déjà\n"),
+      enc("\x1b]8;;http://x\x07link\x1b]8;;\x07 \x1b[0m\n"), // OSC: the string path's job
+      Buffer.from([0xe2, 0x1b, 0x5b, 0x6d, 0x82, 0x0a]), // invalid UTF-8 around an escape
+      enc("\x1b[33mtail\x1b[0"),
+    ]);
+    const whole = run([text]);
+    expect(whole.text).toBe("FAIL test/a.ts → λ\n✓ ok déjà\nlink \n\ufffd\ufffd\ntail[0");
+    for (let i = 0; i <= text.length; i++) {
+      expect(run([text.subarray(0, i), text.subarray(i)])).toEqual(whole);
+    }
+  });
+
   it("a 2 MB single line is cut to maxLineBytes with a marker saying how much was cut", () => {
     const long = "x".repeat(2 * 1024 * 1024);
     const chunks: string[] = ["before\n"];
