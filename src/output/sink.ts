@@ -58,7 +58,10 @@ export interface ToolOutput {
   write(text: string): void;
   /** Replace the retained text (e.g. a capture view that evicted lines); the tracker still finds t + a. */
   replace(text: string): void;
-  /** Set the text that follows the window (e.g. what was kept and where the rest is); not windowed. */
+  /**
+   * Set the text that follows the window (e.g. what was kept and where the rest is); not windowed.
+   * Writes after it extend it rather than the window.
+   */
   footer(text: string): void;
   /** Append an image block; images are never windowed. */
   image(image: { data: string; mimeType: string }): void;
@@ -183,6 +186,14 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
     write(text) {
       guard();
       if (text.length === 0) return;
+      if (footer !== "") {
+        // The window is closed once a footer says what it holds; later text (an error sentence)
+        // follows the footer instead of shifting the window the footer describes.
+        footer += text;
+        s.content[0].text = windowText + footer;
+        changed();
+        return;
+      }
       const t = s.truncation;
       t.totalBytes += byteLength(text);
       for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) newlines++;

@@ -144,3 +144,16 @@ describe("ToolOutput sink", () => {
     expect(v.truncation.totalLines).toBe(2);
   });
 });
+
+describe("ToolOutput footer", () => {
+  it("a footer follows the window outside its limits, and later writes extend it without moving the window", () => {
+    const batches: { ops: readonly Op[] }[] = [];
+    const out = createToolOutput({ minIntervalMs: 1_000_000, maxBytes: 1000, maxLines: 3, onFlush: (ops) => batches.push({ ops }) });
+    out.write("1\n2\n3\n4\n");
+    out.footer("\n[Showing the last 3 of 4 lines]");
+    out.write("\nCommand exited with code 1");
+    out.close();
+    expect(out.state.content[0].text).toBe("2\n3\n4\n\n[Showing the last 3 of 4 lines]\nCommand exited with code 1");
+    expect(out.state.truncation).toMatchObject({ totalLines: 4, outputLines: 3 });
+  });
+});
