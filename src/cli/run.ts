@@ -6,13 +6,13 @@ import { parseArgs } from "node:util";
 import { join, relative } from "node:path";
 import { createWorkspace } from "../context/index.js";
 import { applyImmutable } from "../delta/index.js";
-import { createBashTool, createHarness, createStateHost, readTranscript, type MutableState } from "../harness/index.js";
+import { createBashTool, createHarness, createStateHost, OPEN_OPERATIONS, readTranscript, type MutableState } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { openSessionRepo, setValue, type Store } from "../store/index.js";
 import type { Command } from "./commands.js";
 import { createLiveDisplay } from "./run-live.js";
 import { DEFAULT_ROOT, sessionsDir } from "./session-catalog.js";
-import { directorySize, newSessionView, OPEN_OPERATIONS, reduceSessionView, RUN_INFO, type RunInfo, type SessionSummary, type SessionView } from "./session-view.js";
+import { directorySize, newSessionView, reduceSessionView, RUN_INFO, type RunInfo, type SessionSummary, type SessionView } from "./session-view.js";
 import { startViewerServer } from "./viewer-server.js";
 
 const USAGE = `Usage: spool run [options] -- COMMAND...

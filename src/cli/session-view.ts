@@ -5,7 +5,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolResultMessage } from "../context/index.js";
 import { applyImmutable } from "../delta/index.js";
-import { readDurableOutput, readTranscript, type HarnessEvent, type OpenOperation } from "../harness/index.js";
+import { OPEN_OPERATIONS, readDurableOutput, readTranscript, type HarnessEvent } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { value, type SessionSnapshot } from "../store/index.js";
 
@@ -26,7 +26,6 @@ export interface RunInfo {
 }
 
 export const RUN_INFO = value<RunInfo>("spool", "run");
-export const OPEN_OPERATIONS = value<Record<string, OpenOperation>>("harness", "operations");
 
 export interface CallView {
   id: string;

@@ -73,7 +73,8 @@ export interface Harness {
   transcript(): ToolResultMessage[];
 }
 
-const OPEN = value<Record<string, OpenOperation>>("harness", "operations");
+/** Operations started and not yet settled, with their calls: what recover() lists after a crash. */
+export const OPEN_OPERATIONS = value<Record<string, OpenOperation>>("harness", "operations");
 export const TRANSCRIPT = list<ToolResultMessage>("transcript");
 
 export const operationScope = (operationId: string): EphemeralScope => ephemeralScope(`op:${operationId}`);
@@ -171,7 +172,7 @@ export function createHarness(options: HarnessOptions): Harness {
       }
     }
   };
-  const open: Record<string, OpenOperation> = { ...(store.get(OPEN) ?? {}) };
+  const open: Record<string, OpenOperation> = { ...(store.get(OPEN_OPERATIONS) ?? {}) };
 
   const runCall = async (operationId: string, call: ToolCall, signal: AbortSignal, seed: ToolOutputState | undefined): Promise<ToolResultMessage> => {
     const tool = tools.get(call.toolName);
@@ -262,7 +263,7 @@ export function createHarness(options: HarnessOptions): Harness {
     const entry = open[operationId]!;
     delete open[operationId];
     try {
-      await store.commit([...results.map((m) => appendList(TRANSCRIPT, m)), setValue(OPEN, { ...open }), retireScope(operationScope(operationId))]);
+      await store.commit([...results.map((m) => appendList(TRANSCRIPT, m)), setValue(OPEN_OPERATIONS, { ...open }), retireScope(operationScope(operationId))]);
     } catch (err) {
       // Not settled on disk, so not settled here either: recover()/resume() must still see it.
       open[operationId] = entry;
@@ -278,7 +279,7 @@ export function createHarness(options: HarnessOptions): Harness {
       throw new HarnessError("SPOOL_HARNESS_OPERATION_OPEN", `operation ${operationId} is already running or unsettled; use resume() to finish it`);
     }
     open[operationId] = { startedAt: new Date().toISOString(), calls: calls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, args: c.args })) };
-    await store.commit([setValue(OPEN, { ...open })]);
+    await store.commit([setValue(OPEN_OPERATIONS, { ...open })]);
     emit({ type: "operation_start", operationId });
   };
 
