@@ -12,3 +12,4 @@ export { AdaptivePublisher, type PublisherOptions } from "./publisher.js";
 export { applyUpdate, deriveUpdate, measureUpdate, metadataOf } from "./updates.js";
 export { describeTruncation, formatBytes } from "./describe.js";
 export { utf8Length, utf8Prefix, utf8Suffix } from "./utf8.js";
+export { countLines } from "./window.js";

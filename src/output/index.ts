@@ -13,4 +13,3 @@ export {
   type ImageBlock,
   type Usage,
 } from "./sink.js";
-export { fitHead, fitTail, countLines } from "./window.js";

@@ -3,9 +3,9 @@
 // and ~100 KB/s of batch bytes). Forced flushes — completion, error, abort, memo checkpoints — bypass
 // the pacing once; close() cancels the trailing timer so nothing is emitted after the terminal flush.
 // Every `rebaseEvery`-th flush is a base batch, so durable recovery replays at most that many batches.
-import { AdaptivePublisher, utf8Length as byteLength, type CaptureMetadata, type Retain, type Truncation } from "../capture/index.js";
+import { AdaptivePublisher, countLines, utf8Length as byteLength, type CaptureMetadata, type Retain, type Truncation } from "../capture/index.js";
 import { isBase, track, type Op, type Tracker } from "../delta/index.js";
-import { countLines, fitHead, fitTail } from "./window.js";
+import { fitHead, fitTail } from "./window.js";
 
 export interface TextBlock {
   type: "text";

@@ -1,20 +1,13 @@
 // Agent-side windowing of the sink's text block, with the same rules the capture layer applies at the
 // source: `tail` keeps whole lines from the end (a rolling window), `head` keeps the start and stops.
 // Sizes are UTF-8 bytes and lines; a cut never splits a code point.
-import { utf8Length as byteLength, utf8Prefix, utf8Suffix } from "../capture/index.js";
+import { countLines, utf8Length as byteLength, utf8Prefix, utf8Suffix } from "../capture/index.js";
 
 export interface Fit {
   readonly text: string;
   /** True when something was dropped (tail) or refused (head). */
   readonly cut: boolean;
   readonly by: "bytes" | "lines" | null;
-}
-
-export function countLines(text: string): number {
-  if (text.length === 0) return 0;
-  let n = 0;
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
-  return text.endsWith("\n") ? n : n + 1;
 }
 
 /** Keep the end of `text` within the limits, dropping whole lines from the front. */
