@@ -452,13 +452,15 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   // ---- array writes ------------------------------------------------------------------------------
 
-  const splice = (t: unknown[], index: number, remove: number, rawItems: readonly unknown[]): unknown[] => {
+  /** `items` is a fresh array owned by the caller (rest arguments or a literal): adopted in place. */
+  const splice = (t: unknown[], index: number, remove: number, items: unknown[]): unknown[] => {
     dirty = true;
     const len = t.length;
-    const items = rawItems.map((item, j) => {
+    for (let j = 0; j < items.length; j++) {
+      const item = items[j];
       if (item === undefined) throw new NotJsonError([index + j], "an undefined array element (use null)");
-      return adopt(item, t, index + j);
-    });
+      items[j] = adopt(item, t, index + j);
+    }
     if (remove === 0 && items.length === 0) return [];
     const paths = pathsOf(t);
     if (!forceBase) {
@@ -474,8 +476,9 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       }
       afterRecord();
     }
-    const removed = t.slice(index, index + remove);
-    spliceInto(t, index, remove, items);
+    const removed = remove === 0 ? [] : t.slice(index, index + remove);
+    if (remove === 0 && index === len && items.length <= 10_000) t.push(...items);
+    else spliceInto(t, index, remove, items);
     if (remove !== items.length && index + remove < len) metaOf(t).version++;
     for (let j = 0; j < items.length; j++) {
       const item = items[j];
