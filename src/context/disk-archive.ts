@@ -4,11 +4,11 @@
 // put and get. Writes are atomic (temp file in the same directory, then rename), so a reader in
 // another process sees a whole entry or none — and a key this process has never seen is looked up
 // on disk and adopted, which is how several processes share one archive.
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import { archiveKey, decodeFromDisk, encodeForDisk, isValidKey } from "./archive-key.js";
 import type { ArchiveStats, ArchiveStore } from "./archive-store.js";
+import { writeFileAtomic } from "./atomic-write.js";
 import { ArchiveError } from "./errors.js";
 import { tooLarge } from "./memory-archive.js";
 
@@ -77,16 +77,9 @@ export class DiskArchive implements ArchiveStore {
       else this.index.get(key)!.atime = now;
       return key;
     }
-    const tmp = join(this.dir, `${key}.${randomBytes(6).toString("hex")}.tmp`);
     try {
-      writeFileSync(tmp, data, { encoding: "utf8", mode: 0o600 });
-      renameSync(tmp, path);
+      writeFileAtomic(path, data);
     } catch (err) {
-      try {
-        unlinkSync(tmp);
-      } catch {
-        // the temp file may never have been created
-      }
       throw new ArchiveError(
         "SPOOL_ARCHIVE_WRITE",
         `cannot write archive entry ${key} in ${this.dir}: ${(err as Error).message}. Check free space and permissions.`,

@@ -1,10 +1,10 @@
 // Saving a result's full text before it is cut: a content-addressed file `results/<key>.txt` in the
 // workspace (so the same text is saved once however many passes or turns see it), or the archive
 // when no results directory is given. The caller learns the key and, for files, the path.
-import { existsSync, mkdirSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { randomBytes } from "node:crypto";
 import { archiveKey, encodeForDisk } from "./archive-key.js";
+import { writeFileAtomic } from "./atomic-write.js";
 import type { ArchiveStore } from "./archive-store.js";
 
 export interface SaveTarget {
@@ -38,18 +38,7 @@ export function saveFullText(text: string, target: SaveTarget, key = archiveKey(
     const path = resultFilePath(target.resultsDir, key, json);
     if (existsSync(path)) return { key, path, wrote: false };
     mkdirSync(target.resultsDir, { recursive: true, mode: 0o700 });
-    const tmp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-    try {
-      writeFileSync(tmp, data, { encoding: "utf8", mode: 0o600 });
-      renameSync(tmp, path);
-    } catch (err) {
-      try {
-        unlinkSync(tmp);
-      } catch {
-        // never created
-      }
-      throw err;
-    }
+    writeFileAtomic(path, data);
     return { key, path, wrote: true };
   }
   if (target.archive !== undefined) {
