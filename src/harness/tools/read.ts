@@ -46,8 +46,9 @@ export function createReadTool(): ToolDefinition<ReadArgs> {
       if (typeof args?.path !== "string" || args.path === "") throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'read needs a "path" string argument');
       const offset = positive("offset", args.offset) ?? 1;
       const limit = positive("limit", args.limit) ?? DEFAULT_LIMIT;
-      const path = isAbsolute(args.path) ? args.path : resolve(ctx.workspace.dir, args.path);
-      if (!ctx.workspace.canRead(path)) {
+      // Opened by its resolved path: what was judged inside the workspace is what is read.
+      const path = ctx.workspace.resolveReadable(isAbsolute(args.path) ? args.path : resolve(ctx.workspace.dir, args.path));
+      if (path === undefined) {
         throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read is limited to the session workspace ${ctx.workspace.dir}; ${args.path} is outside it (or does not exist)`);
       }
       const capture = new OutputCapture(resolveLimits(output));
