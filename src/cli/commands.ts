@@ -4,6 +4,7 @@ import { gcCommand } from "./gc.js";
 import { inspectCommand } from "./inspect.js";
 import { foldCommand } from "./fold.js";
 import { recallCommand } from "./recall.js";
+import { repairCommand } from "./repair.js";
 import { runCommand } from "./run.js";
 import { serveCommand } from "./serve.js";
 import { sessionsCommand } from "./sessions.js";
@@ -14,4 +15,4 @@ export interface Command {
   run(args: readonly string[]): Promise<number>;
 }
 
-export const commands: readonly Command[] = [runCommand, serveCommand, sessionsCommand, inspectCommand, gcCommand, compactCommand, recallCommand, foldCommand];
+export const commands: readonly Command[] = [runCommand, serveCommand, sessionsCommand, inspectCommand, gcCommand, compactCommand, recallCommand, foldCommand, repairCommand];

@@ -75,10 +75,13 @@ export class CorruptSessionError extends Error {
     readonly file: string,
     readonly line: number,
     detail: string,
+    options: { readonly repairable?: boolean } = {},
   ) {
     super(
       `${file}:${line}: ${detail}. This is damage a crash cannot cause, so the session was not opened; ` +
-        "restore the file from a backup or move it aside (spool never rewrites a corrupt log).",
+        (options.repairable
+          ? "restore the file from a backup, or run `spool repair SESSION` to cut the log back to its last good line (the cut lines are kept beside it in a .damaged file)."
+          : "restore the file from a backup or move it aside (spool never rewrites a corrupt log)."),
     );
     this.name = "CorruptSessionError";
   }

@@ -12,6 +12,7 @@ export type { Store, StoreStats, ListElement, ListReadOptions, ListPage, Durabil
 export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from "./store.js";
 export { createMemoryStore } from "./memory.js";
 export { openJsonlStore } from "./jsonl/store.js";
+export { repairJsonlSession, type RepairedLog } from "./jsonl/repair.js";
 export { readJsonlSnapshot, type SessionSnapshot } from "./jsonl/snapshot.js";
 export type { JsonlStoreOptions } from "./jsonl/store.js";
 export * from "./errors.js";
