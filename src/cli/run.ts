@@ -12,7 +12,7 @@ import { openSessionRepo, setValue, type Store } from "../store/index.js";
 import type { Command } from "./commands.js";
 import { createLiveDisplay } from "./run-live.js";
 import { DEFAULT_ROOT, sessionsDir } from "./session-catalog.js";
-import { directorySize, newSessionView, reduceSessionView, RUN_INFO, type RunInfo, type SessionSummary, type SessionView } from "./session-view.js";
+import { callRunInfo, directorySize, newSessionView, reduceSessionView, RUN_INFO, type RunInfo, type SessionSummary, type SessionView } from "./session-view.js";
 import { startViewerServer } from "./viewer-server.js";
 
 const USAGE = `Usage: spool run [options] -- COMMAND...
@@ -185,8 +185,13 @@ async function run(args: readonly string[]): Promise<number> {
   const store: Store = session.store;
   const seq = harnessRunNumber(store);
   const workspace = createWorkspace({ dir: session.dir, keep: true });
-  const info: RunInfo = { command: a.command, cwd: process.cwd(), pid: process.pid, startedAt: new Date().toISOString(), endedAt: null, status: "running", exitCode: null };
-  await store.commit([setValue(RUN_INFO, info)]);
+  // This call's own record, and the session's: its first command and start are kept across runs.
+  const callInfo: RunInfo = { command: a.command, cwd: process.cwd(), pid: process.pid, startedAt: new Date().toISOString(), endedAt: null, status: "running", exitCode: null };
+  const previous = store.get(RUN_INFO);
+  const info: RunInfo = previous
+    ? { command: previous.command, cwd: previous.cwd, pid: process.pid, startedAt: previous.startedAt, endedAt: null, status: "running", exitCode: null }
+    : callInfo;
+  await store.commit([setValue(RUN_INFO, info), setValue(callRunInfo(`call-${seq}`), callInfo)]);
   const harness = createHarness({
     store,
     workspace,
@@ -199,7 +204,7 @@ async function run(args: readonly string[]): Promise<number> {
   let listState: MutableState<{ sessions: SessionSummary[] }> | undefined;
   const summary = (): SessionSummary => {
     const v = sessionState!.value;
-    return { id: session.id, command: v.command, status: v.status, startedAt: v.startedAt, endedAt: v.endedAt, exitCode: v.exitCode, bytes: directorySize(session.dir) };
+    return { id: session.id, command: v.command, status: v.status, startedAt: v.startedAt, endedAt: v.endedAt, lastActivityAt: v.lastActivityAt, exitCode: v.exitCode, bytes: directorySize(session.dir) };
   };
   if (a.serve) {
     const host = createStateHost();
@@ -246,14 +251,9 @@ async function run(args: readonly string[]): Promise<number> {
     const d = state?.details ?? {};
     const exitCode = typeof d.exitCode === "number" ? d.exitCode : 1;
     const status = d.aborted ? "interrupted" : exitCode === 0 ? "succeeded" : "failed";
-    const end: RunInfo = {
-      ...info,
-      endedAt: new Date().toISOString(),
-      status,
-      exitCode,
-      ...(state ? { truncation: state.truncation, details: state.details } : {}),
-    };
-    await store.commit([setValue(RUN_INFO, end)]);
+    const end: RunInfo = { ...info, endedAt: new Date().toISOString(), status, exitCode };
+    const callEnd: RunInfo = { ...callInfo, endedAt: end.endedAt, status, exitCode, ...(state ? { truncation: state.truncation, details: state.details } : {}) };
+    await store.commit([setValue(RUN_INFO, end), setValue(callRunInfo(`call-${seq}`), callEnd)]);
     const transcript = viewer ? harness.transcript() : [];
     await store.close();
     const spillPath = typeof d.spillPath === "string" ? relative(process.cwd(), d.spillPath) || d.spillPath : null;
@@ -281,6 +281,7 @@ async function run(args: readonly string[]): Promise<number> {
         v.status = status;
         v.exitCode = exitCode;
         v.endedAt = end.endedAt;
+        v.lastActivityAt = end.endedAt;
         v.transcript = transcript;
       });
       listState.mutate((l) => void (l.sessions[0] = summary()));

@@ -2,8 +2,9 @@
 // process that may still be writing one: JSONL through a lock-free snapshot, SQLite through its own
 // connection (SQLite arbitrates readers itself).
 import { existsSync, readdirSync } from "node:fs";
+import { OPEN_OPERATIONS, operationScope } from "../harness/index.js";
 import { join, resolve } from "node:path";
-import { openSqliteStore, readJsonlSnapshot, type SessionSnapshot } from "../store/index.js";
+import { openSqliteStore, readJsonlSnapshot, sidecarDir, sidecarName, type SessionSnapshot } from "../store/index.js";
 import { directorySize, RUN_INFO, viewFromSnapshot, type SessionSummary, type SessionView } from "./session-view.js";
 
 export const DEFAULT_ROOT = ".spool";
@@ -32,6 +33,22 @@ export function listSessions(root: string): SessionEntry[] {
     else if (existsSync(join(sdir, "session.sqlite"))) out.push({ id: e.name, dir: sdir, file: join(sdir, "session.sqlite"), backend: "sqlite" });
   }
   return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Directories under the root that look like a session but cannot be listed as one, each with what is wrong. */
+export function sessionDirWarnings(root: string): string[] {
+  const dir = sessionsDir(root);
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const sdir = join(dir, e.name);
+    const main = join(sdir, "session.jsonl");
+    if (!existsSync(main) && !existsSync(join(sdir, "session.sqlite")) && existsSync(sidecarDir(main))) {
+      out.push(`${e.name}: sidecar directory ${sidecarDir(main)} has no main log ${main}; the session cannot be opened (restore the log, or delete the directory)`);
+    }
+  }
+  return out;
 }
 
 /** Accepts a full id or a unique prefix of one. */
@@ -71,6 +88,8 @@ export interface LoadedSession {
   readonly summary: SessionSummary;
   /** The process that records it is still running. */
   readonly live: boolean;
+  /** Damage that does not stop the session loading, e.g. an open operation whose sidecar is missing. */
+  readonly warnings: readonly string[];
 }
 
 export async function loadSession(entry: SessionEntry): Promise<LoadedSession> {
@@ -84,9 +103,19 @@ export async function loadSession(entry: SessionEntry): Promise<LoadedSession> {
       status: view.status,
       startedAt: view.startedAt,
       endedAt: view.endedAt,
+      lastActivityAt: view.lastActivityAt,
       exitCode: view.exitCode,
       bytes: directorySize(entry.dir),
     };
-    return { entry, view, summary, live };
+    const warnings: string[] = [];
+    if (entry.backend === "jsonl" && !live) {
+      for (const opId of Object.keys(snap.get(OPEN_OPERATIONS) ?? {})) {
+        const sidecar = join(sidecarDir(entry.file), sidecarName(operationScope(opId).id));
+        if (!existsSync(sidecar)) {
+          warnings.push(`${entry.id}: operation ${opId} was still open when its run stopped, and its sidecar ${sidecar} is missing: any output it streamed is lost`);
+        }
+      }
+    }
+    return { entry, view, summary, live, warnings };
   });
 }

@@ -2,12 +2,13 @@
 import { parseArgs } from "node:util";
 import { formatBytes } from "../capture/index.js";
 import type { Command } from "./commands.js";
-import { DEFAULT_ROOT, listSessions, loadSession, sessionsDir } from "./session-catalog.js";
+import { DEFAULT_ROOT, listSessions, loadSession, sessionDirWarnings, sessionsDir } from "./session-catalog.js";
 
 const USAGE = `Usage: spool sessions [--root DIR] [--json]
 
 Lists the sessions recorded under DIR/sessions (default .spool): id, start time, command, status
-(running, succeeded, failed, interrupted) and size on disk.`;
+(running, succeeded, failed, interrupted) and size on disk. A session with several runs (--session)
+shows its first command and start and its last activity.`;
 
 export const sessionsCommand: Command = {
   name: "sessions",
@@ -20,9 +21,12 @@ export const sessionsCommand: Command = {
     }
     const root = values.root ?? DEFAULT_ROOT;
     const rows = [];
+    for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool sessions: warning: ${warning}\n`);
     for (const entry of listSessions(root)) {
       try {
-        rows.push((await loadSession(entry)).summary);
+        const loaded = await loadSession(entry);
+        rows.push(loaded.summary);
+        for (const warning of loaded.warnings) process.stderr.write(`spool sessions: warning: ${warning}\n`);
       } catch (err) {
         process.stderr.write(`spool sessions: skipping ${entry.id}: ${(err as Error).message}\n`);
       }
@@ -35,9 +39,11 @@ export const sessionsCommand: Command = {
       process.stdout.write(`No sessions under ${sessionsDir(root)}. \`spool run -- COMMAND\` records one.\n`);
       return 0;
     }
-    const table = [["ID", "STARTED", "STATUS", "SIZE", "COMMAND"], ...rows.map((r) => [
+    const time = (t: string | null): string => (t ? t.replace("T", " ").slice(0, 19) : "?");
+    const table = [["ID", "STARTED", "LAST ACTIVITY", "STATUS", "SIZE", "COMMAND"], ...rows.map((r) => [
       r.id,
-      r.startedAt ? r.startedAt.replace("T", " ").slice(0, 19) : "?",
+      time(r.startedAt),
+      time(r.lastActivityAt),
       r.exitCode !== null && r.status !== "running" ? `${r.status} (${r.exitCode})` : r.status,
       formatBytes(r.bytes),
       r.command.length > 60 ? `${r.command.slice(0, 57)}...` : r.command,

@@ -58,7 +58,7 @@ export class DiskArchive implements ArchiveStore {
     this.maxBytes = options.maxBytes === undefined ? DEFAULT_ARCHIVE_MAX_BYTES : Math.max(0, options.maxBytes);
     this.ttlMs = options.ttlMs === undefined ? DEFAULT_ARCHIVE_TTL_MS : Math.max(0, options.ttlMs);
     try {
-      mkdirSync(this.dir, { recursive: true, mode: 0o750 });
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     } catch (err) {
       throw new ArchiveError(
         "SPOOL_ARCHIVE_DIR",

@@ -13,6 +13,7 @@ export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from "./store.js";
 export { createMemoryStore } from "./memory.js";
 export { openJsonlStore } from "./jsonl/store.js";
 export { repairJsonlSession, type RepairedLog } from "./jsonl/repair.js";
+export { sidecarDir, sidecarName } from "./jsonl/replay.js";
 export { readJsonlSnapshot, type SessionSnapshot } from "./jsonl/snapshot.js";
 export type { JsonlStoreOptions } from "./jsonl/store.js";
 export * from "./errors.js";

@@ -62,9 +62,10 @@ export function openSessionRepo(root: string, options: { readonly backend: RepoB
       ? openJsonlStore(s.file, { ...o, create, sessionId: s.id })
       : openSingleWriter(s.file, () => openSqliteStore(s.file, { durability: o.durability ?? "process", create, sessionId: s.id }));
   const makeDir = (s: SessionInfo): void => {
-    mkdirSync(root, { recursive: true });
+    mkdirSync(root, { recursive: true, mode: 0o700 });
     try {
-      mkdirSync(s.dir);
+      // Private, like spill/: kept output is as sensitive as the spill.
+      mkdirSync(s.dir, { mode: 0o700 });
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new SessionExistsError(s.dir);
       throw e;
