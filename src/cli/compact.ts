@@ -16,6 +16,10 @@ import {
   type PrepareReport,
 } from "../context/index.js";
 import type { Command } from "./commands.js";
+import { tooDeep } from "./json-depth.js";
+
+/** Real tool inputs nest a few dozen levels; a few thousand overflow every recursive JSON walk. */
+const MAX_DEPTH = 1000;
 import { exitQuietlyOnClosedPipe, parseCount, UsageError } from "./cli-errors.js";
 
 const USAGE = `Usage: spool compact [--format auto|${FORMATS.join("|")}] [--turn N] [--workspace DIR] FILE|-
@@ -68,6 +72,12 @@ async function compact(args: readonly string[]): Promise<number> {
     throw new UsageError(`${file === "-" ? "stdin" : file} is not valid JSON (${(err as Error).message}). Nothing was written.`);
   }
   const conversation = unwrapConversation(json);
+  conversation.items.forEach((item, index) => {
+    const at = tooDeep(item, MAX_DEPTH);
+    if (at !== undefined) {
+      throw new UsageError(`message ${index} is nested more than ${MAX_DEPTH} levels deep (at message[${index}]${at}); spool compact does not accept such input. Nothing was written.`);
+    }
+  });
   const resolved: Format = format === "auto" ? detectFormat(json) : (format as Format);
   const adapter = getAdapter(resolved);
   const messages = adapter.fromProvider(conversation.items);
