@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The `spool` command: finds the command, loads it, and ends the process with the exit code exit.ts
 // chooses. Nothing here imports a layer: `spool --version` and an unknown command cost only this file.
 import { readFileSync } from "node:fs";
