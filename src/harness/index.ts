@@ -7,6 +7,6 @@ export { HarnessError, type ToolCall, type ToolContext, type ToolDefinition } fr
 export type { HarnessEvent, HarnessListener } from "./events.js";
 export { reduceLane, emptyLane, type LaneView, type LaneTool } from "./lane.js";
 export { createStateHost, StateError, type MutableState, type StateHost, type BatchListener } from "./state.js";
-export { createBashTool, type BashArgs, type BashToolOptions } from "./tools/bash.js";
+export { bashDetails, createBashTool, type BashArgs, type BashDetails, type BashToolOptions } from "./tools/bash.js";
 export { createReadTool, type ReadArgs } from "./tools/read.js";
 export { createRecallTool, type RecallArgs } from "./tools/recall.js";
