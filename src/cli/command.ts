@@ -98,7 +98,7 @@ export function defineCommand<O extends Record<string, OptionSpec>>(spec: Comman
  * value looks like a flag (`--timeout -1`).
  */
 function parseArgsMessage(message: string): string {
-  const ambiguous = /^Option (\S+) argument is ambiguous/.exec(message);
+  const ambiguous = /^Option '?([^\s']+)'? argument is ambiguous/.exec(message);
   if (ambiguous) return `${ambiguous[1]} needs a value; for one that starts with "-", write ${ambiguous[1]}=VALUE`;
   return message.split("\n")[0]!.replace(/\. To specify a positional.*$/, "").replace(/'/g, "");
 }
