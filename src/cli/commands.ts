@@ -2,6 +2,7 @@
 import { compactCommand } from "./compact.js";
 import { gcCommand } from "./gc.js";
 import { inspectCommand } from "./inspect.js";
+import { mcpCommand } from "./mcp.js";
 import { foldCommand } from "./fold.js";
 import { recallCommand } from "./recall.js";
 import { runCommand } from "./run.js";
@@ -14,4 +15,4 @@ export interface Command {
   run(args: readonly string[]): Promise<number>;
 }
 
-export const commands: readonly Command[] = [runCommand, serveCommand, sessionsCommand, inspectCommand, gcCommand, compactCommand, recallCommand, foldCommand];
+export const commands: readonly Command[] = [runCommand, mcpCommand, serveCommand, sessionsCommand, inspectCommand, gcCommand, compactCommand, recallCommand, foldCommand];

@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { join, relative } from "node:path";
 import { createWorkspace } from "../context/index.js";
 import { applyImmutable } from "../delta/index.js";
-import { createBashTool, createHarness, createStateHost, OPEN_OPERATIONS, readTranscript, type MutableState } from "../harness/index.js";
+import { createBashTool, createHarness, createStateHost, newSessionId, OPEN_OPERATIONS, readTranscript, type MutableState } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { openSessionRepo, setValue, type Store } from "../store/index.js";
 import type { Command } from "./commands.js";
@@ -139,15 +139,6 @@ function parse(args: readonly string[]): RunArgs | "help" {
 function harnessRunNumber(store: Store): number {
   const open = Object.keys(store.get(OPEN_OPERATIONS) ?? {}).length;
   return readTranscript(store).length + open + 1;
-}
-
-/** Sortable and readable: `20261129-194012-123ab`. */
-function newSessionId(): string {
-  const d = new Date();
-  const p = (n: number) => String(n).padStart(2, "0");
-  const stamp = `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
-  // Milliseconds keep runs started within one second in start order; two random chars keep ids unique.
-  return `${stamp}-${String(d.getMilliseconds()).padStart(3, "0")}${Math.random().toString(36).slice(2, 4)}`;
 }
 
 function statusLine(state: ToolOutputState | undefined, exitCode: number, timeoutMs: number | undefined): string {

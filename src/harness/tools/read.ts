@@ -1,7 +1,8 @@
-// read: a file by line offset/limit, only inside the session workspace (spill files, saved results),
-// cleaned like command output (ANSI, CR frames, control characters, binary detection). The file is
+// read: a file by line offset/limit — by default only inside the session workspace (spill files, saved
+// results); an agent surface that also runs bash (MCP, AI SDK) opens it to any file, since its bash can
+// `cat` them anyway and a bounded, paged read is the better way. Cleaned like command output (ANSI, CR frames, control characters, binary detection). The file is
 // streamed, so paging through a 1 GB spill costs one pass and a bounded window of memory.
-import { createReadStream } from "node:fs";
+import { createReadStream, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { OutputCapture, describeTruncation, resolveLimits } from "../../capture/index.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
@@ -24,16 +25,36 @@ function positive(name: string, v: unknown): number | undefined {
   return v;
 }
 
-export function createReadTool(): ToolDefinition<ReadArgs> {
+export interface ReadToolOptions {
+  /** Read any file, not only the session workspace's (default false). */
+  readonly anyFile?: boolean;
+  /** With anyFile: what relative paths are relative to (default: the process's working directory). */
+  readonly cwd?: string;
+}
+
+/** A readable regular file, or a model-facing reason why not. */
+function checkFile(path: string, given: string): void {
+  let isFile: boolean;
+  try {
+    isFile = statSync(path).isFile();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new HarnessError("SPOOL_HARNESS_BAD_CALL", code === "ENOENT" ? `read: no file ${given} (resolved to ${path})` : `read: cannot open ${given}: ${(err as Error).message}`);
+  }
+  if (!isFile) throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read: ${given} is not a regular file; list a directory with bash (ls)`);
+}
+
+export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<ReadArgs> {
   const output = { retain: "head", maxBytes: 50 * 1024, maxLines: DEFAULT_LIMIT } as const;
   return {
     name: "read",
-    description:
-      "Read a text file saved in the session workspace (spill files of cut command output, saved tool results) by line offset and limit. The answer says which lines it shows and how to get the next ones.",
+    description: options.anyFile
+      ? "Read a text file by line offset and limit — any file, including the spill files named in cut bash output. The answer is bounded like any tool result and says which lines it shows and how to get the next ones (offset=N)."
+      : "Read a text file saved in the session workspace (spill files of cut command output, saved tool results) by line offset and limit. The answer says which lines it shows and how to get the next ones.",
     parameters: {
       type: "object",
       properties: {
-        path: { type: "string", description: "Path of the file (absolute, or relative to the session directory)." },
+        path: { type: "string", description: options.anyFile ? "Path of the file (absolute, or relative to the working directory)." : "Path of the file (absolute, or relative to the session directory)." },
         offset: { type: "integer", minimum: 1, description: "First line to show, 1-based." },
         limit: { type: "integer", minimum: 1, description: `Number of lines (default ${DEFAULT_LIMIT}).` },
       },
@@ -46,8 +67,10 @@ export function createReadTool(): ToolDefinition<ReadArgs> {
       if (typeof args?.path !== "string" || args.path === "") throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'read needs a "path" string argument');
       const offset = positive("offset", args.offset) ?? 1;
       const limit = positive("limit", args.limit) ?? DEFAULT_LIMIT;
-      const path = isAbsolute(args.path) ? args.path : resolve(ctx.workspace.dir, args.path);
-      if (!ctx.workspace.canRead(path)) {
+      const base = options.anyFile ? (options.cwd ?? process.cwd()) : ctx.workspace.dir;
+      const path = isAbsolute(args.path) ? args.path : resolve(base, args.path);
+      if (options.anyFile) checkFile(path, args.path);
+      else if (!ctx.workspace.canRead(path)) {
         throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read is limited to the session workspace ${ctx.workspace.dir}; ${args.path} is outside it (or does not exist)`);
       }
       const capture = new OutputCapture(resolveLimits(output));
