@@ -93,11 +93,20 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
       const totalLines = size === 0 ? 0 : lastByte === 10 ? line - 1 : line;
       const view = capture.view();
       out.write(view.text);
+      // Notes go in the footer, outside the window: written into it, a page cut at the line limit
+      // would lose exactly the sentence saying where to continue.
+      const notes: string[] = [];
       const cut = describeTruncation(view, "head");
-      if (cut) out.write(`\n${cut}`);
-      const shownTo = Math.min(last, totalLines);
-      if (offset > totalLines) out.write(`[The file has ${totalLines} lines; offset ${offset} is past the end.]`);
-      else if (shownTo < totalLines) out.write(`\n[Lines ${offset}–${shownTo} of ${totalLines}. Next: offset=${shownTo + 1}.]`);
+      if (cut) notes.push(cut.replace(/ The full output was not kept\.\]$/, "]")); // the file itself is the full output
+      let shownTo = Math.min(last, totalLines);
+      const t = view.truncation;
+      if (t.truncated && t.truncatedBy !== "line-length") {
+        // Cut before `last`: continue after the last whole line shown (past an over-long first line).
+        shownTo = Math.min(shownTo, Math.max(offset, offset + t.outputLines - 1 - (t.lastLinePartial ? 1 : 0)));
+      }
+      if (offset > totalLines) notes.push(`[The file has ${totalLines} lines; offset ${offset} is past the end.]`);
+      else if (shownTo < totalLines) notes.push(`[Lines ${offset}–${shownTo} of ${totalLines}. Next: offset=${shownTo + 1}.]`);
+      if (notes.length > 0) out.footer(`${view.text === "" ? "" : view.text.endsWith("\n") ? "\n" : "\n\n"}${notes.join("\n")}`);
     },
   };
 }
