@@ -109,7 +109,10 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
       state = applyImmutable(state, ops);
       callOptions.onUpdate?.(state);
     });
-    const done = harness.runTools(`op-${seq}`, [{ toolCallId, toolName, args }], { signal: abort.signal });
+    // Arguments are recorded in the session log, which holds JSON only: what a client sends as JSON is
+    // unchanged; undefined fields, NaN and the like become what JSON makes of them.
+    const jsonArgs: unknown = args === undefined ? {} : JSON.parse(JSON.stringify(args) ?? "null");
+    const done = harness.runTools(`op-${seq}`, [{ toolCallId, toolName, args: jsonArgs }], { signal: abort.signal });
     running.set(toolCallId, { abort, done: done.catch(() => undefined) });
     try {
       const [result] = await done;
