@@ -97,7 +97,9 @@ async function run(args: readonly string[]): Promise<number> {
       listState = host.state("sessions", { sessions: [summary()] });
       session.harness.on((e) => {
         sessionState!.mutate((v) => reduceSessionView(v, e));
-        if (e.type === "operation_end") sessionState!.mutate((v) => void (v.transcript = session.harness.transcript()));
+        if (e.type !== "operation_end") return;
+        sessionState!.mutate((v) => void (v.transcript = session.harness.transcript()));
+        listState!.mutate((l) => void (l.sessions[0] = summary()));
       });
       viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), ...(port !== undefined ? { port } : {}) });
       process.stderr.write(`spool mcp: viewer at ${viewer.pageUrl}\n`);

@@ -179,6 +179,18 @@ describe("spool mcp", () => {
     expect(listed).toMatchObject([{ command: "mcp", status: "interrupted" }]);
   });
 
+  it("the live session is visible to spool sessions and spool inspect while the server runs", async () => {
+    const c = await start();
+    await c.client.callTool({ name: "bash", arguments: { command: "seq 1 50000" } });
+    await c.client.callTool({ name: "bash", arguments: { command: "exit 4" } });
+    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", c.root, "--json"], { encoding: "utf8" })) as { id: string; command: string; status: string }[];
+    expect(listed).toMatchObject([{ command: "mcp", status: "running" }]);
+    const report = JSON.parse(execFileSync(process.execPath, [BIN, "inspect", listed[0]!.id, "--root", c.root, "--json"], { encoding: "utf8" })) as { live: boolean; calls: { tool: string; isError: boolean; settled: boolean }[]; spillFiles: unknown[] };
+    expect(report.live).toBe(true);
+    expect(report.calls).toMatchObject([{ tool: "bash", isError: false, settled: true }, { tool: "bash", isError: true, settled: true }]);
+    expect(report.spillFiles).toHaveLength(1);
+  });
+
   it("--serve prints the viewer URL on stderr and keeps stdout for the protocol", async () => {
     const c = await start(["--serve"]);
     const url = await until(() => /spool mcp: viewer at (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/.exec(c.stderr())?.[1], "the viewer URL");
