@@ -28,7 +28,13 @@ const seed0 = Date.now() % 100000;
 mkdirSync(join(dir, "src"), { recursive: true });
 for (let f = 0; f < 6; f++) {
   const lines = 300 + f * 250;
-  writeFileSync(join(dir, "src", `module${f}.ts`), Array.from({ length: lines }, (_, i) => `export function fn${f}_${i}(input: string): string { return input.slice(${i % 17}) + "${"ab".repeat(i % 23)}"; }`).join("\n") + "\n");
+  writeFileSync(
+    join(dir, "src", `module${f}.ts`),
+    Array.from(
+      { length: lines },
+      (_, i) => `export function fn${f}_${i}(input: string): string { return input.slice(${i % 17}) + "${"ab".repeat(i % 23)}"; }`,
+    ).join("\n") + "\n",
+  );
 }
 
 /** The 40 steps: each is the tool calls of one model turn (the last answers in text). */
@@ -39,7 +45,10 @@ function script(seed) {
     s.push([{ toolName: "bash", input: { command: gen("build", 400_000 + round * 300_000) } }]);
     s.push([{ toolName: "read", input: { path: `src/module${round}.ts` } }]);
     s.push([{ toolName: "bash", input: { command: gen("tests", 120_000 + round * 40_000) } }]);
-    s.push([{ toolName: "bash", input: { command: gen("grep", 30_000) } }, { toolName: "bash", input: { command: "ls -la src" } }]);
+    s.push([
+      { toolName: "bash", input: { command: gen("grep", 30_000) } },
+      { toolName: "bash", input: { command: "ls -la src" } },
+    ]);
     s.push([{ toolName: "bash", input: { command: gen(round % 2 ? "log" : "install", 80_000) } }]);
     s.push([{ toolName: "bash", input: { command: `echo "editing src/module${round}.ts"` } }]);
   }
@@ -55,7 +64,8 @@ function mockModel(steps, promptChars) {
       const i = promptChars.length;
       promptChars.push(JSON.stringify(prompt).length);
       const step = steps[i];
-      if (typeof step === "string" || step === undefined) return { content: [{ type: "text", text: step ?? "done" }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
+      if (typeof step === "string" || step === undefined)
+        return { content: [{ type: "text", text: step ?? "done" }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
       return {
         content: step.map((c, k) => ({ type: "tool-call", toolCallId: `s${i}-${k}`, toolName: c.toolName, input: JSON.stringify(c.input) })),
         finishReason: { unified: "tool-calls", raw: undefined },
@@ -93,14 +103,23 @@ async function run(mode, seed) {
   const promptChars = [];
   const prepTimes = [];
   const spool = mode === "raw" ? undefined : await createSpool({ root: join(dir, ".spool"), cwd: dir });
-  const prepareStep = mode === "prep" ? (o) => {
-    const t0 = performance.now();
-    const r = spool.prepareStep(o);
-    prepTimes.push(performance.now() - t0);
-    return r;
-  } : undefined;
+  const prepareStep =
+    mode === "prep"
+      ? (o) => {
+          const t0 = performance.now();
+          const r = spool.prepareStep(o);
+          prepTimes.push(performance.now() - t0);
+          return r;
+        }
+      : undefined;
   const t0 = performance.now();
-  await generateText({ model: mockModel(steps, promptChars), tools: spool ? spool.tools : rawTools, ...(prepareStep ? { prepareStep } : {}), stopWhen: isStepCount(41), prompt: "Get the build green." });
+  await generateText({
+    model: mockModel(steps, promptChars),
+    tools: spool ? spool.tools : rawTools,
+    ...(prepareStep ? { prepareStep } : {}),
+    stopWhen: isStepCount(41),
+    prompt: "Get the build green.",
+  });
   const wall = performance.now() - t0;
   await spool?.close();
   return { promptChars, prepTimes, wall };

@@ -7,7 +7,7 @@
 // SIZE is approximate bytes of output.
 const [kind = "build", seedArg = "1", sizeArg = "200000"] = process.argv.slice(2);
 let seed = Number(seedArg) >>> 0 || 1;
-const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+const rand = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 const pick = (a) => a[Math.floor(rand() * a.length)];
 const size = Number(sizeArg);
 const words = ["parser", "lexer", "socket", "buffer", "config", "render", "cache", "worker", "router", "schema", "token", "stream"];
@@ -27,7 +27,8 @@ if (kind === "build") {
   while (total() < size) {
     const pct = String(Math.min(99, Math.floor((total() / size) * 100))).padStart(3);
     const mod = pick(words);
-    if (rand() < 0.02) out += `src/${mod}/${mod}_${i}.c:${Math.floor(rand() * 900)}:${Math.floor(rand() * 80)}: \x1b[35mwarning:\x1b[0m unused variable '${pick(words)}_${i}' [-Wunused-variable]\n`;
+    if (rand() < 0.02)
+      out += `src/${mod}/${mod}_${i}.c:${Math.floor(rand() * 900)}:${Math.floor(rand() * 80)}: \x1b[35mwarning:\x1b[0m unused variable '${pick(words)}_${i}' [-Wunused-variable]\n`;
     else out += `[${pct}%] \x1b[32mBuilding C object src/${mod}/CMakeFiles/${mod}.dir/${mod}_${i}.c.o\x1b[0m\n`;
     i++;
     flush();
@@ -59,12 +60,20 @@ if (kind === "build") {
   }
   out += `\nadded ${p} packages in ${Math.floor(rand() * 30)}s\n`;
 } else if (kind === "grep") {
-  while (total() < size) out += `src/${pick(words)}/${pick(words)}.ts:${Math.floor(rand() * 2000)}:  const ${pick(words)} = ${pick(words)}.${pick(words)}(${pick(words)});\n`, flush();
+  while (total() < size)
+    (out += `src/${pick(words)}/${pick(words)}.ts:${Math.floor(rand() * 2000)}:  const ${pick(words)} = ${pick(words)}.${pick(words)}(${pick(words)});\n`),
+      flush();
 } else {
   let c = 0;
   while (total() < size) {
-    out += `commit ${Math.floor(rand() * 2 ** 52).toString(16).padStart(40, "0")}\nAuthor: Dev ${c % 7} <dev${c % 7}@example.com>\nDate:   Mon Nov ${1 + (c % 28)} 10:00:00 2026\n\n    ${pick(words)}: fix ${pick(words)} when ${pick(words)} is empty\n\n`;
-    for (let f = 0; f < 4; f++) out += ` src/${pick(words)}/${pick(words)}.ts | ${Math.floor(rand() * 80)} ${"+".repeat(Math.floor(rand() * 30))}${"-".repeat(Math.floor(rand() * 10))}\n`;
+    out += `commit ${Math.floor(rand() * 2 ** 52)
+      .toString(16)
+      .padStart(
+        40,
+        "0",
+      )}\nAuthor: Dev ${c % 7} <dev${c % 7}@example.com>\nDate:   Mon Nov ${1 + (c % 28)} 10:00:00 2026\n\n    ${pick(words)}: fix ${pick(words)} when ${pick(words)} is empty\n\n`;
+    for (let f = 0; f < 4; f++)
+      out += ` src/${pick(words)}/${pick(words)}.ts | ${Math.floor(rand() * 80)} ${"+".repeat(Math.floor(rand() * 30))}${"-".repeat(Math.floor(rand() * 10))}\n`;
     c++;
     flush();
   }

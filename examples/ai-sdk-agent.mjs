@@ -55,14 +55,23 @@ const abort = new AbortController();
 process.once("SIGINT", () => abort.abort());
 let exitCode = 0;
 try {
-  const result = streamText({ model, system: SYSTEM, prompt, tools: spool.tools, prepareStep: spool.prepareStep, stopWhen: isStepCount(maxSteps), abortSignal: abort.signal });
+  const result = streamText({
+    model,
+    system: SYSTEM,
+    prompt,
+    tools: spool.tools,
+    prepareStep: spool.prepareStep,
+    stopWhen: isStepCount(maxSteps),
+    abortSignal: abort.signal,
+  });
   for await (const part of result.fullStream) {
     if (part.type === "text-delta") process.stdout.write(part.text);
     else if (part.type === "tool-call") process.stderr.write(`\n→ ${part.toolName} ${JSON.stringify(part.input)}\n`);
     else if (part.type === "tool-result") {
       const out = /** @type {import("spool/ai-sdk").SpoolToolOutput} */ (part.output);
       if (part.preliminary && out.status === "running") process.stderr.write(`  … ${out.totalLines} lines so far\r`);
-      else if (!part.preliminary) process.stderr.write(`  ← ${out.status}: ${out.totalLines} lines${out.truncated ? " (cut; the rest is in its spill file)" : ""}\n`);
+      else if (!part.preliminary)
+        process.stderr.write(`  ← ${out.status}: ${out.totalLines} lines${out.truncated ? " (cut; the rest is in its spill file)" : ""}\n`);
     } else if (part.type === "tool-error") process.stderr.write(`  ← error: ${String(part.error)}\n`);
     else if (part.type === "error") throw part.error;
   }

@@ -29,10 +29,12 @@ export function toAiTool(session: AgentSession, def: ToolDefinition<unknown>): S
           wake?.();
         },
       });
-      void call.finally(() => {
-        finished = true;
-        wake?.();
-      }).catch(() => undefined);
+      void call
+        .finally(() => {
+          finished = true;
+          wake?.();
+        })
+        .catch(() => undefined);
       try {
         for (;;) {
           if (latest !== undefined) {

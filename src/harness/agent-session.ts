@@ -4,14 +4,14 @@
 // call's output as it grows through `onUpdate` (the folded state after each paced batch). close()
 // aborts what still runs (ending each command's process group), waits for those calls to settle
 // with their output so far, and records how the session ended.
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { SpoolError } from "../errors/index.js";
 import { createWorkspace, type ToolResultMessage, type Workspace } from "../context/index.js";
 import { applyImmutable } from "../delta/index.js";
 import type { ToolOutputState } from "../output/index.js";
-import { openSessionRepo, setValue, type RepoBackend, type Store } from "../store/index.js";
+import { DEFAULT_ROOT, newSessionId, openSessionRepo, sessionsDir, setValue, type RepoBackend, type Store } from "../store/index.js";
 import { createHarness, OPEN_OPERATIONS, readTranscript, type Harness } from "./harness.js";
-import { newSessionId, SESSION_RECORD, type SessionRecord } from "./session-record.js";
+import { SESSION_RECORD, type SessionRecord } from "./session-record.js";
 import type { ToolDefinition } from "./tool.js";
 import { createAgentTools, type AgentToolsOptions } from "./tools/agent-tools.js";
 
@@ -69,7 +69,7 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
     id = workspace.sessionId;
     dir = workspace.dir;
   } else {
-    const root = resolve(options.root ?? ".spool", "sessions");
+    const root = sessionsDir(options.root ?? DEFAULT_ROOT);
     const created = await openSessionRepo(root, { backend: options.backend ?? "jsonl" }).create({ id: newSessionId() });
     ({ id, store } = created);
     dir = created.dir;

@@ -4,7 +4,7 @@
 import type { ToolOutputState } from "../output/index.js";
 import { value } from "../store/index.js";
 
-export type SessionStatus = "running" | "succeeded" | "failed" | "interrupted";
+export type SessionStatus = "running" | "succeeded" | "failed" | "timed out" | "interrupted";
 
 export interface SessionRecord {
   command: string;
@@ -20,12 +20,3 @@ export interface SessionRecord {
 }
 
 export const SESSION_RECORD = value<SessionRecord>("spool", "run");
-
-/** Sortable and readable: `20261129-194012-123ab`. */
-export function newSessionId(): string {
-  const d = new Date();
-  const p = (n: number) => String(n).padStart(2, "0");
-  const stamp = `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
-  // Milliseconds keep sessions started within one second in start order; two random chars keep ids unique.
-  return `${stamp}-${String(d.getMilliseconds()).padStart(3, "0")}${Math.random().toString(36).slice(2, 4)}`;
-}

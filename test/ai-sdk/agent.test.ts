@@ -93,7 +93,10 @@ describe("createSpool with the AI SDK", () => {
     const snap = readJsonlSnapshot(join(spool.sessionDir, "session.jsonl"));
     expect(readTranscript(snap)).toHaveLength(14);
     expect(snap.get(SESSION_RECORD)).toMatchObject({ command: "ai-sdk", status: "succeeded" });
-    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", join(dir, ".spool"), "--json"], { encoding: "utf8" })) as { id: string; status: string }[];
+    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", join(dir, ".spool"), "--json"], { encoding: "utf8" })) as {
+      id: string;
+      status: string;
+    }[];
     expect(listed).toMatchObject([{ id: spool.sessionId, status: "succeeded" }]);
   });
 

@@ -72,13 +72,21 @@ export async function startFakeOpenAI(steps: readonly ChatStep[]): Promise<FakeO
       const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
       const base = { id: `chatcmpl-${i}`, created: 1_700_000_000, model: request.model };
       if (!request.stream) {
-        const message = { role: "assistant", content: text, ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) } : {}) };
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: finish }], usage }));
+        const message = {
+          role: "assistant",
+          content: text,
+          ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) } : {}),
+        };
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: finish }], usage }));
         return;
       }
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       const send = (delta: unknown, finishReason: string | null = null, extra: object = {}): void => {
-        res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`,
+        );
       };
       send({ role: "assistant", content: "" });
       if (text !== null) for (const word of text.split(/(?<= )/)) send({ content: word });

@@ -35,7 +35,10 @@ function providerScript(): ChatStep[] {
     () => [{ name: "bash", args: { command: `node ${join(FIXTURES, "build-log.mjs")}` } }],
     (m) => [{ name: "read", args: { path: spillIn(toolResult(m, "call_0_0")), offset: 1, limit: 200 } }],
     () => [{ name: "bash", args: { command: "echo 'FAIL parser'; exit 1" } }],
-    () => [{ name: "bash", args: { command: "echo a" } }, { name: "bash", args: { command: "echo b" } }],
+    () => [
+      { name: "bash", args: { command: "echo a" } },
+      { name: "bash", args: { command: "echo b" } },
+    ],
     () => [{ name: "bash", args: { command: "echo c" } }],
     () => [{ name: "bash", args: { command: "echo d" } }],
     (m) => [{ name: "recall", args: { key: keyIn(toolResult(m, "call_1_0")) } }],
@@ -51,7 +54,13 @@ describe("through @ai-sdk/openai-compatible against a scripted server", () => {
     const spool = await createSpool({ root: join(dir, ".spool"), cwd: dir });
     cleanups.push(() => spool.close());
     const provider = createOpenAICompatible({ name: "fake", baseURL: server.baseURL, apiKey: "test-key" });
-    const result = streamText({ model: provider.chatModel("fake-model"), tools: spool.tools, prepareStep: spool.prepareStep, stopWhen: isStepCount(20), prompt: "Fix the build." });
+    const result = streamText({
+      model: provider.chatModel("fake-model"),
+      tools: spool.tools,
+      prepareStep: spool.prepareStep,
+      stopWhen: isStepCount(20),
+      prompt: "Fix the build.",
+    });
     let preliminaries = 0;
     const finals = new Map<string, string>();
     for await (const part of result.fullStream) {
@@ -83,7 +92,9 @@ describe("through @ai-sdk/openai-compatible against a scripted server", () => {
   });
 
   it("examples/ai-sdk-agent.mjs type-checks", async () => {
-    await promisify(execFile)(process.execPath, [join(ROOT_DIR, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT_DIR, "tsconfig.examples.json")], { cwd: ROOT_DIR });
+    await promisify(execFile)(process.execPath, [join(ROOT_DIR, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT_DIR, "tsconfig.examples.json")], {
+      cwd: ROOT_DIR,
+    });
   });
 
   it("examples/ai-sdk-agent.mjs runs against an OpenAI-compatible endpoint, prints the viewer URL and the answer, and records a finished session", async () => {
@@ -108,7 +119,9 @@ describe("through @ai-sdk/openai-compatible against a scripted server", () => {
     expect(stdout.trim()).toBe("The output ends at 100000.");
     expect(stderr).toMatch(/watch it at http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+/);
     expect(stderr).toContain("→ bash");
-    const sessions = JSON.parse((await promisify(execFile)(process.execPath, [join(ROOT_DIR, "dist", "cli", "main.js"), "sessions", "--root", join(dir, ".spool"), "--json"])).stdout) as { command: string; status: string }[];
+    const sessions = JSON.parse(
+      (await promisify(execFile)(process.execPath, [join(ROOT_DIR, "dist", "cli", "main.js"), "sessions", "--root", join(dir, ".spool"), "--json"])).stdout,
+    ) as { command: string; status: string }[];
     expect(sessions).toMatchObject([{ command: "ai-sdk", status: "succeeded" }]);
   });
 });

@@ -66,11 +66,16 @@ const keyOf = (r: PromptResult): string => {
 
 /** The 13-step session the tests script; `cwd` gets the source file step 5 reads. */
 export function agentScript(cwd: string): Step[] {
-  writeFileSync(join(cwd, "parser.ts"), Array.from({ length: 400 }, (_, i) => `export const rule${i} = (s: string) => s.slice(${i}) + "${"x".repeat(i % 50)}";`).join("\n") + "\n");
+  writeFileSync(
+    join(cwd, "parser.ts"),
+    Array.from({ length: 400 }, (_, i) => `export const rule${i} = (s: string) => s.slice(${i}) + "${"x".repeat(i % 50)}";`).join("\n") + "\n",
+  );
   return [
     /* 0 */ () => [{ toolName: "bash", input: { command: `node ${join(FIXTURES, "build-log.mjs")}` } }],
     /* 1 */ (_p, find) => [{ toolName: "read", input: { path: spillOf(find("s0-0")), offset: 1, limit: 200 } }],
-    /* 2 */ () => [{ toolName: "bash", input: { command: "echo 'FAIL test/parser.test.ts > parses empty input'; echo 'AssertionError: expected 1 to be 2' >&2; exit 1" } }],
+    /* 2 */ () => [
+      { toolName: "bash", input: { command: "echo 'FAIL test/parser.test.ts > parses empty input'; echo 'AssertionError: expected 1 to be 2' >&2; exit 1" } },
+    ],
     /* 3 */ (_p, find) => [
       { toolName: "bash", input: { command: "echo one" } },
       { toolName: "bash", input: { command: "seq 1 5000" } },

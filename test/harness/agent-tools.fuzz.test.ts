@@ -16,7 +16,12 @@ let dir: string;
 let session: AgentSession;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "spool-agent-fuzz-"));
-  session = await openAgentSession({ label: "fuzz", store: createMemoryStore(), workspace: createWorkspace({ dir: join(dir, "ws"), keep: true }), tools: { cwd: dir } });
+  session = await openAgentSession({
+    label: "fuzz",
+    store: createMemoryStore(),
+    workspace: createWorkspace({ dir: join(dir, "ws"), keep: true }),
+    tools: { cwd: dir },
+  });
   const { writeFileSync } = await import("node:fs");
   writeFileSync(join(dir, "a.txt"), "alpha\nbeta\ngamma\n");
   session.workspace.archive.put("archived line one\narchived line two\n");
@@ -44,19 +49,37 @@ async function settles(name: string, args: unknown): Promise<void> {
 
 describe("agent tools under model-controlled arguments", () => {
   it("read: any path/offset/limit settles with a result or a clear error", async () => {
-    const path = fc.oneof(fc.constantFrom("a.txt", join(dir, "a.txt"), ".", "/", "/dev/null", "/proc/self/status", "missing.txt", "../../etc/hostname", ""), fc.string(), json);
-    await fc.assert(fc.asyncProperty(fc.record({ path, offset: maybe(num), limit: maybe(num) }, { requiredKeys: [] }), (args) => settles("read", args)), { numRuns: RUNS });
+    const path = fc.oneof(
+      fc.constantFrom("a.txt", join(dir, "a.txt"), ".", "/", "/dev/null", "/proc/self/status", "missing.txt", "../../etc/hostname", ""),
+      fc.string(),
+      json,
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.record({ path, offset: maybe(num), limit: maybe(num) }, { requiredKeys: [] }), (args) => settles("read", args)),
+      { numRuns: RUNS },
+    );
   });
 
   it("recall: any key/offset/limit/grep settles with a result or a clear error", async () => {
     const key = fc.oneof(fc.string(), fc.stringMatching(/^[0-9a-f]{16}$/), fc.constant("<<ccr:0000000000000000>>"), json);
     const grep = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("(", "[", "line", "\\", "*"), json);
-    await fc.assert(fc.asyncProperty(fc.record({ key, offset: maybe(num), limit: maybe(num), grep: maybe(grep) }, { requiredKeys: [] }), (args) => settles("recall", args)), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(fc.record({ key, offset: maybe(num), limit: maybe(num), grep: maybe(grep) }, { requiredKeys: [] }), (args) => settles("recall", args)),
+      { numRuns: RUNS },
+    );
   });
 
   it("bash: any non-text command or timeout settles with a result or a clear error", async () => {
-    const command = fc.oneof(fc.constant("true"), fc.constant(""), fc.constant("   "), json.filter((v) => typeof v !== "string"));
-    await fc.assert(fc.asyncProperty(fc.record({ command, timeout: maybe(num) }, { requiredKeys: [] }), (args) => settles("bash", args)), { numRuns: RUNS });
+    const command = fc.oneof(
+      fc.constant("true"),
+      fc.constant(""),
+      fc.constant("   "),
+      json.filter((v) => typeof v !== "string"),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.record({ command, timeout: maybe(num) }, { requiredKeys: [] }), (args) => settles("bash", args)),
+      { numRuns: RUNS },
+    );
   });
 
   it("non-object arguments settle as errors for every tool", async () => {

@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
+export { until } from "../support/until.js";
+
 export const BIN = new URL("../../dist/cli/main.js", import.meta.url).pathname;
 
 export interface Connected {
@@ -58,17 +60,10 @@ export function alive(pid: number): boolean {
   }
 }
 
-export async function until<T>(get: () => T | undefined | null | false, what: string, ms = 15_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = get();
-    if (v) return v;
-    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-export function textOf(result: { content?: unknown }): string {
-  const content = result.content as { type: string; text?: string }[];
-  return content.filter((c) => c.type === "text").map((c) => c.text ?? "").join("");
+export function textOf(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
+  return content
+    .filter((c) => c.type === "text")
+    .map((c) => c.text ?? "")
+    .join("");
 }

@@ -74,11 +74,9 @@ describe("spool mcp", () => {
     const { client } = await start();
     const seen: { progress: number; message?: string; at: number }[] = [];
     const started = Date.now();
-    const result = await client.callTool(
-      { name: "bash", arguments: { command: "for i in $(seq 1 60); do echo tick $i; sleep 0.05; done" } },
-      undefined,
-      { onprogress: (p) => seen.push({ progress: p.progress, ...(p.message !== undefined ? { message: p.message } : {}), at: Date.now() - started }) },
-    );
+    const result = await client.callTool({ name: "bash", arguments: { command: "for i in $(seq 1 60); do echo tick $i; sleep 0.05; done" } }, undefined, {
+      onprogress: (p) => seen.push({ progress: p.progress, ...(p.message !== undefined ? { message: p.message } : {}), at: Date.now() - started }),
+    });
     expect(result.isError).toBeFalsy();
     expect(seen.length).toBeGreaterThanOrEqual(5);
     // ≤ 10 per second over the run (plus one for the boundary).
@@ -93,11 +91,9 @@ describe("spool mcp", () => {
     const c = await start();
     const pidFile = join(c.dir, "child.pid");
     const abort = new AbortController();
-    const call = c.client.callTool(
-      { name: "bash", arguments: { command: `echo started; (sleep 300 & echo $! > ${pidFile}; wait) ; echo never` } },
-      undefined,
-      { signal: abort.signal },
-    );
+    const call = c.client.callTool({ name: "bash", arguments: { command: `echo started; (sleep 300 & echo $! > ${pidFile}; wait) ; echo never` } }, undefined, {
+      signal: abort.signal,
+    });
     call.catch(() => undefined);
     const pid = await until(() => existsSync(pidFile) && Number(readFileSync(pidFile, "utf8").trim()), "the grandchild's pid");
     expect(alive(pid)).toBe(true);
@@ -175,7 +171,10 @@ describe("spool mcp", () => {
     const record = readJsonlSnapshot(join(c.sessionDir(), "session.jsonl")).get(SESSION_RECORD);
     expect(record).toMatchObject({ command: "mcp", status: "interrupted" });
     expect(record?.endedAt).toBeTruthy();
-    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", c.root, "--json"], { encoding: "utf8" })) as { command: string; status: string }[];
+    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", c.root, "--json"], { encoding: "utf8" })) as {
+      command: string;
+      status: string;
+    }[];
     expect(listed).toMatchObject([{ command: "mcp", status: "interrupted" }]);
   });
 
@@ -183,11 +182,22 @@ describe("spool mcp", () => {
     const c = await start();
     await c.client.callTool({ name: "bash", arguments: { command: "seq 1 50000" } });
     await c.client.callTool({ name: "bash", arguments: { command: "exit 4" } });
-    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", c.root, "--json"], { encoding: "utf8" })) as { id: string; command: string; status: string }[];
+    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", c.root, "--json"], { encoding: "utf8" })) as {
+      id: string;
+      command: string;
+      status: string;
+    }[];
     expect(listed).toMatchObject([{ command: "mcp", status: "running" }]);
-    const report = JSON.parse(execFileSync(process.execPath, [BIN, "inspect", listed[0]!.id, "--root", c.root, "--json"], { encoding: "utf8" })) as { live: boolean; calls: { tool: string; isError: boolean; settled: boolean }[]; spillFiles: unknown[] };
+    const report = JSON.parse(execFileSync(process.execPath, [BIN, "inspect", listed[0]!.id, "--root", c.root, "--json"], { encoding: "utf8" })) as {
+      live: boolean;
+      calls: { tool: string; isError: boolean; settled: boolean }[];
+      spillFiles: unknown[];
+    };
     expect(report.live).toBe(true);
-    expect(report.calls).toMatchObject([{ tool: "bash", isError: false, settled: true }, { tool: "bash", isError: true, settled: true }]);
+    expect(report.calls).toMatchObject([
+      { tool: "bash", isError: false, settled: true },
+      { tool: "bash", isError: true, settled: true },
+    ]);
     expect(report.spillFiles).toHaveLength(1);
   });
 
