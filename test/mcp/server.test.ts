@@ -178,6 +178,31 @@ describe("spool mcp", () => {
     expect(listed).toMatchObject([{ command: "mcp", status: "interrupted" }]);
   });
 
+  it("after a SIGKILL of the server mid-command, the session shows the call with its output so far and no command survives", async () => {
+    const c = await start();
+    const pidFile = join(c.dir, "child.pid");
+    void c.client
+      .callTool({ name: "bash", arguments: { command: `for i in $(seq 1 20); do echo before-crash $i; done; (sleep 300 & echo $! > ${pidFile}; wait)` } })
+      .catch(() => undefined);
+    const pid = await until(() => existsSync(pidFile) && Number(readFileSync(pidFile, "utf8").trim()), "the grandchild's pid");
+    // Let the output reach a durable flush (paced at 100 ms) before the crash.
+    await new Promise((r) => setTimeout(r, 400));
+    process.kill(c.transport.pid!, "SIGKILL");
+    await until(() => !alive(c.transport.pid!), "the server to die");
+    await until(() => !alive(pid), "the orphaned command to be killed", 5000);
+    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", c.root, "--json"], { encoding: "utf8" })) as {
+      id: string;
+      status: string;
+    }[];
+    expect(listed).toMatchObject([{ status: "interrupted" }]);
+    const report = JSON.parse(execFileSync(process.execPath, [BIN, "inspect", listed[0]!.id, "--root", c.root, "--json"], { encoding: "utf8" })) as {
+      calls: { tool: string; settled: boolean; recoveredOutput?: string }[];
+    };
+    expect(report.calls).toHaveLength(1);
+    expect(report.calls[0]).toMatchObject({ tool: "bash", settled: false });
+    expect(report.calls[0]!.recoveredOutput).toContain("before-crash 20");
+  });
+
   it("the live session is visible to spool sessions and spool inspect while the server runs", async () => {
     const c = await start();
     await c.client.callTool({ name: "bash", arguments: { command: "seq 1 50000" } });
