@@ -9,7 +9,8 @@ import { generateText, isStepCount, streamText } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSpool, type Spool } from "../../dist/ai-sdk/index.js";
 import { readTranscript, SESSION_RECORD } from "../../dist/harness/index.js";
-import { readJsonlSnapshot } from "../../dist/store/index.js";
+import { createWorkspace } from "../../dist/context/index.js";
+import { createMemoryStore, readJsonlSnapshot, setValue, value } from "../../dist/store/index.js";
 import { scriptedModel } from "./mock-model.js";
 import { agentScript, pairingProblems, promptResults, type Prompt } from "./script.js";
 
@@ -132,6 +133,24 @@ describe("createSpool with the AI SDK", () => {
     // Preparing an already prepared history changes nothing more.
     expect(JSON.stringify(spool.prepareStep({ messages: structuredClone(a.messages) }).messages)).toBe(JSON.stringify(a.messages));
     expect(JSON.stringify(a.messages).length).toBeLessThan(JSON.stringify(messages).length / 2);
+  });
+
+  it("createSpool on an existing store and workspace: calls land in that store, prepareStep archives in that workspace, close leaves the store open", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "spool-ai-sdk-own-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const store = createMemoryStore();
+    const workspace = createWorkspace({ dir: join(dir, "ws"), keep: true });
+    const spool = await createSpool({ store, workspace, cwd: dir, context: { maxResultChars: 2_000 } });
+    const { model, prompts } = scriptedModel([() => [{ toolName: "bash", input: { command: "seq 1 3000" } }], () => "done"]);
+    await generateText({ model, tools: spool.tools, prepareStep: spool.prepareStep, stopWhen: isStepCount(5), prompt: "count" });
+    await spool.close();
+    expect(readTranscript(store)).toHaveLength(1);
+    const preview = resultIn(prompts[1]!, "s0-0");
+    const key = /<<ccr:([0-9a-f]{16})>>/.exec(preview)![1]!;
+    expect(workspace.get(key)).toBe(
+      readTranscript(store)[0]!.content[0]!.type === "text" ? (readTranscript(store)[0]!.content[0] as { text: string }).text : "",
+    );
+    await store.commit([setValue(value("test", "open"), 1)]); // still open: the caller owns it
   });
 
   it("an aborted streamText ends the running command's process group", async () => {
