@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createStateHost, openAgentSession, SESSION_RECORD, type MutableState } from "../harness/index.js";
-import { createMcpServer, serveStdio } from "../mcp/index.js";
+import { createMcpServer, serveHttp, serveStdio } from "../mcp/index.js";
 import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
 import { defineCommand, intOption } from "./command.js";
 import { directorySize, newSessionView, reduceSessionView, type SessionSummary, type SessionView } from "./session-view.js";
@@ -34,6 +34,11 @@ export const mcpCommand = defineCommand({
     "max-lines": { type: "string", value: "N", help: "bash keeps at most N lines (default 2000)" },
     timeout: { type: "string", value: "SECONDS", help: "default timeout of bash calls that give none" },
     serve: { type: "string", value: "PORT", optionalValue: true, help: "also serve the live viewer for this session (its URL goes to stderr)" },
+    http: {
+      type: "string",
+      value: "PORT",
+      help: "serve MCP over Streamable HTTP on 127.0.0.1:PORT (0: any free port) instead of\nstdio; the URL and bearer token go to stderr",
+    },
   },
   async run(values) {
     const maxBytes = intOption("max-bytes", values["max-bytes"], 1, 1 << 30);
@@ -42,6 +47,7 @@ export const mcpCommand = defineCommand({
     if (timeout !== undefined && !(timeout > 0 && timeout <= 2_147_483))
       throw new UsageError(`--timeout needs a number of seconds above 0 and at most 2147483, got "${values.timeout}"`);
     const port = values.serve ? intOption("serve", values.serve, 0, 65535) : undefined;
+    const httpPort = intOption("http", values.http, 0, 65535);
     const root = values.root ?? DEFAULT_ROOT;
 
     const session = await openAgentSession({
@@ -86,7 +92,13 @@ export const mcpCommand = defineCommand({
         process.stderr.write(`spool mcp: viewer at ${viewer.pageUrl}\n`);
       }
       process.stderr.write(`spool mcp: session ${session.id} in ${session.dir}\n`);
-      await serveStdio(server);
+      if (httpPort === undefined) await serveStdio(server);
+      else {
+        const http = await serveHttp(server, { port: httpPort });
+        process.stderr.write(`spool mcp: MCP over HTTP at ${http.url} (header "Authorization: Bearer ${http.token}")\n`);
+        await http.ended;
+        await http.close();
+      }
     } finally {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
