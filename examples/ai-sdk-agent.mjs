@@ -31,7 +31,7 @@ const maxSteps = Number(process.env.SPOOL_AGENT_MAX_STEPS ?? 30);
 
 /** `spool serve` for this root, in the background; resolves with its URL once it printed it. */
 function startViewer() {
-  const bin = join(dirname(fileURLToPath(import.meta.resolve("spool/package.json"))), "dist", "cli", "main.js");
+  const bin = join(dirname(fileURLToPath(import.meta.resolve("spool/package.json"))), "dist", "bin", "main.js");
   const child = spawn(process.execPath, [bin, "serve", "--root", root], { stdio: ["ignore", "ignore", "pipe"] });
   return new Promise((resolve, reject) => {
     let err = "";

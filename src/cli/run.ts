@@ -9,14 +9,13 @@ import { applyImmutable } from "../delta/index.js";
 import { createBashTool, createHarness, createStateHost, OPEN_OPERATIONS, readTranscript, type MutableState } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { DEFAULT_ROOT, ensureDir, newSessionId, openSessionRepo, SessionNotFoundError, sessionsDir, setValue, type Store } from "../store/index.js";
-import { WireError } from "../wire/index.js";
 import { defineCommand, intOption, type OptionValues } from "./command.js";
 import { EXIT } from "./exit.js";
 import { createLiveDisplay } from "./run-live.js";
 import { directorySize, newSessionView, reduceSessionView, RUN_INFO, type RunInfo, type SessionStatus, type SessionSummary, type SessionView } from "./session-view.js";
 import { ROOT } from "./shared-options.js";
 import { UsageError } from "./usage-error.js";
-import { startViewerServer } from "./viewer-server.js";
+import type { ViewerServer } from "./viewer-server.js";
 
 const OPTIONS = {
   "max-bytes": { type: "string", value: "N", help: "keep at most N bytes of cleaned text (default 51200)" },
@@ -120,13 +119,15 @@ async function run(a: RunArgs): Promise<number> {
   const info: RunInfo = { command: a.command, cwd: process.cwd(), pid: process.pid, startedAt, endedAt: null, status: "running", exitCode: null };
 
   // The viewer starts first, so a port in use records no session for a command that never ran.
-  let viewer: Awaited<ReturnType<typeof startViewerServer>> | undefined;
+  let viewer: ViewerServer | undefined;
   let sessionState: MutableState<SessionView> | undefined;
   let listState: MutableState<{ sessions: SessionSummary[] }> | undefined;
   if (a.serve) {
     const host = createStateHost();
     sessionState = host.state(`session:${id}`, newSessionView(id, info));
     listState = host.state("sessions", { sessions: [] as SessionSummary[] });
+    // Loaded only here: the HTTP server and its dependencies cost startup time on every plain run.
+    const [{ startViewerServer }, { WireError }] = await Promise.all([import("./viewer-server.js"), import("../wire/index.js")]);
     try {
       viewer = await startViewerServer({ states: host, sessionsDir: root, ...(a.port !== undefined ? { port: a.port } : {}) });
     } catch (err) {
@@ -160,7 +161,7 @@ async function run(a: RunArgs): Promise<number> {
       process.stderr.write(`spool: viewer at ${viewer.pageUrl}\n`);
     }
 
-    const live = a.quiet ? undefined : createLiveDisplay(process.stderr, a.retain);
+    const live = a.quiet ? undefined : await createLiveDisplay(process.stderr, a.retain);
     let state: ToolOutputState | undefined;
     harness.on((e) => {
       if (e.type !== "tool_update") return;

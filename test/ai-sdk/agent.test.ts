@@ -14,7 +14,7 @@ import { createMemoryStore, readJsonlSnapshot, setValue, value } from "../../dis
 import { scriptedModel } from "./mock-model.js";
 import { agentScript, pairingProblems, promptResults, type Prompt } from "./script.js";
 
-const BIN = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+const BIN = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 const MAX_RESULT = 20_000;
 const TURN_BUDGET = 200_000;
 // A budget preview is the head + tail kept plus a header naming the key and how to read the rest.

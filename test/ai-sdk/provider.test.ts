@@ -120,7 +120,7 @@ describe("through @ai-sdk/openai-compatible against a scripted server", () => {
     expect(stderr).toMatch(/watch it at http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+/);
     expect(stderr).toContain("→ bash");
     const sessions = JSON.parse(
-      (await promisify(execFile)(process.execPath, [join(ROOT_DIR, "dist", "cli", "main.js"), "sessions", "--root", join(dir, ".spool"), "--json"])).stdout,
+      (await promisify(execFile)(process.execPath, [join(ROOT_DIR, "dist", "bin", "main.js"), "sessions", "--root", join(dir, ".spool"), "--json"])).stdout,
     ) as { command: string; status: string }[];
     expect(sessions).toMatchObject([{ command: "ai-sdk", status: "succeeded" }]);
   });

@@ -1,4 +1,4 @@
-// Starts the built `spool mcp` (dist/cli/main.js) under the MCP SDK's own Client and
+// Starts the built `spool mcp` (dist/bin/main.js) under the MCP SDK's own Client and
 // StdioClientTransport, in a fresh temp directory. Needs `npm run build` first, as `npm test` does.
 import { mkdtemp, rm } from "node:fs/promises";
 import { readdirSync } from "node:fs";
@@ -9,7 +9,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 
 export { until } from "../support/until.js";
 
-export const BIN = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+export { SPOOL_BIN as BIN } from "../support/cli.js";
+import { SPOOL_BIN as BIN } from "../support/cli.js";
 
 export interface Connected {
   readonly client: Client;

@@ -18,8 +18,10 @@ describe("progress pacer", () => {
       await new Promise((r) => setImmediate(r));
     }
     await new Promise((r) => setTimeout(r, 150));
-    expect(sent.length).toBeGreaterThanOrEqual(8);
-    expect(sent.length).toBeLessThanOrEqual(11);
+    // Timers may fire late on a busy machine (fewer sends), never early (more).
+    const elapsed = performance.now() - t0;
+    expect(sent.length).toBeGreaterThanOrEqual(5);
+    expect(sent.length).toBeLessThanOrEqual(Math.ceil(elapsed / 100) + 1);
     for (let i = 1; i < sent.length; i++) {
       expect(sent[i]!.progress).toBeGreaterThan(sent[i - 1]!.progress);
       expect(sent[i]!.at - sent[i - 1]!.at).toBeGreaterThanOrEqual(95);

@@ -1,7 +1,7 @@
 // bash: thin on purpose. The exec env captures with the tool's limits and spill; the tool maps each
 // update onto its sink (append → write, anything else → replace of the bounded view) and records the
 // spill path and truncation once, as plain mutation.
-import { applyUpdate, describeTruncation, exec, type CaptureView } from "../../capture/index.js";
+import { applyUpdate, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, describeTruncation, exec, type CaptureView } from "../../capture/index.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
 
 export interface BashArgs {
@@ -24,7 +24,7 @@ export interface BashToolOptions {
 const MAX_TIMEOUT_SECONDS = 2_147_483;
 
 export function createBashTool(options: BashToolOptions = {}): ToolDefinition<BashArgs> {
-  const output = { retain: options.retain ?? "tail", maxBytes: options.maxBytes ?? 50 * 1024, maxLines: options.maxLines ?? 2000 } as const;
+  const output = { retain: options.retain ?? "tail", maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES } as const;
   return {
     name: "bash",
     description:

@@ -1,10 +1,11 @@
 // read: a file by line offset/limit — by default only inside the session workspace (spill files, saved
 // results); an agent surface that also runs bash (MCP, AI SDK) opens it to any file, since its bash can
-// `cat` them anyway and a bounded, paged read is the better way. Cleaned like command output (ANSI, CR frames, control characters, binary detection). The file is
+// `cat` them anyway and a bounded, paged read is the better way. Cleaned like command output (ANSI, CR
+// frames, control characters, binary detection). The file is
 // streamed, so paging through a 1 GB spill costs one pass and a bounded window of memory.
 import { createReadStream, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { OutputCapture, describeTruncation, resolveLimits } from "../../capture/index.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, OutputCapture, describeTruncation, resolveLimits } from "../../capture/index.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
 
 export interface ReadArgs {
@@ -15,7 +16,7 @@ export interface ReadArgs {
   readonly limit?: number;
 }
 
-const DEFAULT_LIMIT = 2000;
+const DEFAULT_LIMIT = DEFAULT_MAX_LINES;
 
 function positive(name: string, v: unknown): number | undefined {
   if (v === undefined) return undefined;
@@ -45,7 +46,7 @@ function checkFile(path: string, given: string): void {
 }
 
 export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<ReadArgs> {
-  const output = { retain: "head", maxBytes: 50 * 1024, maxLines: DEFAULT_LIMIT } as const;
+  const output = { retain: "head", maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_LIMIT } as const;
   return {
     name: "read",
     description: options.anyFile
