@@ -2,7 +2,7 @@
 // view as it grows (a UI on streamText shows them); at the end, the final output, whose `text` is the
 // model-facing text. Only the final one reaches the model, as text — or as error-text when the call
 // failed, so the history keeps the error flag that spool's context layer reads back.
-import type { AgentCallOutcome } from "../harness/index.js";
+import { bashDetails, type AgentCallOutcome } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 
 export interface SpoolToolOutput {
@@ -32,17 +32,17 @@ export function runningOutput(state: ToolOutputState): SpoolToolOutput {
 }
 
 export function finalOutput(outcome: AgentCallOutcome): SpoolToolOutput {
-  const d = outcome.state?.details ?? {};
+  const d = bashDetails(outcome.state?.details);
   return {
     status: outcome.isError ? "failed" : "done",
     text: outcome.text,
     isError: outcome.isError,
     ...counts(outcome.state),
-    ...("exitCode" in d ? { exitCode: typeof d["exitCode"] === "number" ? d["exitCode"] : null } : {}),
-    ...(typeof d["signal"] === "string" ? { signal: d["signal"] } : {}),
-    ...(d["timedOut"] === true ? { timedOut: true } : {}),
-    ...(d["aborted"] === true ? { aborted: true } : {}),
-    ...(typeof d["spillPath"] === "string" ? { spillPath: d["spillPath"] } : {}),
+    ...(outcome.state?.details && "exitCode" in outcome.state.details ? { exitCode: d.exitCode ?? null } : {}),
+    ...(d.signal !== undefined ? { signal: d.signal } : {}),
+    ...(d.timedOut ? { timedOut: true } : {}),
+    ...(d.aborted ? { aborted: true } : {}),
+    ...(d.spillPath !== undefined ? { spillPath: d.spillPath } : {}),
   };
 }
 

@@ -2,7 +2,7 @@
 // spill file) as the one text block, `isError` when the command failed, timed out or the arguments were
 // bad, and for bash the pinned `structuredContent` a client can branch on without parsing text.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { AgentCallOutcome } from "../harness/index.js";
+import { bashDetails, type AgentCallOutcome } from "../harness/index.js";
 
 export interface BashStructured {
   readonly exitCode: number | null;
@@ -31,16 +31,16 @@ export const BASH_OUTPUT_SCHEMA = {
 } as const;
 
 export function bashStructured(outcome: AgentCallOutcome): BashStructured {
-  const d = outcome.state?.details ?? {};
+  const d = bashDetails(outcome.state?.details);
   const t = outcome.state?.truncation;
   return {
-    exitCode: typeof d["exitCode"] === "number" ? d["exitCode"] : null,
-    signal: typeof d["signal"] === "string" ? d["signal"] : null,
-    timedOut: d["timedOut"] === true,
+    exitCode: d.exitCode ?? null,
+    signal: d.signal ?? null,
+    timedOut: d.timedOut === true,
     truncated: t?.truncated === true,
     totalLines: t?.totalLines ?? 0,
     totalBytes: t?.totalBytes ?? 0,
-    spillPath: typeof d["spillPath"] === "string" ? d["spillPath"] : null,
+    spillPath: d.spillPath ?? null,
   };
 }
 

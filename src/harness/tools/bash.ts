@@ -10,6 +10,33 @@ export interface BashArgs {
   readonly timeout?: number;
 }
 
+/**
+ * What bash records in its output's `details`, the contract every reader shares (`spool run`, the
+ * session view, the viewer's status bar): how the command ended and where its full output is.
+ */
+export interface BashDetails {
+  exitCode?: number;
+  signal?: string;
+  timedOut?: true;
+  aborted?: true;
+  binary?: true;
+  /** Absolute path of the spill file, once the output outgrew the window. */
+  spillPath?: string;
+}
+
+/** Reads bash's details from any tool output's details, keeping only well-typed fields. */
+export function bashDetails(details: Readonly<Record<string, unknown>> | undefined): BashDetails {
+  const d = details ?? {};
+  const out: BashDetails = {};
+  if (typeof d["exitCode"] === "number") out.exitCode = d["exitCode"];
+  if (typeof d["signal"] === "string") out.signal = d["signal"];
+  if (d["timedOut"] === true) out.timedOut = true;
+  if (d["aborted"] === true) out.aborted = true;
+  if (d["binary"] === true) out.binary = true;
+  if (typeof d["spillPath"] === "string") out.spillPath = d["spillPath"];
+  return out;
+}
+
 export interface BashToolOptions {
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
