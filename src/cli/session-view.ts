@@ -4,32 +4,29 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolResultMessage } from "../context/index.js";
-import { applyImmutable } from "../delta/index.js";
-import { OPEN_OPERATIONS, readDurableOutput, readTranscript, type HarnessEvent } from "../harness/index.js";
+import {
+  OPEN_OPERATIONS,
+  readDurableOutput,
+  readTranscript,
+  reduceCalls,
+  SESSION_RECORD,
+  type CallView as HarnessCallView,
+  type HarnessEvent,
+  type SessionRecord,
+  type SessionStatus,
+} from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { value, type SessionSnapshot } from "../store/index.js";
 
-export type SessionStatus = "running" | "succeeded" | "failed" | "interrupted";
-
 /**
- * Written by `spool run` when it starts and when it ends: once for the session (RUN_INFO: its first
- * command and first start, its latest status and end) and once per call (callRunInfo: that run's
- * own command, times, exit, truncation and details), so a `--session` run never overwrites another's.
+ * Written by `spool run` (and `spool mcp`, `createSpool`) when it starts and when it ends. `spool run`
+ * writes it once for the session (RUN_INFO: the first command and first start, the latest status and
+ * end) and once per call (callRunInfo: that run's own command, times, exit, truncation and details),
+ * so a `--session` run never overwrites another's.
  */
-export interface RunInfo {
-  command: string;
-  cwd: string;
-  pid: number;
-  startedAt: string;
-  endedAt: string | null;
-  status: SessionStatus;
-  exitCode: number | null;
-  /** The tool output's truncation and details at the end (the transcript holds only the text). */
-  truncation?: ToolOutputState["truncation"];
-  details?: Record<string, unknown>;
-}
-
-export const RUN_INFO = value<RunInfo>("spool", "run");
+export type RunInfo = SessionRecord;
+export type { SessionStatus };
+export const RUN_INFO = SESSION_RECORD;
 export const callRunInfo = (toolCallId: string) => value<RunInfo>("spool", `run:${toolCallId}`);
 
 /** What one call's run recorded, shown next to the call. */
@@ -40,13 +37,9 @@ export interface CallRun {
   exitCode: number | null;
 }
 
-export interface CallView {
-  id: string;
-  name: string;
-  args: unknown;
+/** A call as the session view holds it: the harness's call fold, with its output typed. */
+export interface CallView extends HarnessCallView {
   output: ToolOutputState | undefined;
-  ended: boolean;
-  isError: boolean;
   run?: CallRun;
 }
 
@@ -58,7 +51,7 @@ export interface SessionView {
   startedAt: string;
   endedAt: string | null;
   /** The latest start or end of any call (the session's first start is `startedAt`). */
-  lastActivityAt: string | null;
+  lastActivityAt?: string | null;
   calls: CallView[];
   transcript: ToolResultMessage[];
 }
@@ -69,7 +62,8 @@ export interface SessionSummary {
   status: SessionStatus;
   startedAt: string;
   endedAt: string | null;
-  lastActivityAt: string | null;
+  /** The latest start or end of any call, when the session records its calls (`spool run`). */
+  lastActivityAt?: string | null;
   exitCode: number | null;
   bytes: number;
 }
@@ -90,27 +84,7 @@ export function newSessionView(id: string, info: RunInfo): SessionView {
 
 /** Fold one harness event into a view (by mutation: it runs under a tracked state). */
 export function reduceSessionView(view: SessionView, event: HarnessEvent): void {
-  switch (event.type) {
-    case "tool_start":
-      view.calls.push({ id: event.toolCallId, name: event.toolName, args: event.args, output: undefined, ended: false, isError: false });
-      return;
-    case "tool_update": {
-      const call = view.calls.find((c) => c.id === event.toolCallId);
-      // Immutable fold: `call` is a tracked proxy; the assignment is diffed, so appends stay appends.
-      if (call) call.output = applyImmutable(call.output, event.ops);
-      return;
-    }
-    case "tool_end": {
-      const call = view.calls.find((c) => c.id === event.toolCallId);
-      if (call) {
-        call.ended = true;
-        call.isError = event.isError;
-      }
-      return;
-    }
-    default:
-      return;
-  }
+  reduceCalls(view.calls, event);
 }
 
 /** A session as its log holds it: settled calls from the transcript, unsettled ones from their last durable flush. */
@@ -120,7 +94,7 @@ export function viewFromSnapshot(id: string, snap: Pick<SessionSnapshot, "get" |
   // A session whose writer died without recording an end was interrupted.
   if (info.status === "running" && !live) view.status = "interrupted";
   view.transcript = readTranscript(snap);
-  const later = (a: string | null, b: string | null | undefined): string | null => (!b ? a : !a || Date.parse(b) > Date.parse(a) ? b : a);
+  const later = (a: string | null | undefined, b: string | null | undefined): string | null => (!b ? a : !a || Date.parse(b) > Date.parse(a) ? b : a) ?? null;
   const runOf = (callId: string): { run: RunInfo | undefined; call: CallRun | undefined } => {
     const run = snap.get(callRunInfo(callId));
     if (run === undefined) return { run: undefined, call: undefined };
@@ -160,7 +134,7 @@ export function viewFromSnapshot(id: string, snap: Pick<SessionSnapshot, "get" |
 
 export function directorySize(dir: string): number {
   let total = 0;
-  let entries;
+  let entries: import("node:fs").Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {

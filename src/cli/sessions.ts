@@ -1,24 +1,18 @@
 // `spool sessions`: the recorded sessions, newest last — id, started, command, status, size.
-import { parseArgs } from "node:util";
 import { formatBytes } from "../capture/index.js";
-import type { Command } from "./commands.js";
-import { DEFAULT_ROOT, listSessions, loadSession, sessionDirWarnings, sessionsDir } from "./session-catalog.js";
+import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
+import { defineCommand } from "./command.js";
+import { listSessions, loadSession, sessionDirWarnings } from "./session-catalog.js";
+import { JSON_OUTPUT, ROOT } from "./shared-options.js";
 
-const USAGE = `Usage: spool sessions [--root DIR] [--json]
-
-Lists the sessions recorded under DIR/sessions (default .spool): id, start time, command, status
-(running, succeeded, failed, interrupted) and size on disk. A session with several runs (--session)
-shows its first command and start and its last activity.`;
-
-export const sessionsCommand: Command = {
+export const sessionsCommand = defineCommand({
   name: "sessions",
   summary: "list recorded sessions (id, started, command, status, size)",
-  async run(args) {
-    const { values } = parseArgs({ args: [...args], options: { root: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } } });
-    if (values.help) {
-      process.stdout.write(USAGE + "\n");
-      return 0;
-    }
+  synopsis: "[--root DIR] [--json]",
+  description:
+    "Lists the sessions recorded under DIR/sessions: id, start time, status (running, succeeded,\nfailed, timed out, interrupted) and size on disk, and the command. A session with several runs\n(--session) shows its first command and start and its last activity.",
+  options: { root: ROOT, json: JSON_OUTPUT },
+  async run(values) {
     const root = values.root ?? DEFAULT_ROOT;
     const rows = [];
     for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool sessions: warning: ${warning}\n`);
@@ -36,20 +30,23 @@ export const sessionsCommand: Command = {
       return 0;
     }
     if (rows.length === 0) {
-      process.stdout.write(`No sessions under ${sessionsDir(root)}. \`spool run -- COMMAND\` records one.\n`);
+      process.stdout.write(`No sessions under ${sessionsDir(root)}. 'spool run -- COMMAND' records one.\n`);
       return 0;
     }
-    const time = (t: string | null): string => (t ? t.replace("T", " ").slice(0, 19) : "?");
-    const table = [["ID", "STARTED", "LAST ACTIVITY", "STATUS", "SIZE", "COMMAND"], ...rows.map((r) => [
-      r.id,
-      time(r.startedAt),
-      time(r.lastActivityAt),
-      r.exitCode !== null && r.status !== "running" ? `${r.status} (${r.exitCode})` : r.status,
-      formatBytes(r.bytes),
-      r.command.length > 60 ? `${r.command.slice(0, 57)}...` : r.command,
-    ])];
+    const time = (t: string | null | undefined): string => (t ? t.replace("T", " ").slice(0, 19) : "?");
+    const table = [
+      ["ID", "STARTED", "LAST ACTIVITY", "STATUS", "SIZE", "COMMAND"],
+      ...rows.map((r) => [
+        r.id,
+        time(r.startedAt),
+        time(r.lastActivityAt),
+        r.exitCode !== null && r.status === "failed" ? `${r.status} (${r.exitCode})` : r.status,
+        formatBytes(r.bytes),
+        r.command.length > 60 ? `${r.command.slice(0, 57)}...` : r.command,
+      ]),
+    ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
     for (const row of table) process.stdout.write(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join("  ") + "\n");
     return 0;
   },
-};
+});

@@ -23,7 +23,7 @@ const IGNORED_FLAGS = "gyud";
 /** Compiles `re` or `/re/flags`; throws RecallError (SPOOL_RECALL_OPTION) for anything it cannot run linearly. */
 export function compileGrep(pattern: string): LineMatcher {
   if (pattern.length > MAX_GREP_PATTERN) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `recall: grep pattern is ${pattern.length} characters; the limit is ${MAX_GREP_PATTERN}. Use a shorter pattern.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `grep pattern is ${pattern.length} characters; the limit is ${MAX_GREP_PATTERN}. Use a shorter pattern.`);
   }
   const literal = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
   const source = literal ? literal[1]! : pattern;
@@ -34,7 +34,7 @@ export function compileGrep(pattern: string): LineMatcher {
       if (!flags.includes(f)) flags += f;
       bits |= FLAG_BITS[f];
     } else if (!IGNORED_FLAGS.includes(f)) {
-      throw new RecallError("SPOOL_RECALL_OPTION", `recall: unknown grep flag "${f}" in ${JSON.stringify(pattern)}; use i, m or s.`);
+      throw new RecallError("SPOOL_RECALL_OPTION", `unknown grep flag "${f}" in ${JSON.stringify(pattern)}; use i, m or s.`);
     }
   }
   let re: RE2JS;
@@ -43,7 +43,7 @@ export function compileGrep(pattern: string): LineMatcher {
   } catch (err) {
     throw new RecallError(
       "SPOOL_RECALL_OPTION",
-      `recall: grep is not a valid regular expression here: ${JSON.stringify(clip(source))} (${(err as Error).message}). ` +
+      `grep is not a valid regular expression here: ${JSON.stringify(clip(source))} (${(err as Error).message}). ` +
         "grep uses RE2 syntax (no backreferences or lookaround); escape special characters or pass a plain word.",
     );
   }

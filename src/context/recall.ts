@@ -43,12 +43,12 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
     const clipped = payload.length > 120 ? `${payload.slice(0, 120)}...` : payload;
     throw new RecallError(
       "SPOOL_RECALL_NO_KEY",
-      `recall: no archive key found in ${JSON.stringify(clipped)} — pass the value from a <<ccr:KEY>> marker (16 hex chars), ` +
+      `no archive key found in ${JSON.stringify(clipped)} — pass the value from a <<ccr:KEY>> marker (16 hex chars), ` +
         "e.g. <<ccr:0123456789abcdef>> or just 0123456789abcdef.",
     );
   }
   if (keys.length > MAX_RECALL_KEYS) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `recall: ${keys.length} keys in one call; the limit is ${MAX_RECALL_KEYS}. Recall fewer keys at a time.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `${keys.length} keys in one call; the limit is ${MAX_RECALL_KEYS}. Recall fewer keys at a time.`);
   }
   const paged = options.offset !== undefined || options.limit !== undefined || options.grep !== undefined;
   const grep = options.grep !== undefined ? compileGrep(options.grep) : undefined;
@@ -59,8 +59,8 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
     throw new RecallError(
       "SPOOL_RECALL_NOT_FOUND",
       keys.length === 1
-        ? `recall: key "${keys[0]}" not found (it may have expired or been evicted from the local store, or belong to another workspace).`
-        : `recall: none of the ${keys.length} keys were found (${keys.join(", ")}); they may have expired or belong to another workspace.`,
+        ? `key "${keys[0]}" not found (it may have expired or been evicted from the local store, or belong to another workspace).`
+        : `none of the ${keys.length} keys were found (${keys.join(", ")}); they may have expired or belong to another workspace.`,
     );
   }
   // One time budget for the whole call, however many keys it names.
@@ -76,10 +76,10 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
 
 function validatePaging(options: RecallOptions): void {
   if (options.offset !== undefined && !(Number.isInteger(options.offset) && options.offset >= 1)) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `recall: offset must be a line number ≥ 1, got ${String(options.offset)}.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `offset must be a line number ≥ 1, got ${String(options.offset)}.`);
   }
   if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 1)) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `recall: limit must be a whole number of lines ≥ 1, got ${String(options.limit)}.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `limit must be a whole number of lines ≥ 1, got ${String(options.limit)}.`);
   }
 }
 
@@ -123,7 +123,7 @@ function page(key: string, content: string, options: RecallOptions, grep: LineMa
     // The clock and the signal are checked every 64 KiB of text scanned, not on every line.
     if (scannedChars >= 65536) {
       scannedChars = 0;
-      if (options.signal?.aborted) throw new RecallError("SPOOL_RECALL_ABORTED", `recall: grep over ${marker} was aborted at line ${n + 1} of ${total}.`);
+      if (options.signal?.aborted) throw new RecallError("SPOOL_RECALL_ABORTED", `grep over ${marker} was aborted at line ${n + 1} of ${total}.`);
       if (performance.now() > deadline) {
         outOfTime = true;
         break;

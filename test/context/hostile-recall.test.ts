@@ -106,7 +106,7 @@ describe("Quadratic key extraction", () => {
   });
 
   it("the recall error for 1 MB of garbage is one clipped line", () => {
-    expect(() => recall(" ".repeat(1_000_000) + "x", new MemoryArchive())).toThrow(/^recall: no archive key found in ".{0,130}"/);
+    expect(() => recall(" ".repeat(1_000_000) + "x", new MemoryArchive())).toThrow(/^no archive key found in ".{0,130}"/);
   });
 
   it("more than 64 distinct keys in one call is a clear error, not 64+ lookups", () => {

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { CorruptSessionError } from "../errors.js";
 import { acquireLock } from "./lock.js";
 import { readLog } from "./log-file.js";
-import { loadSession, sidecarDir } from "./replay.js";
+import { sidecarDir } from "../layout.js";
+import { loadSession } from "./replay.js";
 
 export interface RepairedLog {
   readonly file: string;
