@@ -19,7 +19,7 @@ const SHAPES = {
   "ccr: repeated": (n) => "ccr:".repeat(n / 4) + tail(),
   "<< repeated": (n) => "<".repeat(n) + tail(),
   "JSON key of spaces": (n) => `{"key":"${" ".repeat(n)}${tail()}"}`,
-  "hex, 15 at a time": (n) => ("0123456789abcde ".repeat(n / 16)) + tail(),
+  "hex, 15 at a time": (n) => "0123456789abcde ".repeat(n / 16) + tail(),
 };
 
 function time(fn) {
@@ -57,12 +57,16 @@ for (const grep of PATTERNS) {
 }
 
 if (JSON_OUT) {
-  for (const r of rows) console.log(JSON.stringify({ bench: "recall-keys", shape: r.shape, ms100k: +r.ms100k.toFixed(3), ms1m: +r.ms1m.toFixed(3), ratio: +(r.ms1m / r.ms100k).toFixed(2) }));
+  for (const r of rows)
+    console.log(
+      JSON.stringify({ bench: "recall-keys", shape: r.shape, ms100k: +r.ms100k.toFixed(3), ms1m: +r.ms1m.toFixed(3), ratio: +(r.ms1m / r.ms100k).toFixed(2) }),
+    );
   for (const r of grepRows) console.log(JSON.stringify({ bench: "recall-grep", grep: r.grep, chars: r.chars, ms: +r.ms.toFixed(1) }));
 } else {
   console.log(`bench:recall — node ${process.version}, median of ${SAMPLES} samples, fresh input each`);
   console.log("key extraction: shape | 100 KB ms | 1 MB ms | 1 MB / 100 KB (linear ≈ 10) | 1 MB < 50 ms");
-  for (const r of rows) console.log(`${r.shape} | ${r.ms100k.toFixed(3)} | ${r.ms1m.toFixed(3)} | ${(r.ms1m / r.ms100k).toFixed(1)} | ${r.ms1m < 50 ? "yes" : "NO"}`);
+  for (const r of rows)
+    console.log(`${r.shape} | ${r.ms100k.toFixed(3)} | ${r.ms1m.toFixed(3)} | ${(r.ms1m / r.ms100k).toFixed(1)} | ${r.ms1m < 50 ? "yes" : "NO"}`);
   console.log(`grep over ${grepRows[0].chars} chars (${lines.length} lines), no time budget: pattern | ms | lines matched`);
   for (const r of grepRows) console.log(`${r.grep} | ${r.ms.toFixed(1)} | ${/(\d+) line\(s\)/.exec(r.header)?.[1] ?? "?"}`);
 }

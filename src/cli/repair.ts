@@ -19,7 +19,9 @@ export const repairCommand = defineCommand({
   async run(values, positionals) {
     const entry = findSession(values.root ?? DEFAULT_ROOT, positionals[0]!);
     if (entry.backend !== "jsonl") {
-      process.stderr.write(`spool repair: session ${entry.id} is stored in SQLite, which recovers its own journal on open; repair applies to JSONL logs only\n`);
+      process.stderr.write(
+        `spool repair: session ${entry.id} is stored in SQLite, which recovers its own journal on open; repair applies to JSONL logs only\n`,
+      );
       return 1;
     }
     const repaired = repairJsonlSession(entry.file);

@@ -36,7 +36,10 @@ export function readContained(root: string, path: string): string | undefined {
   }
   try {
     if (!fstatSync(fd).isFile()) {
-      throw new WorkspaceError("SPOOL_WORKSPACE_NOT_FILE", `refusing to read ${path}: it is not a regular file. Only saved output files in the session workspace can be read.`);
+      throw new WorkspaceError(
+        "SPOOL_WORKSPACE_NOT_FILE",
+        `refusing to read ${path}: it is not a regular file. Only saved output files in the session workspace can be read.`,
+      );
     }
     return readFileSync(fd, "utf8");
   } finally {

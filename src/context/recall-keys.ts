@@ -89,5 +89,7 @@ function isAlnum(c: number): boolean {
 /** JavaScript's `\s`: ASCII whitespace, NBSP, the Unicode space separators, line/paragraph separators and BOM. */
 function isSpaceCode(c: number): boolean {
   if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  );
 }

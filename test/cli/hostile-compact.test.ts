@@ -30,7 +30,10 @@ describe("Tool input nested 5,000 deep", () => {
   it("input nested 900 deep (deep but real) still compacts", () => {
     const deep = '{"a":'.repeat(900) + "{}" + "}".repeat(900);
     const file = join(cwd, "ok.json");
-    writeFileSync(file, `[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"bash","input":${deep}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"done"}]}]`);
+    writeFileSync(
+      file,
+      `[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"bash","input":${deep}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"done"}]}]`,
+    );
     const r = spawnSync(process.execPath, [bin, "compact", "--workspace", join(cwd, "ws"), file], { cwd, encoding: "utf8", maxBuffer: 64 << 20 });
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveLength(3);

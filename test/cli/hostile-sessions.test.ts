@@ -58,24 +58,34 @@ describe("SQLite has no single-writer lock", () => {
 });
 
 describe("--session mixes up runs", () => {
-  it.each(["jsonl", "sqlite"])("%s: each call keeps its own command, times, counts and truncation; the session keeps its first start", (store) => {
-    const dir = scratch(`mixup-${store}`);
-    expect(spool(["run", "-q", "--store", store, "--", "seq 1 3000"], dir).status).toBe(0);
-    const id = onlySession(dir);
-    const before = (JSON.parse(spool(["sessions", "--json"], dir).stdout) as { startedAt: string; lastActivityAt: string }[])[0]!;
-    expect(spool(["run", "-q", "--store", store, "--session", id, "--", "echo hi"], dir).status).toBe(0);
-    const s = (JSON.parse(spool(["sessions", "--json"], dir).stdout) as { command: string; startedAt: string; lastActivityAt: string }[])[0]!;
-    expect(s.command).toBe("seq 1 3000");
-    expect(s.startedAt).toBe(before.startedAt);
-    expect(Date.parse(s.lastActivityAt)).toBeGreaterThan(Date.parse(before.lastActivityAt));
-    const report = JSON.parse(spool(["inspect", id, "--json"], dir).stdout) as {
-      calls: { id: string; command: string; startedAt: string; endedAt: string; truncation: { totalLines: number; totalBytes: number; truncated: boolean } }[];
-    };
-    const [c1, c2] = report.calls;
-    expect(c1).toMatchObject({ id: "call-1", command: "seq 1 3000", truncation: { totalLines: 3000, truncated: true } });
-    expect(c2).toMatchObject({ id: "call-2", command: "echo hi", truncation: { totalLines: 1, totalBytes: 3, truncated: false } });
-    expect(Date.parse(c2!.startedAt)).toBeGreaterThanOrEqual(Date.parse(c1!.endedAt));
-  }, 30_000);
+  it.each(["jsonl", "sqlite"])(
+    "%s: each call keeps its own command, times, counts and truncation; the session keeps its first start",
+    (store) => {
+      const dir = scratch(`mixup-${store}`);
+      expect(spool(["run", "-q", "--store", store, "--", "seq 1 3000"], dir).status).toBe(0);
+      const id = onlySession(dir);
+      const before = (JSON.parse(spool(["sessions", "--json"], dir).stdout) as { startedAt: string; lastActivityAt: string }[])[0]!;
+      expect(spool(["run", "-q", "--store", store, "--session", id, "--", "echo hi"], dir).status).toBe(0);
+      const s = (JSON.parse(spool(["sessions", "--json"], dir).stdout) as { command: string; startedAt: string; lastActivityAt: string }[])[0]!;
+      expect(s.command).toBe("seq 1 3000");
+      expect(s.startedAt).toBe(before.startedAt);
+      expect(Date.parse(s.lastActivityAt)).toBeGreaterThan(Date.parse(before.lastActivityAt));
+      const report = JSON.parse(spool(["inspect", id, "--json"], dir).stdout) as {
+        calls: {
+          id: string;
+          command: string;
+          startedAt: string;
+          endedAt: string;
+          truncation: { totalLines: number; totalBytes: number; truncated: boolean };
+        }[];
+      };
+      const [c1, c2] = report.calls;
+      expect(c1).toMatchObject({ id: "call-1", command: "seq 1 3000", truncation: { totalLines: 3000, truncated: true } });
+      expect(c2).toMatchObject({ id: "call-2", command: "echo hi", truncation: { totalLines: 1, totalBytes: 3, truncated: false } });
+      expect(Date.parse(c2!.startedAt)).toBeGreaterThanOrEqual(Date.parse(c1!.endedAt));
+    },
+    30_000,
+  );
 });
 
 describe("A complete last line with a bad checksum is dropped silently", () => {

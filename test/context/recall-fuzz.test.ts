@@ -12,7 +12,30 @@ describe("recall fuzz — model-controlled key and grep", () => {
     const store = new MemoryArchive();
     const text = Array.from({ length: 300 }, (_, i) => `${"a".repeat(i % 40)}${i % 3 === 0 ? "!" : ""} line ${i} error=${i % 11}`).join("\n");
     const key = store.put(text);
-    const keyPiece = fc.constantFrom(key, key.toUpperCase(), key.slice(0, 15), "ccr", "CCR", ":", "<<", ">>", "<", " ", "\t", "\n", "{", "}", '"key":', '"', "`", "[", "0", "f", "z", "\u00a0");
+    const keyPiece = fc.constantFrom(
+      key,
+      key.toUpperCase(),
+      key.slice(0, 15),
+      "ccr",
+      "CCR",
+      ":",
+      "<<",
+      ">>",
+      "<",
+      " ",
+      "\t",
+      "\n",
+      "{",
+      "}",
+      '"key":',
+      '"',
+      "`",
+      "[",
+      "0",
+      "f",
+      "z",
+      "\u00a0",
+    );
     const garbage = fc.array(keyPiece, { maxLength: 60 }).chain((pieces) =>
       fc.oneof(
         fc.constant(pieces.join("")),
@@ -21,8 +44,41 @@ describe("recall fuzz — model-controlled key and grep", () => {
     );
     // Half the calls name the key (sloppily) so their grep really runs over the text.
     const payload = fc.oneof(garbage, fc.constantFrom(`<<ccr:${key}>>`, key, ` ccr : ${key.toUpperCase()} `, `{"key":"${key}"}`));
-    const grepPiece = fc.constantFrom("a", "a+", "(a+)+", "(a|aa)*", "(.*)*", ".*", "$", "^", "!", "[a-z]", "\\d+", "{2,5}", "(", ")", "|", "?", "*", "+", "\\", "(?:", "(?=", "\\1", "[", "]", "/", "/i", "error=", "{1000}", "x");
-    const grep = fc.oneof(fc.constant(undefined), fc.array(fc.oneof(grepPiece, grepPiece, fc.constantFrom("a", "b", "line", " ", "(a)", "[0-9]")), { maxLength: 25 }).map((p) => p.join("")));
+    const grepPiece = fc.constantFrom(
+      "a",
+      "a+",
+      "(a+)+",
+      "(a|aa)*",
+      "(.*)*",
+      ".*",
+      "$",
+      "^",
+      "!",
+      "[a-z]",
+      "\\d+",
+      "{2,5}",
+      "(",
+      ")",
+      "|",
+      "?",
+      "*",
+      "+",
+      "\\",
+      "(?:",
+      "(?=",
+      "\\1",
+      "[",
+      "]",
+      "/",
+      "/i",
+      "error=",
+      "{1000}",
+      "x",
+    );
+    const grep = fc.oneof(
+      fc.constant(undefined),
+      fc.array(fc.oneof(grepPiece, grepPiece, fc.constantFrom("a", "b", "line", " ", "(a)", "[0-9]")), { maxLength: 25 }).map((p) => p.join("")),
+    );
     let max = 0;
     let answered = 0;
     let refused = 0;
