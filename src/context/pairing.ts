@@ -2,8 +2,9 @@
 // made it. Positional (block-scoped), not a global id map: providers reuse ids across turns (Kimi's
 // "web_fetch:0" every turn), and a global map once matched an old dangling call to a newer turn's
 // result (chatcli #1208). A result is claimed only between its assistant message and the next one.
-import type { AssistantMessage, AssistantPart, Message, ToolResultMessage } from "./messages.js";
-import { toolResult } from "./messages.js";
+import { archiveKey, formatMarker } from "./archive-key.js";
+import type { AssistantMessage, AssistantPart, Message, ToolCallPart, ToolResultMessage } from "./messages.js";
+import { textOf, toolResult } from "./messages.js";
 
 export const SYNTHETIC_RESULT_TEXT =
   "[Tool result missing — the tool execution was interrupted or failed silently. " +
@@ -11,13 +12,21 @@ export const SYNTHETIC_RESULT_TEXT =
 export const SYNTHETIC_ERROR_CODE = "missing_result";
 
 export interface PairingReport {
+  /** Calls that had no result anywhere: answered with SYNTHETIC_RESULT_TEXT. */
   syntheticResultsInjected: number;
+  /** Results whose id matches no call of their turn. */
   orphanResultsRemoved: number;
+  /** Second (third, …) results for a call that already has one. */
+  duplicateResultsRemoved: number;
   duplicateToolUsePruned: number;
   resultsRelocated: number;
+  /** Results that came after the next assistant message: removed, and their call told where the text is. */
+  lateResults: number;
   missingToolUseIds: string[];
   orphanToolResultIds: string[];
-  /** The orphan (or duplicate) results that were dropped, so a caller can archive their text. */
+  duplicateResultIds: string[];
+  lateResultIds: string[];
+  /** Every result that was dropped (orphan, duplicate or late), so a caller can archive its text. Late results' markers point at it. */
   removedResults: ToolResultMessage[];
 }
 
@@ -40,17 +49,27 @@ export function emptyPairingReport(): PairingReport {
   return {
     syntheticResultsInjected: 0,
     orphanResultsRemoved: 0,
+    duplicateResultsRemoved: 0,
     duplicateToolUsePruned: 0,
     resultsRelocated: 0,
+    lateResults: 0,
     missingToolUseIds: [],
     orphanToolResultIds: [],
+    duplicateResultIds: [],
+    lateResultIds: [],
     removedResults: [],
   };
 }
 
 export function hasRepairs(report: PairingReport): boolean {
   return (
-    report.syntheticResultsInjected + report.orphanResultsRemoved + report.duplicateToolUsePruned + report.resultsRelocated > 0
+    report.syntheticResultsInjected +
+      report.orphanResultsRemoved +
+      report.duplicateResultsRemoved +
+      report.duplicateToolUsePruned +
+      report.resultsRelocated +
+      report.lateResults >
+    0
   );
 }
 
@@ -154,64 +173,178 @@ function callsInclude(message: AssistantMessage, id: string): boolean {
   return false;
 }
 
+interface Block {
+  /** The assistant message, with empty and repeated call ids pruned. */
+  readonly message: AssistantMessage;
+  readonly calls: readonly ToolCallPart[];
+  /** Indexes of the claimed results, in the order they appear. */
+  readonly results: number[];
+  readonly missing: string[];
+  /** True when the assistant message and its adjacent results are already valid: they are copied as they are. */
+  intact: boolean;
+  /** Missing call id → index of its late result, found after the next assistant message. */
+  readonly late: Map<string, number>;
+}
+
 /**
  * Repairs pairing. Returns the same array (and an empty report) when nothing is wrong; otherwise a new
- * array — the input is never mutated. Idempotent: a second pass over the output reports no repairs.
+ * array — the input is never mutated. Only a broken turn is rebuilt: a valid turn (including results
+ * adjacent to their calls in another order, as clients write parallel results in the order they
+ * finish) is copied message for message, so its provider bytes do not change. Idempotent: a second
+ * pass over the output reports no repairs and returns the same array.
  */
 export function ensureToolResultPairing(messages: readonly Message[]): { messages: readonly Message[]; report: PairingReport } {
   const report = emptyPairingReport();
   if (messages.length === 0 || !needsRepair(messages)) return { messages, report };
 
-  const out: Message[] = [];
+  // Pass 1: which results each turn claims (positionally: only up to the next assistant message).
+  const blocks = new Map<number, Block>();
   const claimed = new Uint8Array(messages.length);
+  /** For each unclaimed result: the block whose range it lies in, if any. */
+  const governing = new Int32Array(messages.length).fill(-1);
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
-    if (message.role === "tool") {
-      if (claimed[i] === 1) continue;
-      report.orphanResultsRemoved++;
-      report.orphanToolResultIds.push(message.toolCallId);
-      report.removedResults.push(message);
-      continue;
-    }
-    if (message.role !== "assistant" || !hasAnyCall(message)) {
-      out.push(message);
-      continue;
-    }
+    if (message.role !== "assistant" || !hasAnyCall(message)) continue;
     const pruned = pruneInvalidCalls(message, report);
-    out.push(pruned);
-    const calls = pruned.content.filter((p): p is Extract<AssistantPart, { type: "toolCall" }> => p.type === "toolCall");
-    if (calls.length === 0) continue;
-
-    const wanted = new Map<string, { index: number; relocated: boolean }>();
-    for (const call of calls) wanted.set(call.id, { index: -1, relocated: false });
-    let interposed = false;
-    for (let j = i + 1; j < messages.length; j++) {
+    const calls = pruned.content.filter((p): p is ToolCallPart => p.type === "toolCall");
+    const block: Block = { message: pruned, calls, results: [], missing: [], intact: pruned === message, late: new Map() };
+    blocks.set(i, block);
+    const wanted = new Set(calls.map((c) => c.id));
+    const answered = new Set<string>();
+    let adjacent = true;
+    let j = i + 1;
+    for (; j < messages.length; j++) {
       const next = messages[j]!;
       if (next.role === "assistant") break;
       if (next.role !== "tool") {
-        interposed = true;
+        adjacent = false;
         continue;
       }
-      const slot = wanted.get(next.toolCallId);
-      if (next.toolCallId === "" || slot === undefined || slot.index >= 0) continue;
-      slot.index = j;
-      slot.relocated = interposed;
+      governing[j] = i;
+      if (next.toolCallId === "" || !wanted.has(next.toolCallId) || answered.has(next.toolCallId)) {
+        if (adjacent) block.intact = false;
+        continue;
+      }
+      answered.add(next.toolCallId);
       claimed[j] = 1;
-    }
-    for (const call of calls) {
-      const slot = wanted.get(call.id)!;
-      if (slot.index >= 0) {
-        if (slot.relocated) report.resultsRelocated++;
-        out.push(messages[slot.index]!);
-      } else {
-        report.syntheticResultsInjected++;
-        report.missingToolUseIds.push(call.id);
-        out.push(toolResult(call.id, SYNTHETIC_RESULT_TEXT, { isError: true, errorCode: SYNTHETIC_ERROR_CODE, toolName: call.name }));
+      block.results.push(j);
+      if (!adjacent) {
+        block.intact = false;
+        report.resultsRelocated++;
       }
     }
+    for (const call of calls) if (!answered.has(call.id)) block.missing.push(call.id);
+    if (block.missing.length > 0 || calls.length === 0) block.intact = false;
+  }
+
+  // Unclaimed results: a late answer to an earlier turn's missing call, a duplicate, or an orphan.
+  const lateTaken = new Set<string>();
+  for (let k = 0; k < messages.length; k++) {
+    const message = messages[k]!;
+    if (message.role !== "tool" || claimed[k] === 1) continue;
+    report.removedResults.push(message);
+    const owner = governing[k]! >= 0 ? blocks.get(governing[k]!) : undefined;
+    if (owner !== undefined && owner.calls.some((c) => c.id === message.toolCallId)) {
+      report.duplicateResultsRemoved++;
+      report.duplicateResultIds.push(message.toolCallId);
+      continue;
+    }
+    const lateFor = lateTarget(blocks, k, message.toolCallId, lateTaken);
+    if (lateFor !== undefined) {
+      lateFor.late.set(message.toolCallId, k);
+      report.lateResults++;
+      report.lateResultIds.push(message.toolCallId);
+      continue;
+    }
+    report.orphanResultsRemoved++;
+    report.orphanToolResultIds.push(message.toolCallId);
+  }
+
+  // Pass 2: copy intact turns, rebuild broken ones (their results first, then what was interposed).
+  const out: Message[] = [];
+  let joinNextUser = false;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.role === "tool") continue;
+    const block = blocks.get(i);
+    if (block === undefined) {
+      if (joinNextUser && message.role === "user" && message.extra === undefined && message.hints?.joined !== true) {
+        // A broken turn's results now open the user message; the user's own text belongs in it, after them.
+        out.push({ ...message, hints: { ...message.hints, joined: true } });
+      } else out.push(message);
+      joinNextUser = false;
+      continue;
+    }
+    joinNextUser = false;
+    if (block.intact) {
+      out.push(message);
+      for (const k of block.results) out.push(messages[k]!);
+      continue;
+    }
+    out.push(block.message);
+    const results: ToolResultMessage[] = block.results.map((k) => messages[k] as ToolResultMessage);
+    for (const call of block.calls) {
+      if (!block.missing.includes(call.id)) continue;
+      const late = block.late.get(call.id);
+      if (late !== undefined) results.push(lateResult(call, messages[late] as ToolResultMessage));
+      else {
+        report.syntheticResultsInjected++;
+        report.missingToolUseIds.push(call.id);
+        results.push(toolResult(call.id, SYNTHETIC_RESULT_TEXT, { isError: true, errorCode: SYNTHETIC_ERROR_CODE, toolName: call.name }));
+      }
+    }
+    results.forEach((result, n) => out.push(rejoined(result, n > 0)));
+    joinNextUser = results.length > 0;
   }
   if (!hasRepairs(report)) return { messages, report: emptyPairingReport() };
   return { messages: out, report };
+}
+
+/** The nearest earlier turn that called `id` and got no result for it (and has not been given a late one yet). */
+function lateTarget(blocks: ReadonlyMap<number, Block>, at: number, id: string, taken: Set<string>): Block | undefined {
+  let best: [number, Block] | undefined;
+  for (const [index, block] of blocks) {
+    if (index >= at) break;
+    if (block.calls.some((c) => c.id === id)) best = [index, block];
+  }
+  if (best === undefined || !best[1].missing.includes(id)) return undefined;
+  const tag = `${best[0]}:${id}`;
+  if (taken.has(tag)) return undefined;
+  taken.add(tag);
+  return best[1];
+}
+
+/** A result in a rebuilt turn: the first opens the envelope after the assistant message, the rest share it. */
+function rejoined(result: ToolResultMessage, joined: boolean): ToolResultMessage {
+  const hints = result.hints;
+  if (joined ? hints?.joined === true : hints?.joined === undefined) return result;
+  const { joined: _joined, ...rest } = hints ?? {};
+  const next: ToolResultMessage = joined ? { ...result, hints: { ...rest, joined: true } } : { ...result, hints: rest };
+  if (!joined && Object.keys(rest).length === 0) {
+    const { hints: _h, ...bare } = next;
+    return bare as ToolResultMessage;
+  }
+  return next;
+}
+
+export const LATE_RESULT_CODE = "late_result";
+
+/**
+ * What a call whose result came after the next assistant message is answered with: the output exists,
+ * here is its recall marker (the text is archived under the key of its content by prepareHistory,
+ * which archives every removed result). The model must not be told the output was lost.
+ */
+export function lateResultText(text: string): string {
+  if (text === "") return "[This tool call's result arrived late (after the next assistant message) and was empty.]";
+  return (
+    `[This tool call's result arrived late (after the next assistant message), so it was moved out of the conversation to keep ` +
+    `calls and results paired. The output exists (${text.length} chars): recall ${formatMarker(archiveKey(text))} to read it. ` +
+    `Do not re-run the call just to see it.]`
+  );
+}
+
+function lateResult(call: ToolCallPart, late: ToolResultMessage): ToolResultMessage {
+  return toolResult(call.id, lateResultText(textOf(late)), { isError: late.isError, ...(late.isError ? { errorCode: LATE_RESULT_CODE } : {}), toolName: call.name });
 }
 
 function hasAnyCall(message: AssistantMessage): boolean {

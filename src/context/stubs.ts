@@ -51,6 +51,7 @@ export function buildPreview(
   tailChars: number,
   origin: Origin,
   kind: string,
+  listErrors = level === "partial",
 ): string | undefined {
   const { head, tail, omitted } = headTail(text, headChars, tailChars);
   if (omitted <= 0) return undefined;
@@ -62,8 +63,8 @@ export function buildPreview(
     tailLines > 0
       ? `lines 1-${headLines} and ${firstTailLine}-${lines}`
       : `lines 1-${headLines}`;
-  // Only the budget's previews list error lines: they cut fresh results the model is acting on now.
-  const found = level === "partial" ? errorLines(text, head.length, text.length - tail.length, headLines + (head.endsWith("\n") || head === "" ? 1 : 0), ERROR_LINE_LIMITS) : [];
+  // The budget's previews list error lines (they cut fresh results the model is acting on now), and so do old failed results.
+  const found = listErrors ? errorLines(text, head.length, text.length - tail.length, headLines + (head.endsWith("\n") || head === "" ? 1 : 0), ERROR_LINE_LIMITS) : [];
   const header =
     `${LEADS[level]}showing ${shown} of ${lines} (${text.length} chars, ${kind}). ` +
     `The middle ${omitted} chars are omitted${found.length > 0 ? " (lines in it that mention errors are listed where it is cut)" : ""}. ` +
