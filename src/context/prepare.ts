@@ -107,6 +107,7 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
     headChars: config.microHeadChars,
     tailChars: config.microTailChars,
     minContent: config.minContent,
+    summarizeMinChars: config.summarizeMinChars,
     archive,
     ...(options.turn !== undefined ? { turn: options.turn } : {}),
     ...(options.preserveTools !== undefined ? { preserveTools: options.preserveTools } : {}),

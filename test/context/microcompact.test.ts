@@ -84,9 +84,15 @@ describe("applyMicrocompact — the seed's promises, kept", () => {
     }
   });
 
-  it("results under 3,000 chars are never touched, at any age", () => {
-    const h = fixture(result(lines(2_999, 3)), 6);
+  it("results under 3,000 chars are never previewed; from 1,000 chars they are summarised at 4 turns; under 1,000 never touched", () => {
+    const h = fixture(result(lines(2_999, 3)), 3);
     expect(applyMicrocompact(h, { archive: new MemoryArchive() }).messages).toBe(h);
+    const archive = new MemoryArchive();
+    const old = applyMicrocompact(fixture(result(lines(2_999, 3)), 4), { archive });
+    expect(old.report.summarized).toBe(1);
+    expect(recall(`<<ccr:${archiveKey(lines(2_999, 3))}>>`, archive).text).toBe(lines(2_999, 3));
+    const tiny = fixture(result(lines(999, 3)), 9);
+    expect(applyMicrocompact(tiny, { archive: new MemoryArchive() }).messages).toBe(tiny);
   });
 
   it("an old error result keeps a preview with its error lines and tail, and never drops to a summary", () => {
@@ -97,7 +103,7 @@ describe("applyMicrocompact — the seed's promises, kept", () => {
     const text = textOf(messages[2]!);
     expect(report.failedKept).toBe(1);
     expect(report.summarized).toBe(0);
-    expect(text.startsWith("[Old tool result truncated — ")).toBe(true);
+    expect(text.startsWith("[Old failed tool result — ")).toBe(true);
     expect(text).toContain("error TS2322");
     expect(text.endsWith("FAILED: 1 error\n")).toBe(true);
     expect(recall(`<<ccr:${archiveKey(log)}>>`, archive).text).toBe(log);
