@@ -114,6 +114,13 @@ describe("spool compact (built binary)", () => {
     expect(later.stderr).toContain("1 summarized");
   });
 
+  it("--format naming another format than the file's is refused with exit 2 and no output", () => {
+    const r = spool(["compact", "--format", "openai-chat", "--workspace", join(cwd, "ws5"), "-"], JSON.stringify(damaged));
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe("spool compact: the conversation is in anthropic format, not openai-chat: nothing was changed. Use --format anthropic, or --format auto to detect it.\n");
+  });
+
   it("broken JSON is a clear error with exit 2 and no output", () => {
     const file = join(cwd, "broken.json");
     writeFileSync(file, '[{"role": "user", "content": ');
