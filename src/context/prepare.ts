@@ -40,7 +40,8 @@ export interface PrepareOptions {
   /**
    * Debug assertion: check the output against every rule of the provider API (validateForProvider;
    * every format when `format` is not given) and throw ProviderRuleError on a problem spool should
-   * have repaired or must not have caused. Default: SPOOL_DEBUG_CONTEXT=1 in the environment.
+   * have repaired or must not have caused. Default: SPOOL_DEBUG_CONTEXT=1 in `env` or the process
+   * environment (the test suite sets it, so every prepareHistory in a test is checked).
    */
   readonly assertValid?: boolean;
 }
@@ -117,7 +118,10 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
 
   const problems = validatePairing(compacted.messages);
   if (problems.length > 0) throw new PairingInvariantError(problems);
-  if (options.assertValid ?? (options.env ?? process.env)["SPOOL_DEBUG_CONTEXT"] === "1") assertProviderRules(messages, compacted.messages, options.format);
+  // the debug switch is read from the process too: callers pass `env` to pin budgets, not to turn checks off
+  if (options.assertValid ?? (options.env?.["SPOOL_DEBUG_CONTEXT"] ?? process.env["SPOOL_DEBUG_CONTEXT"]) === "1") {
+    assertProviderRules(messages, compacted.messages, options.format);
+  }
 
   const keysArchived = [...orphanKeys];
   for (const key of [...budgeted.report.keysSaved, ...compacted.report.keysArchived]) if (!keysArchived.includes(key)) keysArchived.push(key);
