@@ -17,19 +17,9 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { readFileSync } from "node:fs";
 import { adapters, archiveKey, createWorkspace, fromAnthropic, prepareHistory, textOf, toAnthropic, unwrapConversation } from "../dist/context/index.js";
-import { buildCorpus } from "./context.corpus.mjs";
+import { buildCorpus, rng } from "./context.corpus.mjs";
 
 const JSON_OUT = process.argv.includes("--json");
-
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ["request", "handler", "timeout", "retry", "cache", "module", "parse", "token", "stream", "buffer", "index", "worker"];
 const word = (r) => WORDS[Math.floor(r() * WORDS.length)];

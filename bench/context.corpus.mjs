@@ -20,7 +20,8 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-function rng(seed) {
+/** xorshift32: the seeded PRNG both bench files use. */
+export function rng(seed) {
   let x = seed >>> 0 || 1;
   return () => {
     x ^= x << 13;
