@@ -8,9 +8,9 @@
 // disguise and ages like one). Failed commands and error results never drop to a one-line summary:
 // they go (once, finally) to a "failed" preview — the opening status line, the lines of the cut
 // middle that mention errors, and the tail — because the end of a failing log is where the cause is.
-// Measured on real mini-swe-agent sessions (a third of whose commands exit non-zero): keeping 1,000
-// head + 1,500 tail chars of every failure left 44% of the characters; status + errors + 1,000 tail
-// keeps what the model acts on at about half of that.
+// Measured on two real mini-swe-agent sessions (a third of whose commands exit non-zero): keeping
+// 1,000 head + 1,500 tail chars of every failure left 47–51% of the tool-result characters; status
+// line + error lines + a 500-char tail leaves 27–37%.
 import { archiveKey } from "./archive-key.js";
 import type { ArchiveStore } from "./archive-store.js";
 import { countLines } from "./cut.js";
