@@ -1,9 +1,15 @@
 // Errors of the context layer. Each has a stable `code` and a message that says what was wrong and
 // what to do about it, because these surface in CLI output and in tool results the model reads.
-
 import { SpoolError } from "../errors/index.js";
 
-export class ContextError extends SpoolError {}
+export class ContextError extends SpoolError {
+  constructor(
+    code: string,
+    message: string,
+  ) {
+    super(code, message);
+  }
+}
 
 /** Input that is not a conversation in the named (or any known) provider format. */
 export class FormatError extends ContextError {
