@@ -64,9 +64,15 @@ function failingBuild() {
     for (const f of files) {
       const text = readFileSync(f, "utf8");
       // break a few things the way an edit in progress does
-      writeFileSync(join(dir, relative(join(root, "src", "context"), f).replace(/\//g, "_")), text.replace(/: string\b/, ": number").replace(/return /, "return undefined as unknown as never; return "));
+      writeFileSync(
+        join(dir, relative(join(root, "src", "context"), f).replace(/\//g, "_")),
+        text.replace(/: string\b/, ": number").replace(/return /, "return undefined as unknown as never; return "),
+      );
     }
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "nodenext", target: "es2022", types: [] }, include: ["*.ts"] }));
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "nodenext", target: "es2022", types: [] }, include: ["*.ts"] }),
+    );
     return { ...sh(`${join(root, "node_modules", ".bin", "tsc")} -p tsconfig.json --pretty false`, dir), command: "npx tsc -p tsconfig.json" };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -84,8 +90,14 @@ function failingTests() {
       `\nimport { countLines as countLinesUnderTest } from "../../src/context/index.js";\n` +
       `describe("countLines", () => {\n  it("counts the empty line after a final newline", () => {\n    expect(countLinesUnderTest("a\\nb\\n")).toBe(3);\n  });\n});\n`;
     writeFileSync(join(dir, "stubs-broken.test.ts"), source);
-    writeFileSync(join(dir, "vitest.config.mjs"), `export default { test: { root: ${JSON.stringify(root)}, include: [${JSON.stringify(`${relative(root, dir)}/*.test.ts`)}] } };\n`);
-    return { ...sh(`npx vitest run --config ${relative(root, dir)}/vitest.config.mjs --reporter=verbose`), command: "npx vitest run test/context/stubs.test.ts" };
+    writeFileSync(
+      join(dir, "vitest.config.mjs"),
+      `export default { test: { root: ${JSON.stringify(root)}, include: [${JSON.stringify(`${relative(root, dir)}/*.test.ts`)}] } };\n`,
+    );
+    return {
+      ...sh(`npx vitest run --config ${relative(root, dir)}/vitest.config.mjs --reporter=verbose`),
+      command: "npx vitest run test/context/stubs.test.ts",
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -112,7 +124,8 @@ function runCatalog() {
   add(sh("git show --no-color no-such-ref"), "git"), step();
   add(sh("git diff --no-color HEAD~6 -- src"), "git"), step();
   add(sh("git blame -w src/context/pairing.ts"), "git"), step();
-  for (const pattern of ["export function", "import type", "throw new", "TODO", "readonly", "SpoolError", "no-such-symbol-xyz"]) add(sh(`grep -rn "${pattern}" src test`), "search"), step();
+  for (const pattern of ["export function", "import type", "throw new", "TODO", "readonly", "SpoolError", "no-such-symbol-xyz"])
+    add(sh(`grep -rn "${pattern}" src test`), "search"), step();
   add(sh('grep -n "function" node_modules/fast-check/lib/fast-check.js | head -400'), "search"), step();
   add(sh("find src test bench -type f | sort"), "search"), step();
   add(sh("find node_modules/typescript/lib -name '*.d.ts' | sort"), "search"), step();
@@ -151,8 +164,15 @@ function miniSweAgent(catalog, n, seed) {
   ];
   for (let i = 0; i < n; i++) {
     const c = pick(r, catalog);
-    wire.push({ role: "assistant", content: `THOUGHT: next I will run \`${c.command}\`.\n\n\`\`\`bash\n${c.command}\n\`\`\``, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: c.command }) } }] });
-    const out = c.output.length > 10_000 ? `${c.output.slice(0, 5_000)}\n<elided_chars>\n${c.output.length - 10_000} characters elided\n</elided_chars>\n${c.output.slice(-5_000)}` : c.output;
+    wire.push({
+      role: "assistant",
+      content: `THOUGHT: next I will run \`${c.command}\`.\n\n\`\`\`bash\n${c.command}\n\`\`\``,
+      tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: c.command }) } }],
+    });
+    const out =
+      c.output.length > 10_000
+        ? `${c.output.slice(0, 5_000)}\n<elided_chars>\n${c.output.length - 10_000} characters elided\n</elided_chars>\n${c.output.slice(-5_000)}`
+        : c.output;
     wire.push({ role: "tool", tool_call_id: `call_${i}`, content: `<returncode>${c.exit}</returncode>\n<output>\n${out}</output>` });
   }
   wire.push({ role: "assistant", content: "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" });
@@ -165,8 +185,17 @@ function codex(catalog, n, seed) {
   for (let i = 0; i < n; i++) {
     const c = pick(r, catalog);
     if (r() < 0.3) input.push({ type: "reasoning", summary: [{ type: "summary_text", text: `**Checking ${c.kind}**` }], encrypted_content: null });
-    input.push({ type: "function_call", name: "shell", arguments: JSON.stringify({ command: ["bash", "-lc", c.command], workdir: "/work/repo" }), call_id: `call_${seed}_${i}` });
-    input.push({ type: "function_call_output", call_id: `call_${seed}_${i}`, output: JSON.stringify({ output: c.output, metadata: { exit_code: c.exit, duration_seconds: Math.round(r() * 300) / 100 } }) });
+    input.push({
+      type: "function_call",
+      name: "shell",
+      arguments: JSON.stringify({ command: ["bash", "-lc", c.command], workdir: "/work/repo" }),
+      call_id: `call_${seed}_${i}`,
+    });
+    input.push({
+      type: "function_call_output",
+      call_id: `call_${seed}_${i}`,
+      output: JSON.stringify({ output: c.output, metadata: { exit_code: c.exit, duration_seconds: Math.round(r() * 300) / 100 } }),
+    });
   }
   input.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: "Done: the regression is fixed." }] });
   return { model: "gpt-5-codex", input };
@@ -187,23 +216,45 @@ function claudeCode(catalog, sources, n, seed) {
         const path = pick(r, sources);
         calls.push({ use: { type: "tool_use", id: useId, name: "Read", input: { file_path: `/repo/${path}` } }, content: claudeRead(path), error: false });
       } else if (t < 0.5) {
-        const c = pick(r, catalog.filter((x) => x.kind === "search"));
+        const c = pick(
+          r,
+          catalog.filter((x) => x.kind === "search"),
+        );
         calls.push({ use: { type: "tool_use", id: useId, name: "Grep", input: { pattern: c.command } }, content: c.output, error: false });
       } else if (t < 0.6) {
         const path = pick(r, sources);
         const lines = readFileSync(join(root, path), "utf8").split("\n").slice(0, 12);
         const ack = `The file /repo/${path} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${lines.map((l, i) => `${String(i + 1).padStart(6)}→${l}`).join("\n")}`;
-        calls.push({ use: { type: "tool_use", id: useId, name: "Edit", input: { file_path: `/repo/${path}`, old_string: "a", new_string: "b" } }, content: ack, error: false });
+        calls.push({
+          use: { type: "tool_use", id: useId, name: "Edit", input: { file_path: `/repo/${path}`, old_string: "a", new_string: "b" } },
+          content: ack,
+          error: false,
+        });
       } else {
-        const c = pick(r, catalog.filter((x) => x.kind !== "read"));
+        const c = pick(
+          r,
+          catalog.filter((x) => x.kind !== "read"),
+        );
         const failed = c.exit !== 0;
-        calls.push({ use: { caller: { type: "direct" }, type: "tool_use", id: useId, name: "Bash", input: { command: c.command, description: `Run ${c.kind}` } }, content: failed ? `Exit code ${c.exit}\n${c.output}` : c.output, error: failed });
+        calls.push({
+          use: { caller: { type: "direct" }, type: "tool_use", id: useId, name: "Bash", input: { command: c.command, description: `Run ${c.kind}` } },
+          content: failed ? `Exit code ${c.exit}\n${c.output}` : c.output,
+          error: failed,
+        });
       }
     }
     messages.push({ role: "assistant", content: [{ type: "text", text: `Step ${made}: checking.` }, ...calls.map((c) => c.use)] });
     // parallel results arrive in the order the calls finish
     const order = calls.map((_, k) => k).sort(() => r() - 0.5);
-    messages.push({ role: "user", content: order.map((k) => ({ tool_use_id: calls[k].use.id, type: "tool_result", content: calls[k].content, ...(calls[k].error ? { is_error: true } : {}) })) });
+    messages.push({
+      role: "user",
+      content: order.map((k) => ({
+        tool_use_id: calls[k].use.id,
+        type: "tool_result",
+        content: calls[k].content,
+        ...(calls[k].error ? { is_error: true } : {}),
+      })),
+    });
     made += batch;
   }
   messages.push({ role: "assistant", content: [{ type: "text", text: "All done." }] });
@@ -212,12 +263,31 @@ function claudeCode(catalog, sources, n, seed) {
 
 function aiSdk(catalog, n, seed) {
   const r = rng(seed);
-  const messages = [{ role: "system", content: "You are a coding agent." }, { role: "user", content: [{ type: "text", text: "Review the context layer." }] }];
+  const messages = [
+    { role: "system", content: "You are a coding agent." },
+    { role: "user", content: [{ type: "text", text: "Review the context layer." }] },
+  ];
   for (let i = 0; i < n; i++) {
     const c = pick(r, catalog);
     const toolName = c.kind === "read" ? "read" : "bash";
-    messages.push({ role: "assistant", content: [{ type: "text", text: `Running ${toolName}.` }, { type: "tool-call", toolCallId: `tc_${i}`, toolName, input: { command: c.command } }] });
-    messages.push({ role: "tool", content: [{ type: "tool-result", toolCallId: `tc_${i}`, toolName, output: c.exit === 0 ? { type: "text", value: c.output } : { type: "error-text", value: c.output } }] });
+    messages.push({
+      role: "assistant",
+      content: [
+        { type: "text", text: `Running ${toolName}.` },
+        { type: "tool-call", toolCallId: `tc_${i}`, toolName, input: { command: c.command } },
+      ],
+    });
+    messages.push({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: `tc_${i}`,
+          toolName,
+          output: c.exit === 0 ? { type: "text", value: c.output } : { type: "error-text", value: c.output },
+        },
+      ],
+    });
   }
   messages.push({ role: "assistant", content: [{ type: "text", text: "Reviewed." }] });
   return messages;

@@ -54,24 +54,36 @@ function anthropicRules(wire: readonly unknown[]): ProviderProblem[] {
     const role = m["role"];
     // spool's conversation files may open with the system prompt as a message; a caller lifts it into `system`
     if (i === 0 && role === "system") return;
-    if (role !== "user" && role !== "assistant") problems.push({ rule: "roles_alternate", message: `messages.${i}: role ${JSON.stringify(role)} is not user or assistant` });
-    else if (i > 0 && messages[i - 1]!["role"] === role && !(i === 1 && role === "user" && messages[0]!["role"] === "system")) problems.push({ rule: "roles_alternate", message: `messages.${i}: a second ${role} message in a row` });
+    if (role !== "user" && role !== "assistant")
+      problems.push({ rule: "roles_alternate", message: `messages.${i}: role ${JSON.stringify(role)} is not user or assistant` });
+    else if (i > 0 && messages[i - 1]!["role"] === role && !(i === 1 && role === "user" && messages[0]!["role"] === "system"))
+      problems.push({ rule: "roles_alternate", message: `messages.${i}: a second ${role} message in a row` });
     const blocks = blocksOf(m);
     if (role === "assistant") {
       blocks.forEach((b, j) => {
         if (b["type"] !== "tool_use") return;
         const id = String(b["id"]);
         const first = ids.get(id);
-        if (first !== undefined) problems.push({ rule: "unique_call_ids", message: `messages.${i}.content.${j}: tool_use id ${id} was already used in messages.${first}` });
+        if (first !== undefined)
+          problems.push({ rule: "unique_call_ids", message: `messages.${i}.content.${j}: tool_use id ${id} was already used in messages.${first}` });
         else ids.set(id, i);
       });
       const uses = blocks.filter((b) => b["type"] === "tool_use").map((b) => String(b["id"]));
       if (uses.length === 0) return;
       const next = messages[i + 1];
-      const answers = next !== undefined && next["role"] === "user" ? blocksOf(next).filter((b) => b["type"] === "tool_result").map((b) => String(b["tool_use_id"])) : [];
+      const answers =
+        next !== undefined && next["role"] === "user"
+          ? blocksOf(next)
+              .filter((b) => b["type"] === "tool_result")
+              .map((b) => String(b["tool_use_id"]))
+          : [];
       for (const id of new Set(uses)) {
         const n = answers.filter((a) => a === id).length;
-        if (n !== 1) problems.push({ rule: "call_answered_once", message: `messages.${i}: tool_use ${id} has ${n} tool_result blocks in the next message (needs exactly 1)` });
+        if (n !== 1)
+          problems.push({
+            rule: "call_answered_once",
+            message: `messages.${i}: tool_use ${id} has ${n} tool_result blocks in the next message (needs exactly 1)`,
+          });
       }
       return;
     }
@@ -85,11 +97,17 @@ function anthropicRules(wire: readonly unknown[]): ProviderProblem[] {
       if (other >= 0) problems.push({ rule: "results_first", message: `messages.${i}.content.${j}: tool_result after other content (content.${other})` });
     });
     const prev = messages[i - 1];
-    const uses = prev !== undefined && prev["role"] === "assistant" ? blocksOf(prev).filter((b) => b["type"] === "tool_use").map((b) => String(b["id"])) : [];
+    const uses =
+      prev !== undefined && prev["role"] === "assistant"
+        ? blocksOf(prev)
+            .filter((b) => b["type"] === "tool_use")
+            .map((b) => String(b["id"]))
+        : [];
     for (const b of blocks) {
       if (b["type"] !== "tool_result") continue;
       const id = String(b["tool_use_id"]);
-      if (!uses.includes(id)) problems.push({ rule: "result_has_call", message: `messages.${i}: tool_result ${id} answers no tool_use of the previous message` });
+      if (!uses.includes(id))
+        problems.push({ rule: "result_has_call", message: `messages.${i}: tool_result ${id} answers no tool_use of the previous message` });
     }
   });
   return problems;
@@ -101,7 +119,10 @@ function chatRules(wire: readonly unknown[]): ProviderProblem[] {
     const m = wire[i];
     if (!isRecord(m)) continue;
     if (m["role"] === "tool") {
-      problems.push({ rule: "result_has_call", message: `messages[${i}]: a 'tool' message must follow an assistant message with tool_calls (or its other tool messages)` });
+      problems.push({
+        rule: "result_has_call",
+        message: `messages[${i}]: a 'tool' message must follow an assistant message with tool_calls (or its other tool messages)`,
+      });
       continue;
     }
     const calls = m["role"] === "assistant" && Array.isArray(m["tool_calls"]) ? (m["tool_calls"] as unknown[]).filter(isRecord) : [];
@@ -113,12 +134,17 @@ function chatRules(wire: readonly unknown[]): ProviderProblem[] {
       const r = wire[j];
       if (!isRecord(r) || r["role"] !== "tool") break;
       const id = String(r["tool_call_id"]);
-      if (!ids.includes(id)) problems.push({ rule: "result_has_call", message: `messages[${j}]: tool_call_id ${id} answers none of messages[${i}].tool_calls` });
+      if (!ids.includes(id))
+        problems.push({ rule: "result_has_call", message: `messages[${j}]: tool_call_id ${id} answers none of messages[${i}].tool_calls` });
       answered.set(id, (answered.get(id) ?? 0) + 1);
     }
     for (const id of new Set(ids)) {
       const n = answered.get(id) ?? 0;
-      if (n !== 1 || ids.filter((x) => x === id).length > 1) problems.push({ rule: "call_answered_once", message: `messages[${i}]: tool_call ${id} is answered ${n} time(s) by the tool messages after it (needs exactly 1)` });
+      if (n !== 1 || ids.filter((x) => x === id).length > 1)
+        problems.push({
+          rule: "call_answered_once",
+          message: `messages[${i}]: tool_call ${id} is answered ${n} time(s) by the tool messages after it (needs exactly 1)`,
+        });
     }
     i = j - 1;
   }
@@ -133,7 +159,8 @@ function responsesRules(wire: readonly unknown[]): ProviderProblem[] {
     const type = item["type"];
     const id = String(item["call_id"]);
     if (type === "function_call" || type === "custom_tool_call") {
-      if (open.has(id)) problems.push({ rule: "call_answered_once", message: `input[${i}]: call_id ${id} is called again before input[${open.get(id)}] was answered` });
+      if (open.has(id))
+        problems.push({ rule: "call_answered_once", message: `input[${i}]: call_id ${id} is called again before input[${open.get(id)}] was answered` });
       open.set(id, i);
     } else if (type === "function_call_output" || type === "custom_tool_call_output") {
       if (!open.has(id)) problems.push({ rule: "result_has_call", message: `input[${i}]: no open call with call_id ${id} before this output` });
@@ -149,7 +176,9 @@ function aiSdkRules(wire: readonly unknown[]): ProviderProblem[] {
   const ids = new Map<string, number>();
   let open: Map<string, number> | undefined;
   const close = (at: string) => {
-    if (open !== undefined) for (const [id, n] of open) if (n !== 1) problems.push({ rule: "call_answered_once", message: `${at}: tool call ${id} has ${n} result(s) (needs exactly 1)` });
+    if (open !== undefined)
+      for (const [id, n] of open)
+        if (n !== 1) problems.push({ rule: "call_answered_once", message: `${at}: tool call ${id} has ${n} result(s) (needs exactly 1)` });
     open = undefined;
   };
   wire.forEach((m, i) => {
@@ -159,7 +188,8 @@ function aiSdkRules(wire: readonly unknown[]): ProviderProblem[] {
       for (const p of parts) {
         if (p["type"] !== "tool-result") continue;
         const id = String(p["toolCallId"]);
-        if (open === undefined || !open.has(id)) problems.push({ rule: "result_has_call", message: `messages[${i}]: tool result ${id} answers no pending tool call` });
+        if (open === undefined || !open.has(id))
+          problems.push({ rule: "result_has_call", message: `messages[${i}]: tool result ${id} answers no pending tool call` });
         else open.set(id, open.get(id)! + 1);
       }
       return;

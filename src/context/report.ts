@@ -21,18 +21,23 @@ export function describePrepareReport(r: PrepareReport, ctx: ReportContext): str
   const label = ctx.label ?? "spool compact";
   const lines = [`${label}: ${ctx.format}, ${ctx.messagesIn} messages in, ${ctx.messagesOut} out`];
   const repairs: string[] = [];
-  if (p.syntheticResultsInjected > 0) repairs.push(`${count(p.syntheticResultsInjected, "call")} without any result answered with an error result (${p.missingToolUseIds.join(", ")})`);
-  if (p.lateResults > 0) repairs.push(`${count(p.lateResults, "late result")} removed; the call is answered with its recall marker (${p.lateResultIds.join(", ")})`);
+  if (p.syntheticResultsInjected > 0)
+    repairs.push(`${count(p.syntheticResultsInjected, "call")} without any result answered with an error result (${p.missingToolUseIds.join(", ")})`);
+  if (p.lateResults > 0)
+    repairs.push(`${count(p.lateResults, "late result")} removed; the call is answered with its recall marker (${p.lateResultIds.join(", ")})`);
   if (p.orphanResultsRemoved > 0) repairs.push(`${count(p.orphanResultsRemoved, "orphan result")} removed (${p.orphanToolResultIds.join(", ")})`);
   if (p.duplicateResultsRemoved > 0) repairs.push(`${count(p.duplicateResultsRemoved, "duplicate result")} removed (${p.duplicateResultIds.join(", ")})`);
   if (p.resultsRelocated > 0) repairs.push(`${count(p.resultsRelocated, "result")} moved back next to the call`);
   if (p.duplicateToolUsePruned > 0) repairs.push(`${count(p.duplicateToolUsePruned, "duplicate or empty-id call")} pruned`);
-  if (r.idsRewritten.length > 0) repairs.push(`${count(r.idsRewritten.length, "reused call id")} renamed (${r.idsRewritten.map((w) => `${w.from} → ${w.to}`).join(", ")})`);
+  if (r.idsRewritten.length > 0)
+    repairs.push(`${count(r.idsRewritten.length, "reused call id")} renamed (${r.idsRewritten.map((w) => `${w.from} → ${w.to}`).join(", ")})`);
   lines.push(`  repairs: ${repairs.length > 0 ? repairs.join("; ") : "none needed"}`);
   lines.push(`  tool results: ${r.resultsBefore} before, ${r.resultsAfter} after`);
   lines.push(`  tool-result chars: ${r.charsBefore} before, ${r.charsAfter} after${change(r.charsBefore, r.charsAfter)}`);
   const b = r.budget;
-  lines.push(`  budget: ${count(b.resultsTruncated, "result")} cut to a preview${b.resultsReferenced > 0 ? ` (${b.resultsReferenced} referencing text saved earlier)` : ""}`);
+  lines.push(
+    `  budget: ${count(b.resultsTruncated, "result")} cut to a preview${b.resultsReferenced > 0 ? ` (${b.resultsReferenced} referencing text saved earlier)` : ""}`,
+  );
   const m = r.microcompact;
   lines.push(
     `  microcompact: ${m.truncated} truncated${m.failedKept > 0 ? ` (${m.failedKept} failed or error result(s) kept as a preview with their error lines)` : ""}, ` +

@@ -81,66 +81,90 @@ function shuffleKeys(value: unknown, rand: () => number): unknown {
     [keys[i], keys[j]] = [keys[j]!, keys[i]!];
   }
   const out: Record<string, unknown> = {};
-  for (const key of keys) Object.defineProperty(out, key, { value: shuffleKeys((value as Record<string, unknown>)[key], rand), enumerable: true, writable: true, configurable: true });
+  for (const key of keys)
+    Object.defineProperty(out, key, {
+      value: shuffleKeys((value as Record<string, unknown>)[key], rand),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out;
 }
 
 const seen = { byteRuns: 0, outOfOrder: 0, stringForm: 0, fixedRuns: 0, repaired: 0, compacted: 0 };
 
 describe("prepareHistory keeps bytes", () => {
-  it("an already-valid history that needs no compaction comes back byte-identical, in every format", () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 8 }), fc.constantFrom(...FORMATS), fc.boolean(), (seed, turns, format, shuffled) => {
-        const adapter = adapters[format];
-        let wire: unknown = adapter.toProvider(validHistory(seed, turns, format));
-        if (shuffled) wire = shuffleKeys(wire, rng(seed));
-        const bytes = JSON.stringify(wire);
-        const input = adapter.fromProvider(JSON.parse(bytes) as unknown[]);
-        expect(validateForProvider(input, format).filter((p) => p.rule !== "roles_alternate"), "the generated history is valid").toEqual([]);
-        const { messages, report } = prepareHistory(input, { archive: new MemoryArchive(), env: {}, config: roomy, format, assertValid: true });
-        expect(report.changed).toBe(false);
-        expect(JSON.stringify(adapter.toProvider(messages))).toBe(bytes);
-        seen.byteRuns++;
-        if (/"tool_result","tool_use_id":"[^"]+","content":"/.test(bytes) || /"type":"tool_result"[^}]*"content":"/.test(bytes)) seen.stringForm++;
-        const ids = input.filter((m): m is ToolResultMessage => m.role === "tool").map((m) => m.toolCallId);
-        const order: string[] = [];
-        for (const m of input) if (m.role === "assistant") for (const p of m.content) if (p.type === "toolCall") order.push(p.id);
-        if (ids.join() !== order.filter((id) => ids.includes(id)).join()) seen.outOfOrder++;
-      }),
-      { numRuns: LONG ? 10_000 : 800 },
-    );
-    expect(seen.outOfOrder / seen.byteRuns, "share of histories with out-of-order parallel results").toBeGreaterThan(0.1);
-    expect(seen.stringForm / seen.byteRuns, "share of histories with string-form results").toBeGreaterThan(0.1);
-  }, TIMEOUT);
+  it(
+    "an already-valid history that needs no compaction comes back byte-identical, in every format",
+    () => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+          fc.integer({ min: 1, max: 8 }),
+          fc.constantFrom(...FORMATS),
+          fc.boolean(),
+          (seed, turns, format, shuffled) => {
+            const adapter = adapters[format];
+            let wire: unknown = adapter.toProvider(validHistory(seed, turns, format));
+            if (shuffled) wire = shuffleKeys(wire, rng(seed));
+            const bytes = JSON.stringify(wire);
+            const input = adapter.fromProvider(JSON.parse(bytes) as unknown[]);
+            expect(
+              validateForProvider(input, format).filter((p) => p.rule !== "roles_alternate"),
+              "the generated history is valid",
+            ).toEqual([]);
+            const { messages, report } = prepareHistory(input, { archive: new MemoryArchive(), env: {}, config: roomy, format, assertValid: true });
+            expect(report.changed).toBe(false);
+            expect(JSON.stringify(adapter.toProvider(messages))).toBe(bytes);
+            seen.byteRuns++;
+            if (/"tool_result","tool_use_id":"[^"]+","content":"/.test(bytes) || /"type":"tool_result"[^}]*"content":"/.test(bytes)) seen.stringForm++;
+            const ids = input.filter((m): m is ToolResultMessage => m.role === "tool").map((m) => m.toolCallId);
+            const order: string[] = [];
+            for (const m of input) if (m.role === "assistant") for (const p of m.content) if (p.type === "toolCall") order.push(p.id);
+            if (ids.join() !== order.filter((id) => ids.includes(id)).join()) seen.outOfOrder++;
+          },
+        ),
+        { numRuns: LONG ? 10_000 : 800 },
+      );
+      expect(seen.outOfOrder / seen.byteRuns, "share of histories with out-of-order parallel results").toBeGreaterThan(0.1);
+      expect(seen.stringForm / seen.byteRuns, "share of histories with string-form results").toBeGreaterThan(0.1);
+    },
+    TIMEOUT,
+  );
 
-  it("any history, damaged or not, reaches a fixed point in one pass: the second pass gives the same bytes", () => {
-    const small = { maxResultChars: 4_000, turnBudgetChars: 14_000, microHeadChars: 600, microTailChars: 200, minContent: 1_500, summarizeMinChars: 500 };
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
-        fc.integer({ min: 1, max: 8 }),
-        fc.constantFrom(...FORMATS),
-        fc.array(fc.tuple(fc.constantFrom(...DAMAGES), fc.nat(1000), fc.nat(100_000)), { maxLength: 5 }),
-        fc.boolean(),
-        (seed, turns, format, damages, tight) => {
-          const adapter = adapters[format];
-          let h: Message[] = validHistory(seed, turns, format);
-          for (const [kind, a, b] of damages) h = damage(h, kind, a, b, seed);
-          const archive = new MemoryArchive();
-          const options = { archive, env: {}, config: tight ? small : {}, format, assertValid: true };
-          const first = prepareHistory(adapter.fromProvider(JSON.parse(JSON.stringify(adapter.toProvider(h))) as unknown[]), options);
-          const bytes1 = JSON.stringify(adapter.toProvider(first.messages));
-          const second = prepareHistory(adapter.fromProvider(JSON.parse(bytes1) as unknown[]), options);
-          expect(second.report.changed).toBe(false);
-          expect(JSON.stringify(adapter.toProvider(second.messages))).toBe(bytes1);
-          seen.fixedRuns++;
-          if (first.report.pairing.removedResults.length + first.report.pairing.syntheticResultsInjected + first.report.pairing.resultsRelocated > 0) seen.repaired++;
-          if (first.report.microcompact.truncated + first.report.microcompact.summarized + first.report.budget.resultsTruncated > 0) seen.compacted++;
-        },
-      ),
-      { numRuns: LONG ? 10_000 : 800 },
-    );
-    expect(seen.repaired / seen.fixedRuns).toBeGreaterThan(0.2);
-    expect(seen.compacted / seen.fixedRuns).toBeGreaterThan(0.2);
-  }, TIMEOUT);
+  it(
+    "any history, damaged or not, reaches a fixed point in one pass: the second pass gives the same bytes",
+    () => {
+      const small = { maxResultChars: 4_000, turnBudgetChars: 14_000, microHeadChars: 600, microTailChars: 200, minContent: 1_500, summarizeMinChars: 500 };
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+          fc.integer({ min: 1, max: 8 }),
+          fc.constantFrom(...FORMATS),
+          fc.array(fc.tuple(fc.constantFrom(...DAMAGES), fc.nat(1000), fc.nat(100_000)), { maxLength: 5 }),
+          fc.boolean(),
+          (seed, turns, format, damages, tight) => {
+            const adapter = adapters[format];
+            let h: Message[] = validHistory(seed, turns, format);
+            for (const [kind, a, b] of damages) h = damage(h, kind, a, b, seed);
+            const archive = new MemoryArchive();
+            const options = { archive, env: {}, config: tight ? small : {}, format, assertValid: true };
+            const first = prepareHistory(adapter.fromProvider(JSON.parse(JSON.stringify(adapter.toProvider(h))) as unknown[]), options);
+            const bytes1 = JSON.stringify(adapter.toProvider(first.messages));
+            const second = prepareHistory(adapter.fromProvider(JSON.parse(bytes1) as unknown[]), options);
+            expect(second.report.changed).toBe(false);
+            expect(JSON.stringify(adapter.toProvider(second.messages))).toBe(bytes1);
+            seen.fixedRuns++;
+            if (first.report.pairing.removedResults.length + first.report.pairing.syntheticResultsInjected + first.report.pairing.resultsRelocated > 0)
+              seen.repaired++;
+            if (first.report.microcompact.truncated + first.report.microcompact.summarized + first.report.budget.resultsTruncated > 0) seen.compacted++;
+          },
+        ),
+        { numRuns: LONG ? 10_000 : 800 },
+      );
+      expect(seen.repaired / seen.fixedRuns).toBeGreaterThan(0.2);
+      expect(seen.compacted / seen.fixedRuns).toBeGreaterThan(0.2);
+    },
+    TIMEOUT,
+  );
 });

@@ -59,7 +59,11 @@ describe("§1 never change bytes nobody asked to change", () => {
   it("OpenAI Chat: a tool message and tool_calls keep the key order the client wrote (SWE-agent shape)", () => {
     const swe = [
       { role: "system", content: "You are SWE-agent." },
-      { role: "assistant", content: "Let's list.", tool_calls: [{ function: { arguments: '{"command":"ls -F"}', name: "bash" }, id: "call_0", type: "function" }] },
+      {
+        role: "assistant",
+        content: "Let's list.",
+        tool_calls: [{ function: { arguments: '{"command":"ls -F"}', name: "bash" }, id: "call_0", type: "function" }],
+      },
       { role: "tool", content: "AUTHORS.rst\r\nsrc/\r\n", tool_call_id: "call_0" },
     ];
     expect(bytes(toOpenAIChat(fromOpenAIChat(swe)))).toBe(bytes(swe));
@@ -68,8 +72,20 @@ describe("§1 never change bytes nobody asked to change", () => {
   it("the issue's reproduction: results [B, A] stay as they are; C answered only by user text gets its result first, then the text, in one user message; a second pass changes nothing", () => {
     const wire = [
       { role: "user", content: "go" },
-      { role: "assistant", content: [{ type: "tool_use", id: "A", name: "Read", input: {} }, { type: "tool_use", id: "B", name: "Read", input: {} }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "B", content: "b" }, { type: "tool_result", tool_use_id: "A", content: "a" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "A", name: "Read", input: {} },
+          { type: "tool_use", id: "B", name: "Read", input: {} },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "B", content: "b" },
+          { type: "tool_result", tool_use_id: "A", content: "a" },
+        ],
+      },
       { role: "assistant", content: [{ type: "tool_use", id: "C", name: "Bash", input: { command: "make" } }] },
       { role: "user", content: "stop, use the other target" },
     ];
@@ -90,10 +106,28 @@ describe("§1 never change bytes nobody asked to change", () => {
   it("a repair in one turn leaves every other turn's messages as the same objects", () => {
     const h = fromAnthropic([
       { role: "user", content: "go" },
-      { role: "assistant", content: [{ type: "tool_use", id: "A", name: "Read", input: {} }, { type: "tool_use", id: "B", name: "Read", input: {} }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "B", content: "b" }, { type: "tool_result", tool_use_id: "A", content: [{ type: "text", text: "a" }] }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "A", name: "Read", input: {} },
+          { type: "tool_use", id: "B", name: "Read", input: {} },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "B", content: "b" },
+          { type: "tool_result", tool_use_id: "A", content: [{ type: "text", text: "a" }] },
+        ],
+      },
       { role: "assistant", content: [{ type: "tool_use", id: "C", name: "Read", input: {} }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "C", content: "c" }, { type: "tool_result", tool_use_id: "C", content: "c again" }] },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "C", content: "c" },
+          { type: "tool_result", tool_use_id: "C", content: "c again" },
+        ],
+      },
     ]);
     const { messages, report } = prepareHistory(h, opts({ format: "anthropic" }));
     expect(report.pairing.duplicateResultsRemoved).toBe(1);
@@ -102,14 +136,34 @@ describe("§1 never change bytes nobody asked to change", () => {
 
   it("results behind the user's text (Anthropic) come first in the same message, the text after them", () => {
     const wire = [
-      { role: "assistant", content: [{ type: "tool_use", id: "A", name: "Read", input: {} }, { type: "tool_use", id: "B", name: "Read", input: {} }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "A", content: "a" }, { type: "text", text: "also:" }, { type: "tool_result", tool_use_id: "B", content: "b" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "A", name: "Read", input: {} },
+          { type: "tool_use", id: "B", name: "Read", input: {} },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "A", content: "a" },
+          { type: "text", text: "also:" },
+          { type: "tool_result", tool_use_id: "B", content: "b" },
+        ],
+      },
     ];
     expect(validateWire(wire, "anthropic").map((p) => p.rule)).toContain("results_first");
     const out = toAnthropic(prepareHistory(fromAnthropic(wire), opts({ format: "anthropic" })).messages);
     expect(out).toEqual([
       wire[0],
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "A", content: "a" }, { type: "tool_result", tool_use_id: "B", content: "b" }, { type: "text", text: "also:" }] },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "A", content: "a" },
+          { type: "tool_result", tool_use_id: "B", content: "b" },
+          { type: "text", text: "also:" },
+        ],
+      },
     ]);
   });
 
@@ -150,10 +204,19 @@ describe("§2 every provider rule, checked", () => {
     expect(validateForProvider(reused, "openai-responses")).toEqual([]);
     const unanswered: Message[] = [call("x"), { role: "user", content: [{ type: "text", text: "hm" }] }];
     for (const format of ["anthropic", "openai-chat", "openai-responses", "ai-sdk"] as Format[]) {
-      expect(validateForProvider(unanswered, format).map((p) => p.rule), format).toContain("call_answered_once");
-      expect(validateForProvider([result("ghost")], format).map((p) => p.rule), format).toContain("result_has_call");
+      expect(
+        validateForProvider(unanswered, format).map((p) => p.rule),
+        format,
+      ).toContain("call_answered_once");
+      expect(
+        validateForProvider([result("ghost")], format).map((p) => p.rule),
+        format,
+      ).toContain("result_has_call");
     }
-    const twice: Message[] = [{ role: "user", content: [{ type: "text", text: "a" }] }, { role: "user", content: [{ type: "text", text: "b" }] }];
+    const twice: Message[] = [
+      { role: "user", content: [{ type: "text", text: "a" }] },
+      { role: "user", content: [{ type: "text", text: "b" }] },
+    ];
     expect(validateForProvider(twice, "anthropic").map((p) => p.rule)).toEqual(["roles_alternate"]);
   });
 
@@ -164,8 +227,20 @@ describe("§2 every provider rule, checked", () => {
       { role: "user", content: [{ type: "tool_result", tool_use_id: "call_0", content: "a" }] },
       { role: "assistant", content: [{ type: "tool_use", id: "call_0", name: "bash", input: { command: "cat a" } }] },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "call_0", content: "b" }] },
-      { role: "assistant", content: [{ type: "tool_use", id: "call_0", name: "bash", input: { command: "pytest" } }, { type: "tool_use", id: "call_0_2", name: "bash", input: {} }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "call_0_2", content: "d" }, { type: "tool_result", tool_use_id: "call_0", content: "c" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "call_0", name: "bash", input: { command: "pytest" } },
+          { type: "tool_use", id: "call_0_2", name: "bash", input: {} },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "call_0_2", content: "d" },
+          { type: "tool_result", tool_use_id: "call_0", content: "c" },
+        ],
+      },
     ];
     expect(validateWire(wire, "anthropic").map((p) => p.rule)).toContain("unique_call_ids");
     const run = () => prepareHistory(fromAnthropic(wire), opts({ format: "anthropic" }));
@@ -181,7 +256,9 @@ describe("§2 every provider rule, checked", () => {
     const again = prepareHistory(fromAnthropic(JSON.parse(bytes(out)) as unknown[]), opts({ format: "anthropic" }));
     expect(again.report.idsRewritten).toEqual([]);
     expect(again.report.changed).toBe(false);
-    expect(describePrepareReport(first.report, { format: "anthropic", messagesIn: 7, messagesOut: 7 })).toContain("2 reused call ids renamed (call_0 → call_0_3, call_0 → call_0_4)");
+    expect(describePrepareReport(first.report, { format: "anthropic", messagesIn: 7, messagesOut: 7 })).toContain(
+      "2 reused call ids renamed (call_0 → call_0_3, call_0 → call_0_4)",
+    );
 
     const chat = adapters["openai-chat"].toProvider(fromAnthropic(wire));
     const kept = prepareHistory(adapters["openai-chat"].fromProvider(chat), opts({ format: "openai-chat" }));
@@ -210,12 +287,19 @@ describe("§2 every provider rule, checked", () => {
 
 /** A mini-swe-agent session: every call is `bash`, outputs wrapped in <returncode>/<output>, some commands failing. */
 function bashOnlySession(results: number): unknown[] {
-  const wire: unknown[] = [{ role: "system", content: "You are a helpful assistant that can interact with a computer." }, { role: "user", content: "<pr_description>fix the bug</pr_description>" }];
+  const wire: unknown[] = [
+    { role: "system", content: "You are a helpful assistant that can interact with a computer." },
+    { role: "user", content: "<pr_description>fix the bug</pr_description>" },
+  ];
   for (let i = 0; i < results; i++) {
     const fails = i % 7 === 3;
     const size = [400, 1_200, 2_500, 6_000, 15_000][i % 5]!;
     const body = lines(size, i + 1, fails ? "E   AssertionError in test_case" : "src/module.py:120: def handler");
-    wire.push({ role: "assistant", content: `THOUGHT: step ${i}`, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `step ${i}` }) } }] });
+    wire.push({
+      role: "assistant",
+      content: `THOUGHT: step ${i}`,
+      tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `step ${i}` }) } }],
+    });
     wire.push({ role: "tool", tool_call_id: `call_${i}`, content: `<returncode>${fails ? 1 : 0}</returncode>\n<output>\n${body}</output>` });
   }
   wire.push({ role: "assistant", content: "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" });
@@ -266,13 +350,35 @@ describe("§3 late results and the report", () => {
     expect(answer).not.toContain("Do NOT retry");
     expect(answer).toContain(`recall <<ccr:${archiveKey(late)}>>`);
     expect(recall(`<<ccr:${archiveKey(late)}>>`, archive).text).toBe(late);
-    expect(describePrepareReport(report, { format: "openai-chat", messagesIn: 4, messagesOut: 3 })).toContain("1 late result removed; the call is answered with its recall marker (c1)");
+    expect(describePrepareReport(report, { format: "openai-chat", messagesIn: 4, messagesOut: 3 })).toContain(
+      "1 late result removed; the call is answered with its recall marker (c1)",
+    );
   });
 
   it("the report counts duplicates apart from orphans, never prints a negative saving, and measures chars as budgets do", () => {
     const h = fromAnthropic([
-      { role: "assistant", content: [{ type: "tool_use", id: "a", name: "Read", input: {} }, { type: "tool_use", id: "b", name: "Read", input: {} }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: [{ type: "text", text: "one" }, { type: "text", text: "two" }] }, { type: "tool_result", tool_use_id: "a", content: "dup" }, { type: "tool_result", tool_use_id: "zzz", content: "orphan" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "a", name: "Read", input: {} },
+          { type: "tool_use", id: "b", name: "Read", input: {} },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "a",
+            content: [
+              { type: "text", text: "one" },
+              { type: "text", text: "two" },
+            ],
+          },
+          { type: "tool_result", tool_use_id: "a", content: "dup" },
+          { type: "tool_result", tool_use_id: "zzz", content: "orphan" },
+        ],
+      },
     ]);
     const { report } = prepareHistory(h, opts({ format: "anthropic" }));
     const text = describePrepareReport(report, { format: "anthropic", messagesIn: 2, messagesOut: 2 });
