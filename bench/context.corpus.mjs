@@ -136,6 +136,22 @@ function runCatalog() {
   for (const f of sources.filter((_, i) => i % 2 === 0)) add(sh(`cat ${f}`), "read");
   for (const f of tests.filter((_, i) => i % 3 === 0)) add(sh(`cat ${f}`), "read");
   for (const f of sources.filter((_, i) => i % 5 === 1)) add(sh(`sed -n '1,80p' ${f}`), "read");
+  // the small, targeted commands bash-only agents run most (on real mini-swe-agent sessions the median
+  // output is under 1 KB): a range of lines, a grep in one file, a head, a listing, a status, a one-liner
+  sources.forEach((f, i) => {
+    if (i % 3 !== 0) return;
+    const start = 1 + ((i * 37) % 60);
+    add(sh(`nl -ba ${f} | sed -n '${start},${start + 25 + (i % 30)}p'`), "small");
+    add(sh(`grep -n "${["const", "return", "export", "if (", "throw"][i % 5]}" ${f}`), "small");
+    if (i % 2 === 0) add(sh(`head -20 ${f}`), "small");
+    if (i % 4 === 0) add(sh(`git log --oneline -5 -- ${f}`), "small");
+  });
+  for (const d of ["src/context", "src/cli", "test/context", "bench"]) add(sh(`ls -la ${d}`), "small");
+  add(sh("git status --short"), "small");
+  add(sh("wc -l src/context/*.ts"), "small");
+  add(sh(`node -e "import('./dist/context/index.js').then(m => console.log(m.countLines('a\\nb\\n'), m.archiveKey('x')))"`), "small");
+  add(sh(`node -e "import('./dist/context/index.js').then(m => m.recall('<<ccr:0123456789abcdef>>', { get: () => undefined }))"`), "small");
+  add(sh(`python3 -c "import json,sys; print(json.load(open('package.json'))['scripts']['test'])"`), "small");
   add(sh("node -e \"require('./no-such-module')\""), "run"), step();
   add(sh("npm ls --depth=0"), "run"), step();
   add(sh("node --version && npm --version && git --version"), "run"), step();
@@ -162,8 +178,10 @@ function miniSweAgent(catalog, n, seed) {
     { role: "system", content: "You are a helpful assistant that can interact multiple times with a computer shell to solve programming tasks." },
     { role: "user", content: "<pr_description>\nCompaction loses the order of parallel results. Fix it and add a test.\n</pr_description>" },
   ];
+  const small = catalog.filter((c) => c.kind === "small");
   for (let i = 0; i < n; i++) {
-    const c = pick(r, catalog);
+    // most steps look at a few lines; every third or so reads a file, builds, tests or searches
+    const c = pick(r, r() < 0.6 ? small : catalog);
     wire.push({
       role: "assistant",
       content: `THOUGHT: next I will run \`${c.command}\`.\n\n\`\`\`bash\n${c.command}\n\`\`\``,
