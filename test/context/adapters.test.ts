@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   adapters,
+  assertFormat,
   detectFormat,
   ensureToolResultPairing,
   FORMATS,
@@ -225,12 +226,16 @@ describe("adapters under fuzzing: a clear FormatError or a result, never a crash
     });
   }
 
-  it("detectFormat and unwrapConversation accept or reject any JSON with a FormatError", () => {
+  it("detectFormat, assertFormat and unwrapConversation accept or reject any JSON with a FormatError", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.jsonValue(), fc.array(messageLike())), (json) => {
+      fc.property(fc.oneof(fc.jsonValue(), fc.array(messageLike())), fc.constantFrom(...FORMATS), (json, format) => {
         try {
-          expect(FORMATS).toContain(detectFormat(json));
+          const detected = detectFormat(json);
+          expect(FORMATS).toContain(detected);
           unwrapConversation(json);
+          // the detected format is never refused
+          assertFormat(json, detected);
+          assertFormat(json, format);
         } catch (err) {
           if (!allowed(err)) throw err;
         }

@@ -50,7 +50,8 @@ export function extraOf(obj: Json, known: readonly string[]): Extra | undefined 
     Object.defineProperty(extra, key, { value: obj[key], enumerable: true, writable: true, configurable: true });
   }
   const expected = [...extraKeys, ...known.filter((key) => keys.includes(key))];
-  if (expected.some((key, i) => keys[i] !== key)) (extra ??= {})[KEY_ORDER] = keys;
+  // (an object that itself carries the marker's key keeps its value; only its order is not restored)
+  if (!keys.includes(KEY_ORDER) && expected.some((key, i) => keys[i] !== key)) (extra ??= {})[KEY_ORDER] = keys;
   return extra;
 }
 
