@@ -266,6 +266,24 @@ describe("§2 every provider rule, checked", () => {
     expect(bytes(adapters["openai-chat"].toProvider(kept.messages))).toBe(bytes(chat));
   });
 
+  it("AI SDK: a provider-executed call (answered by the provider inside the assistant message) is carried, never paired", () => {
+    const wire = [
+      { role: "user", content: [{ type: "text", text: "search" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool-call", toolCallId: "ws_1", toolName: "web_search", input: { query: "spool" }, providerExecuted: true },
+          { type: "tool-result", toolCallId: "ws_1", toolName: "web_search", output: { type: "json", value: [{ url: "https://example.com" }] } },
+          { type: "text", text: "Found it." },
+        ],
+      },
+    ];
+    const { messages, report } = prepareHistory(adapters["ai-sdk"].fromProvider(wire), opts({ format: "ai-sdk" }));
+    expect(report.pairing.syntheticResultsInjected).toBe(0);
+    expect(bytes(adapters["ai-sdk"].toProvider(messages))).toBe(bytes(wire));
+    expect(validateWire(wire, "ai-sdk")).toEqual([]);
+  });
+
   it("a file in one format read as another is refused with a named error", () => {
     expect(() => assertFormat(claudeCode, "openai-chat")).toThrow(FormatMismatchError);
     expect(() => assertFormat(claudeCode, "openai-chat")).toThrow(/anthropic format, not openai-chat: nothing was changed/);
