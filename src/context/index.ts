@@ -6,6 +6,7 @@
 export * from "./messages.js";
 export * from "./errors.js";
 export * from "./pairing.js";
+export { LATE_RESULT_CODE, lateResultText } from "./late-result.js";
 export { rewriteCollidingIds, type IdRewrite } from "./id-collisions.js";
 export { validateForProvider, validateWire, type ProviderProblem, type ProviderRule } from "./provider-rules.js";
 export { isFailedCommandOutput } from "./failed-command.js";

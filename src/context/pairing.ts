@@ -2,9 +2,11 @@
 // made it. Positional (block-scoped), not a global id map: providers reuse ids across turns (Kimi's
 // "web_fetch:0" every turn), and a global map once matched an old dangling call to a newer turn's
 // result (chatcli #1208). A result is claimed only between its assistant message and the next one.
-import { archiveKey, formatMarker } from "./archive-key.js";
+// A repair touches only the turn that is broken: every other turn is copied message for message, so
+// its provider bytes (and the prompt cache behind them) stay the same.
+import { lateResult } from "./late-result.js";
 import type { AssistantMessage, AssistantPart, Message, ToolCallPart, ToolResultMessage } from "./messages.js";
-import { textOf, toolResult } from "./messages.js";
+import { toolResult } from "./messages.js";
 
 export const SYNTHETIC_RESULT_TEXT =
   "[Tool result missing — the tool execution was interrupted or failed silently. " +
@@ -174,6 +176,7 @@ function callsInclude(message: AssistantMessage, id: string): boolean {
 }
 
 interface Block {
+  readonly index: number;
   /** The assistant message, with empty and repeated call ids pruned. */
   readonly message: AssistantMessage;
   readonly calls: readonly ToolCallPart[];
@@ -199,6 +202,8 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
 
   // Pass 1: which results each turn claims (positionally: only up to the next assistant message).
   const blocks = new Map<number, Block>();
+  /** Call id → the turns that made a call with it, in order. */
+  const callers = new Map<string, Block[]>();
   const claimed = new Uint8Array(messages.length);
   /** For each unclaimed result: the block whose range it lies in, if any. */
   const governing = new Int32Array(messages.length).fill(-1);
@@ -207,8 +212,13 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
     if (message.role !== "assistant" || !hasAnyCall(message)) continue;
     const pruned = pruneInvalidCalls(message, report);
     const calls = pruned.content.filter((p): p is ToolCallPart => p.type === "toolCall");
-    const block: Block = { message: pruned, calls, results: [], missing: [], intact: pruned === message, late: new Map() };
+    const block: Block = { index: i, message: pruned, calls, results: [], missing: [], intact: pruned === message, late: new Map() };
     blocks.set(i, block);
+    for (const call of calls) {
+      const list = callers.get(call.id);
+      if (list === undefined) callers.set(call.id, [block]);
+      else list.push(block);
+    }
     const wanted = new Set(calls.map((c) => c.id));
     const answered = new Set<string>();
     let adjacent = true;
@@ -238,7 +248,6 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
   }
 
   // Unclaimed results: a late answer to an earlier turn's missing call, a duplicate, or an orphan.
-  const lateTaken = new Set<string>();
   for (let k = 0; k < messages.length; k++) {
     const message = messages[k]!;
     if (message.role !== "tool" || claimed[k] === 1) continue;
@@ -249,7 +258,7 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
       report.duplicateResultIds.push(message.toolCallId);
       continue;
     }
-    const lateFor = lateTarget(blocks, k, message.toolCallId, lateTaken);
+    const lateFor = lateTarget(callers, k, message.toolCallId);
     if (lateFor !== undefined) {
       lateFor.late.set(message.toolCallId, k);
       report.lateResults++;
@@ -301,17 +310,18 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
 }
 
 /** The nearest earlier turn that called `id` and got no result for it (and has not been given a late one yet). */
-function lateTarget(blocks: ReadonlyMap<number, Block>, at: number, id: string, taken: Set<string>): Block | undefined {
-  let best: [number, Block] | undefined;
-  for (const [index, block] of blocks) {
-    if (index >= at) break;
-    if (block.calls.some((c) => c.id === id)) best = [index, block];
+function lateTarget(callers: ReadonlyMap<string, readonly Block[]>, at: number, id: string): Block | undefined {
+  const list = callers.get(id);
+  if (list === undefined) return undefined;
+  let best: Block | undefined;
+  for (let n = list.length - 1; n >= 0; n--) {
+    if (list[n]!.index < at) {
+      best = list[n];
+      break;
+    }
   }
-  if (best === undefined || !best[1].missing.includes(id)) return undefined;
-  const tag = `${best[0]}:${id}`;
-  if (taken.has(tag)) return undefined;
-  taken.add(tag);
-  return best[1];
+  if (best === undefined || !best.missing.includes(id) || best.late.has(id)) return undefined;
+  return best;
 }
 
 /** A result in a rebuilt turn: the first opens the envelope after the assistant message, the rest share it. */
@@ -325,26 +335,6 @@ function rejoined(result: ToolResultMessage, joined: boolean): ToolResultMessage
     return bare as ToolResultMessage;
   }
   return next;
-}
-
-export const LATE_RESULT_CODE = "late_result";
-
-/**
- * What a call whose result came after the next assistant message is answered with: the output exists,
- * here is its recall marker (the text is archived under the key of its content by prepareHistory,
- * which archives every removed result). The model must not be told the output was lost.
- */
-export function lateResultText(text: string): string {
-  if (text === "") return "[This tool call's result arrived late (after the next assistant message) and was empty.]";
-  return (
-    `[This tool call's result arrived late (after the next assistant message), so it was moved out of the conversation to keep ` +
-    `calls and results paired. The output exists (${text.length} chars): recall ${formatMarker(archiveKey(text))} to read it. ` +
-    `Do not re-run the call just to see it.]`
-  );
-}
-
-function lateResult(call: ToolCallPart, late: ToolResultMessage): ToolResultMessage {
-  return toolResult(call.id, lateResultText(textOf(late)), { isError: late.isError, ...(late.isError ? { errorCode: LATE_RESULT_CODE } : {}), toolName: call.name });
 }
 
 function hasAnyCall(message: AssistantMessage): boolean {

@@ -111,6 +111,18 @@ describe("ensureToolResultPairing — chatcli §11.1 cases", () => {
     expect(text(messages[2])).toBe("interleaved");
   });
 
+  it("several late results of one turn each point at their own text; a later turn reusing the id keeps its own result", () => {
+    const h = [A("x", "y"), say("meanwhile"), T("y", "late y"), T("x", "late x")];
+    const { messages, report } = ensureToolResultPairing(h);
+    expect(report.lateResults).toBe(2);
+    expect(texts3(messages)).toEqual([lateResultText("late x"), lateResultText("late y")]);
+    const reused = [A("x"), say("meanwhile"), A("x"), T("x", "fresh")];
+    const second = ensureToolResultPairing(reused);
+    expect(second.report.lateResults).toBe(0);
+    expect(second.report.syntheticResultsInjected).toBe(1);
+    expect(texts3(second.messages)).toEqual([SYNTHETIC_RESULT_TEXT, "fresh"]);
+  });
+
   it("SyntheticsAreErrorMarked: synthetic results are errors with code missing_result and the call's tool name", () => {
     const { messages } = ensureToolResultPairing([A("wf:0")]);
     const synthetic = tool(messages[1]);
