@@ -28,6 +28,8 @@ export function rewriteCollidingIds(messages: readonly Message[]): { messages: r
   if (all.size === calls) return { messages, rewrites };
 
   const seen = new Set<string>();
+  /** Per id, the suffix to try next: a `call_0` reused in every one of 10,000 turns costs 10,000 lookups, not 50 million. */
+  const nextSuffix = new Map<string, number>();
   let out: Message[] | undefined;
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
@@ -44,7 +46,7 @@ export function rewriteCollidingIds(messages: readonly Message[]): { messages: r
         content.push(part);
         continue;
       }
-      const to = freshId(part.id, all);
+      const to = freshId(part.id, all, nextSuffix);
       all.add(to);
       seen.add(to);
       renamed.set(part.id, to);
@@ -64,9 +66,11 @@ export function rewriteCollidingIds(messages: readonly Message[]): { messages: r
 }
 
 /** `<id>_2`, `<id>_3`, … — the first that no call uses. Kept within Anthropic's id alphabet when the id is. */
-function freshId(id: string, taken: ReadonlySet<string>): string {
-  for (let n = 2; ; n++) {
+function freshId(id: string, taken: ReadonlySet<string>, nextSuffix: Map<string, number>): string {
+  for (let n = nextSuffix.get(id) ?? 2; ; n++) {
     const candidate = `${id}_${n}`;
-    if (!taken.has(candidate)) return candidate;
+    if (taken.has(candidate)) continue;
+    nextSuffix.set(id, n + 1);
+    return candidate;
   }
 }

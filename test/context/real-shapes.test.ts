@@ -411,3 +411,18 @@ describe("§3 late results and the report", () => {
     expect(text).not.toMatch(/-\d+(\.\d+)?% less/);
   });
 });
+
+describe("many collisions", () => {
+  it("an id reused in each of 20,000 turns gets 19,999 distinct new names (the last call_0_20000), and one pass is a fixed point", () => {
+    const h: Message[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      h.push({ role: "assistant", content: [{ type: "toolCall", id: "call_0", name: "bash", input: {} }] });
+      h.push({ role: "tool", toolCallId: "call_0", isError: false, content: [{ type: "text", text: `out ${i}` }] });
+    }
+    const { messages, report } = prepareHistory(h, { archive: new MemoryArchive(), env: {}, format: "anthropic", assertValid: false });
+    expect(report.idsRewritten).toHaveLength(19_999);
+    expect(new Set(report.idsRewritten.map((w) => w.to)).size).toBe(19_999);
+    expect(report.idsRewritten.at(-1)?.to).toBe("call_0_20000");
+    expect(prepareHistory(messages, { archive: new MemoryArchive(), env: {}, format: "anthropic", assertValid: false }).report.changed).toBe(false);
+  });
+});
