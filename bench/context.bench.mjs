@@ -54,13 +54,15 @@ const KINDS = {
     return JSON.stringify(items, null, r() < 0.5 ? 2 : 0);
   },
   source(r, size) {
-    let s = "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\n";
-    while (s.length < size) s += `func ${word(r)}${hex(r, 4)}(x int) int {\n\tif x > ${Math.floor(r() * 99)} {\n\t\tfmt.Println("${word(r)}")\n\t}\n\treturn x * ${Math.floor(r() * 9)}\n}\n\n`;
+    let s = 'package main\n\nimport (\n\t"fmt"\n\t"os"\n)\n\n';
+    while (s.length < size)
+      s += `func ${word(r)}${hex(r, 4)}(x int) int {\n\tif x > ${Math.floor(r() * 99)} {\n\t\tfmt.Println("${word(r)}")\n\t}\n\treturn x * ${Math.floor(r() * 9)}\n}\n\n`;
     return s;
   },
   tests(r, size) {
     let s = "";
-    while (s.length < size) s += ` ${r() < 0.05 ? "FAIL" : "✓"} test/${word(r)}.test.ts > ${word(r)} ${word(r)} returns ${word(r)} (${Math.floor(r() * 50)}ms)\n`;
+    while (s.length < size)
+      s += ` ${r() < 0.05 ? "FAIL" : "✓"} test/${word(r)}.test.ts > ${word(r)} ${word(r)} returns ${word(r)} (${Math.floor(r() * 50)}ms)\n`;
     return s + `\n Test Files  ${Math.floor(r() * 9)} failed | 120 passed\n`;
   },
 };
@@ -83,7 +85,10 @@ function transcript(n, seed) {
     const ids = Array.from({ length: calls }, (_, i) => `toolu_${seed}_${turn}_${i}`);
     msgs.push({
       role: "assistant",
-      content: [{ type: "text", text: `Checking ${word(r)}.` }, ...ids.map((id) => ({ type: "tool_use", id, name: r() < 0.5 ? "read" : "grep", input: { q: word(r) } }))],
+      content: [
+        { type: "text", text: `Checking ${word(r)}.` },
+        ...ids.map((id) => ({ type: "tool_use", id, name: r() < 0.5 ? "read" : "grep", input: { q: word(r) } })),
+      ],
     });
     msgs.push({
       role: "user",
@@ -170,7 +175,19 @@ function corpusRow({ name, format, file }) {
       if (shown.includes(`<<ccr:${key}>>`) && workspace.get(key) === original) recalled++;
     }
     const r = out.report;
-    return { name, format, results: r.resultsBefore, before: r.charsBefore, after: r.charsAfter, reduction: 1 - r.charsAfter / r.charsBefore, cut, recalled, fixedPoint, failedKept: r.microcompact.failedKept, ms };
+    return {
+      name,
+      format,
+      results: r.resultsBefore,
+      before: r.charsBefore,
+      after: r.charsAfter,
+      reduction: 1 - r.charsAfter / r.charsBefore,
+      cut,
+      recalled,
+      fixedPoint,
+      failedKept: r.microcompact.failedKept,
+      ms,
+    };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -179,23 +196,59 @@ function corpusRow({ name, format, file }) {
 const corpus = buildCorpus({ fresh: process.argv.includes("--fresh-corpus") }).map(corpusRow);
 const misses = corpus.filter((c) => (c.results >= 50 && c.reduction < 0.6) || c.recalled !== c.cut || !c.fixedPoint);
 if (JSON_OUT) {
-  for (const c of corpus) console.log(JSON.stringify({ bench: "context-corpus", session: c.name, format: c.format, toolResults: c.results, toolResultCharsBefore: c.before, toolResultCharsAfter: c.after, reduction: +c.reduction.toFixed(4), cutTexts: c.cut, recalledByteIdentical: c.recalled, fixedPoint: c.fixedPoint, failedKept: c.failedKept, firstPassMs: +c.ms.toFixed(1) }));
+  for (const c of corpus)
+    console.log(
+      JSON.stringify({
+        bench: "context-corpus",
+        session: c.name,
+        format: c.format,
+        toolResults: c.results,
+        toolResultCharsBefore: c.before,
+        toolResultCharsAfter: c.after,
+        reduction: +c.reduction.toFixed(4),
+        cutTexts: c.cut,
+        recalledByteIdentical: c.recalled,
+        fixedPoint: c.fixedPoint,
+        failedKept: c.failedKept,
+        firstPassMs: +c.ms.toFixed(1),
+      }),
+    );
 } else {
   console.log(`bench:context corpus — real command output from this machine (bench/context.corpus.mjs), node ${process.version}`);
-  console.log("session                    | format           | results | tool-result chars before → after | reduction | cut texts recalled byte-identical | 2nd pass same bytes | 1st pass ms");
+  console.log(
+    "session                    | format           | results | tool-result chars before → after | reduction | cut texts recalled byte-identical | 2nd pass same bytes | 1st pass ms",
+  );
   for (const c of corpus) {
     console.log(
       `${c.name.padEnd(26)} | ${c.format.padEnd(16)} | ${String(c.results).padStart(7)} | ${`${c.before} → ${c.after}`.padStart(32)} | ${`${(c.reduction * 100).toFixed(1)}%`.padStart(9)} | ${`${c.recalled}/${c.cut}`.padStart(33)} | ${String(c.fixedPoint).padStart(19)} | ${c.ms.toFixed(1).padStart(11)}`,
     );
   }
-  console.log(misses.length === 0 ? "goal met: ≥ 60% fewer tool-result chars on every session of ≥ 50 results; every cut text recalled byte-identically" : `goal NOT met: ${misses.map((m) => m.name).join(", ")}`);
+  console.log(
+    misses.length === 0
+      ? "goal met: ≥ 60% fewer tool-result chars on every session of ≥ 50 results; every cut text recalled byte-identically"
+      : `goal NOT met: ${misses.map((m) => m.name).join(", ")}`,
+  );
   console.log("");
 }
 
 const rows = [run(200, 9), run(2000, 5)];
 if (JSON_OUT) {
   for (const r of rows) {
-    console.log(JSON.stringify({ bench: "context", messages: r.n, samples: r.samples, toolResults: r.toolResults, firstPassMs: +r.first.toFixed(2), secondPassMs: +r.second.toFixed(3), secondOverFirst: +(r.second / r.first).toFixed(4), baselineStructuredCloneMs: +r.clone.toFixed(2), toolResultCharsBefore: r.before, toolResultCharsAfter: r.after, reduction: +(1 - r.after / r.before).toFixed(4) }));
+    console.log(
+      JSON.stringify({
+        bench: "context",
+        messages: r.n,
+        samples: r.samples,
+        toolResults: r.toolResults,
+        firstPassMs: +r.first.toFixed(2),
+        secondPassMs: +r.second.toFixed(3),
+        secondOverFirst: +(r.second / r.first).toFixed(4),
+        baselineStructuredCloneMs: +r.clone.toFixed(2),
+        toolResultCharsBefore: r.before,
+        toolResultCharsAfter: r.after,
+        reduction: +(1 - r.after / r.before).toFixed(4),
+      }),
+    );
   }
 } else {
   console.log(`bench:context — node ${process.version}, median of samples, fresh transcript + workspace per sample`);
