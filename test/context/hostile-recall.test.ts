@@ -5,7 +5,7 @@ import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { archiveKey, createWorkspace, extractRecallKeys, MemoryArchive, readOnlyLookup, recall, RecallError, WorkspaceError } from "../../src/context/index.js";
-import { createHarness, createRecallTool } from "../../src/harness/index.js";
+import { createHarness, createReadTool, createRecallTool } from "../../src/harness/index.js";
 import { createMemoryStore } from "../../src/store/index.js";
 import { tempDir } from "./helpers.js";
 
@@ -172,5 +172,31 @@ describe("Symlinks in archive/ and results/", () => {
     expect(ws.archive.put(text)).toBe(k);
     expect(ws.get(k)).toBe(text);
     expect(execFileSync("cat", [secret], { encoding: "utf8" })).toBe("root:x:0:0:secret\n");
+  });
+});
+
+describe("Symlinks in spill/: the read tool follows the same rule", () => {
+  it("a link out of the workspace and a FIFO are refused with a clear error, a file inside is read", async () => {
+    const root = dir();
+    const secret = join(root, "secret.txt");
+    writeFileSync(secret, "root:x:0:0:secret\n");
+    const ws = createWorkspace({ root, sessionId: "s", env: {} });
+    symlinkSync(secret, join(ws.spillDir, "out.log"));
+    execFileSync("mkfifo", [join(ws.spillDir, "pipe.log")]);
+    writeFileSync(join(ws.spillDir, "ok.log"), "fine\n");
+    const harness = createHarness({ store: createMemoryStore(), workspace: ws, tools: [createReadTool()] });
+    const results = await harness.runTools("op-1", [
+      { toolCallId: "c1", toolName: "read", args: { path: "spill/out.log" } },
+      { toolCallId: "c2", toolName: "read", args: { path: "spill/pipe.log" } },
+      { toolCallId: "c3", toolName: "read", args: { path: "spill/ok.log" } },
+    ]);
+    const text = (i: number): string => JSON.stringify(results[i]!.content);
+    expect(results[0]!.isError).toBe(true);
+    expect(text(0)).toContain("outside it");
+    expect(text(0)).not.toContain("root:x");
+    expect(results[1]!.isError).toBe(true);
+    expect(text(1)).toContain("not a regular file");
+    expect(results[2]!.isError).toBe(false);
+    expect(text(2)).toContain("fine");
   });
 });

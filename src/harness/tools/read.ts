@@ -72,10 +72,11 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
       const asked = isAbsolute(args.path) ? args.path : resolve(base, args.path);
       // Inside the workspace, the file is opened by its resolved path: what was judged inside is what is read.
       const path = options.anyFile ? asked : ctx.workspace.resolveReadable(asked);
-      if (options.anyFile) checkFile(asked, args.path);
       if (path === undefined) {
         throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read is limited to the session workspace ${ctx.workspace.dir}; ${args.path} is outside it (or does not exist)`);
       }
+      // A FIFO or device would block the stream: only regular files are read.
+      checkFile(path, args.path);
       const capture = new OutputCapture(resolveLimits(output));
       let line = 1; // the line the next byte belongs to
       let size = 0;
