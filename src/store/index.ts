@@ -19,3 +19,7 @@ export { openSqliteStore } from "./sqlite/store.js";
 export type { SqliteStoreOptions } from "./sqlite/store.js";
 export { openSessionRepo } from "./repo.js";
 export type { SessionRepo, SessionInfo, SessionOpenOptions, RepoBackend } from "./repo.js";
+export { openPostgresStore } from "./postgres/store.js";
+export type { PostgresStore, PostgresStoreOptions, ConnectionEvent } from "./postgres/store.js";
+export { DatabaseError, LeaseLostError, SpillStoreError, type DatabaseTarget, type DatabaseProblem } from "./postgres/errors.js";
+export { redactUrl } from "./postgres/redact.js";
