@@ -5,7 +5,7 @@
 // The server is started through a small shell that stops it (immediate mode) when our stdin pipe
 // closes, so a test worker that dies never leaves a postmaster behind.
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -48,7 +48,7 @@ function runAsUser() {
 
 /**
  * Starts a cluster; resolves to { url, host, port, dir, stop(), kill() }.
- * `url` connects as the superuser `spool` (trust auth on 127.0.0.1) to the database `spool`.
+ * `url` connects as the superuser `spool` (password auth on 127.0.0.1) to the database `spool`.
  */
 export async function startPgCluster(options = {}) {
   const bin = findPgBin();
@@ -61,7 +61,12 @@ export async function startPgCluster(options = {}) {
     chownSync(dir, user.uid, user.gid);
     chmodSync(dir, 0o700);
   }
-  const [c1, a1] = as(join(bin, "initdb"), ["-D", data, "-U", "spool", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
+  // Password auth over TCP (so tests can present wrong credentials), trust on the private socket.
+  const password = "spool-test-pw";
+  const pwfile = join(dir, "pwfile");
+  writeFileSync(pwfile, password + "\n");
+  if (user) chownSync(pwfile, user.uid, user.gid);
+  const [c1, a1] = as(join(bin, "initdb"), ["-D", data, "-U", "spool", "--pwfile", pwfile, "--auth-host=scram-sha-256", "--auth-local=trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
   execFileSync(c1, a1, { stdio: ["ignore", "ignore", "pipe"] });
   const port = options.port ?? (await freePort());
   const settings = [
@@ -76,7 +81,7 @@ export async function startPgCluster(options = {}) {
   const quoted = [join(bin, "postgres"), "-D", data, ...settings].map((w) => `'${String(w).replace(/'/g, `'\\''`)}'`).join(" ");
   // The shell owns the postmaster: stdin EOF (our death, or stop()) stops it with SIGQUIT (immediate).
   const script = `${quoted} </dev/null >>'${dir}/server.log' 2>&1 & pid=$!; cat >/dev/null; kill -QUIT $pid 2>/dev/null; wait $pid`;
-  const admin = `postgres://spool@127.0.0.1:${port}/postgres`;
+  const admin = `postgres://spool:${password}@127.0.0.1:${port}/postgres`;
   let running;
   const launch = async () => {
     const [c, a] = as("sh", ["-c", script]);
@@ -112,7 +117,8 @@ export async function startPgCluster(options = {}) {
   };
   await launch();
   return {
-    url: `postgres://spool@127.0.0.1:${port}/spool`,
+    url: `postgres://spool:${password}@127.0.0.1:${port}/spool`,
+    password,
     host: "127.0.0.1",
     port,
     dir,

@@ -273,6 +273,10 @@ class PgStore implements PostgresStore {
       let conn: Connection | undefined;
       try {
         conn = await connect(this.#url, { ...this.#options, connectTimeoutMs: Math.max(500, Math.min(deadline - Date.now(), this.#options.connectTimeoutMs ?? 10_000)) });
+        // The server may have come back without our latest commits, or without the session row
+        // or schema at all (it crashed before flushing them): recreate, then reconcile below.
+        await ensureSchema(conn.client, this.schema);
+        await conn.client.query(`INSERT INTO ${this.schema}.sessions (session_id, next_seq) VALUES (${literal(this.sessionId)}, 1) ON CONFLICT (session_id) DO NOTHING`);
         await setup(conn.client, this.#options.durability);
         await takeLease(conn.client, this.schema, this.sessionId, `${describeTarget(this.target)} session ${JSON.stringify(this.sessionId)}`).catch((e) => {
           throw e instanceof Error && e.name === "SessionLockedError" ? new LeaseLostError(this.target, this.sessionId) : e;
@@ -298,21 +302,24 @@ class PgStore implements PostgresStore {
           throw e;
         }
         lastError = e;
+        // Only an unreachable server is worth waiting for; anything else will not heal by retrying.
+        if (classify(e) !== "unreachable") break;
         await new Promise((r) => setTimeout(r, Math.min(delay, Math.max(0, deadline - Date.now()))));
         delay = Math.min(delay * 2, 2000);
       }
     }
     const seconds = Math.round((this.#options.reconnectTimeoutMs ?? 30_000) / 1000);
     const cause = lastError === undefined ? "" : ` (${String((this.#wrap(lastError) as Error).message ?? lastError)})`;
+    const why = lastError !== undefined && classify(lastError) !== "unreachable" ? "the session could not be restored after the connection dropped" : `the database stayed unreachable for ${seconds} s`;
     const path = this.#options.fallbackPath;
     if (path !== undefined && this.#closing === undefined) {
-      const error = new DatabaseError("lost", this.target, `the database stayed unreachable for ${seconds} s${cause}; the session continues in the local log ${path}.`);
+      const error = new DatabaseError("lost", this.target, `${why}${cause}; the session continues in the local log ${path}.`);
       this.#local = await writeFallback(path, this.sessionId, this.#state, this.#durableNext);
       this.#fallback = { path, error };
       this.#event({ type: "fallback", message: error.message, path });
       return false;
     }
-    const error = new DatabaseError("lost", this.target, `the database stayed unreachable for ${seconds} s${cause}; nothing more was written to it.`);
+    const error = new DatabaseError("lost", this.target, `${why}${cause}; nothing more was written to it.`);
     this.#failed = error;
     this.#event({ type: "failed", message: error.message });
     throw error;
@@ -421,7 +428,8 @@ export async function openPostgresStore(url: string | undefined, options: Postgr
   const conn = await connect(url, options);
   const where = `${describeTarget(conn.target)} session ${JSON.stringify(sid)}`;
   try {
-    await setup(conn.client, options.durability);
+    // Schema and session row are created with synchronous commit; only data commits follow `durability`.
+    await conn.client.query("SET standard_conforming_strings = on");
     await ensureSchema(conn.client, schema);
     const create = options.create ?? true;
     const inserted = create
@@ -431,6 +439,7 @@ export async function openPostgresStore(url: string | undefined, options: Postgr
     const r = await conn.client.query<{ next_seq: string }>(`SELECT next_seq FROM ${schema}.sessions WHERE session_id = ${literal(sid)}`);
     if (r.rows.length === 0) throw new SessionNotFoundError(where);
     await takeLease(conn.client, schema, sid, where);
+    await setup(conn.client, options.durability);
     // Read after the lease: a previous writer's last commit is in.
     const r2 = await conn.client.query<{ next_seq: string }>(`SELECT next_seq FROM ${schema}.sessions WHERE session_id = ${literal(sid)}`);
     const state = await loadState(conn.client, schema, sid);

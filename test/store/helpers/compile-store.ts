@@ -19,14 +19,17 @@ function* tsFiles(dir: string): Generator<string> {
 /** Returns the path of the transpiled `src/store/index.js`. */
 export function compileStoreForChildren(): string {
   const out = tempDir("spool-store-js-");
-  const src = join(repo, "src/store");
-  for (const file of tsFiles(src)) {
-    const js = ts.transpileModule(readFileSync(file, "utf8"), {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
-    }).outputText;
-    const dest = join(out, "store", relative(src, file)).replace(/\.ts$/, ".js");
-    mkdirSync(dirname(dest), { recursive: true });
-    writeFileSync(dest, js);
+  // The store's only import from outside its folder is the error base every layer shares.
+  for (const layer of ["store", "errors"]) {
+    const src = join(repo, "src", layer);
+    for (const file of tsFiles(src)) {
+      const js = ts.transpileModule(readFileSync(file, "utf8"), {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+      }).outputText;
+      const dest = join(out, layer, relative(src, file)).replace(/\.ts$/, ".js");
+      mkdirSync(dirname(dest), { recursive: true });
+      writeFileSync(dest, js);
+    }
   }
   writeFileSync(join(out, "package.json"), '{"type":"module"}');
   symlinkSync(join(repo, "node_modules"), join(out, "node_modules"), "dir");

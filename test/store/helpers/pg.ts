@@ -10,6 +10,7 @@ export interface Cluster {
   readonly host: string;
   readonly port: number;
   readonly dir: string;
+  readonly password: string;
   halt(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
