@@ -9,7 +9,7 @@ import { OPEN_OPERATIONS, readDurableOutput, readTranscript, type HarnessEvent }
 import type { ToolOutputState } from "../output/index.js";
 import { value, type SessionSnapshot } from "../store/index.js";
 
-export type SessionStatus = "running" | "succeeded" | "failed" | "interrupted";
+export type SessionStatus = "running" | "succeeded" | "failed" | "timed out" | "interrupted";
 
 /** Written by `spool run` when it starts and when it ends. */
 export interface RunInfo {

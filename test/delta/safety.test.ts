@@ -1,5 +1,5 @@
 // pi-design.md §10.3: safety and validation (rules in §1.4 and §2.5), plus the lead's decision that the
-// tracker rejects non-JSON values at record time with NotJsonError (a TypeError).
+// tracker rejects non-JSON values at record time with NotJsonError (a SpoolError).
 import { afterEach, describe, expect, it } from "vitest";
 import {
   apply,
@@ -191,10 +191,10 @@ describe("array indices", () => {
     }).toThrow();
     expect(() => {
       t.state.xs[0] = undefined;
-    }).toThrow(TypeError);
+    }).toThrow(NotJsonError);
     expect(() => {
       t.state.xs.push(undefined);
-    }).toThrow(TypeError);
+    }).toThrow(NotJsonError);
     expect(t.target).toEqual({ xs: [1, 2] });
     expect(t.flush()).toEqual([]);
   });

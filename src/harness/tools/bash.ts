@@ -50,10 +50,14 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
         capture: { limits: output, spill: { dir: ctx.workspace.dir, id: toolCallId } },
         onUpdate: (u) => {
           view = applyUpdate(view, u);
-          if (u.kind === "append") out.write(u.text);
-          else out.replace(view.text);
-          out.capture(view);
-          if (view.spillPath !== undefined && out.details.spillPath !== view.spillPath) out.details.spillPath = view.spillPath;
+          const v = view;
+          // One batch: the text and its totals are published together.
+          out.batch(() => {
+            if (u.kind === "append") out.write(u.text);
+            else out.replace(v.text);
+            out.capture(v);
+            if (v.spillPath !== undefined && out.details.spillPath !== v.spillPath) out.details.spillPath = v.spillPath;
+          });
         },
       });
       if (out.state.content[0].text !== result.text) out.replace(result.text);
@@ -67,7 +71,7 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
       if (result.binary) out.details.binary = true;
       const footer = describeTruncation(result, output.retain);
       if (footer) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${footer}`);
-      if (result.timedOut) throw new Error(`Command timed out after ${args.timeout}s (exit ${result.exitCode})`);
+      if (result.timedOut) throw new Error(`Command timed out after ${args.timeout}s; its process group was killed`);
       if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
       if (result.exitCode !== 0) throw new Error(`Command exited with code ${result.exitCode}`);
     },

@@ -8,7 +8,8 @@
 // moves the session to a local JSONL log (`fallbackPath`) and carries on there, or fails.
 import type { Client } from "pg";
 import type { Value, ValueList } from "../address.js";
-import { SessionExistsError, SessionIdError, SessionNotFoundError, StoreClosedError } from "../errors.js";
+import { SessionExistsError, SessionLockedError, SessionNotFoundError, StoreClosedError } from "../errors.js";
+import { checkSessionId } from "../layout.js";
 import { normalizeReadOptions } from "../read-options.js";
 import { scopeKey, type Scope } from "../scope.js";
 import { ScopedState } from "../scoped-state.js";
@@ -68,12 +69,7 @@ export interface PostgresStore extends Store {
   withClient<R>(task: (client: Client) => Promise<R>): Promise<R>;
 }
 
-const SID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
-
-export function checkSessionId(id: unknown): string {
-  if (typeof id !== "string" || !SID.test(id)) throw new SessionIdError(id);
-  return id;
-}
+export { checkSessionId };
 
 class PgStore implements PostgresStore {
   readonly kind = "postgres" as const;
@@ -279,7 +275,7 @@ class PgStore implements PostgresStore {
         await conn.client.query(`INSERT INTO ${this.schema}.sessions (session_id, next_seq) VALUES (${literal(this.sessionId)}, 1) ON CONFLICT (session_id) DO NOTHING`);
         await setup(conn.client, this.#options.durability);
         await takeLease(conn.client, this.schema, this.sessionId, `${describeTarget(this.target)} session ${JSON.stringify(this.sessionId)}`).catch((e) => {
-          throw e instanceof Error && e.name === "SessionLockedError" ? new LeaseLostError(this.target, this.sessionId) : e;
+          throw e instanceof SessionLockedError ? new LeaseLostError(this.target, this.sessionId) : e;
         });
         const r = await conn.client.query<{ next_seq: string }>(`SELECT next_seq FROM ${this.schema}.sessions WHERE session_id = ${literal(this.sessionId)}`);
         const dbNext = Number(r.rows[0]?.next_seq ?? -1);
