@@ -15,6 +15,8 @@ import { EXIT } from "./exit.js";
 import { createLiveDisplay } from "./run-live.js";
 import { directorySize, newSessionView, reduceSessionView, RUN_INFO, type RunInfo, type SessionStatus, type SessionSummary, type SessionView } from "./session-view.js";
 import { ROOT } from "./shared-options.js";
+import { STORE, storeTarget, type StoreTarget } from "./store-option.js";
+import { finishPostgresRun, postgresRepoOptions } from "./run-postgres.js";
 import { UsageError } from "./usage-error.js";
 import { startViewerServer } from "./viewer-server.js";
 
@@ -25,7 +27,7 @@ const OPTIONS = {
   tail: { type: "boolean", help: "keep the end of the output (the default)" },
   timeout: { type: "string", value: "SECONDS", help: "kill the process group after SECONDS (exit 124, as GNU timeout)" },
   json: { type: "boolean", help: "print {exitCode, signal, timedOut, aborted, binary, text, truncation, spillPath, session}" },
-  store: { type: "string", value: "KIND", help: "session log backend: jsonl (default) or sqlite" },
+  store: STORE,
   root: ROOT,
   session: { type: "string", value: "ID", help: "add this run to session ID (created when it does not exist yet)" },
   serve: { type: "string", value: "PORT", optionalValue: true, help: "serve the live viewer (its URL is printed before the command starts) and\nkeep serving after the command ends until Ctrl-C" },
@@ -44,7 +46,7 @@ interface RunArgs {
   timeoutMs?: number;
   json: boolean;
   quiet: boolean;
-  store: "jsonl" | "sqlite";
+  store: StoreTarget;
   root: string;
   session?: string;
   serve: boolean;
@@ -62,8 +64,7 @@ function parse(values: OptionValues<typeof OPTIONS>, positionals: readonly strin
     }
     timeoutMs = Math.round(seconds * 1000);
   }
-  const store = values.store ?? "jsonl";
-  if (store !== "jsonl" && store !== "sqlite") throw new UsageError(`--store must be jsonl or sqlite, got "${store}"`);
+  const store = storeTarget(values.store);
   const serve = values.serve !== undefined;
   if (values.exit && !serve) throw new UsageError("--exit only makes sense with --serve");
   const port = values.serve ? intOption("serve", values.serve, 0, 65535) : undefined;
@@ -138,7 +139,7 @@ async function run(a: RunArgs): Promise<number> {
   }
 
   try {
-    const repo = openSessionRepo(root, { backend: a.store });
+    const repo = a.store.kind === "postgres" ? openSessionRepo(root, { backend: "postgres", url: a.store.url, postgres: postgresRepoOptions() }) : openSessionRepo(root, { backend: a.store.kind });
     // A second writer on one session gets a clear "session is open in process N" from the store.
     const session = a.session === undefined ? await repo.create({ id }) : await openOrCreate(repo, id);
     const store: Store = session.store;
@@ -196,6 +197,8 @@ async function run(a: RunArgs): Promise<number> {
     const end: RunInfo = { ...info, endedAt: new Date().toISOString(), status, exitCode, ...(state ? { truncation: state.truncation, details: state.details } : {}) };
     await store.commit([setValue(RUN_INFO, end)]);
     const transcript = viewer ? harness.transcript() : [];
+    // A database session: the spill goes to the database too; a run whose database went away says so.
+    const lost = await finishPostgresRun(store, d.spillPath, a.root, id);
     await store.close();
     const spillPath = typeof d.spillPath === "string" ? relative(process.cwd(), d.spillPath) || d.spillPath : null;
     const sessionPath = relative(process.cwd(), session.dir) || session.dir;
@@ -220,6 +223,7 @@ async function run(a: RunArgs): Promise<number> {
       const body = shown.replace(/^\n+/, "").replace(/\n+$/, "");
       process.stdout.write(`${body === "" ? (shown === text ? "(no output)\n" : "") : `${body}\n`}Session: ${sessionPath}\n`);
     }
+    if (lost !== undefined) process.stderr.write(`spool run: ${lost}\n`);
 
     if (viewer && sessionState && listState) {
       sessionState.mutate((v) => {
@@ -237,7 +241,8 @@ async function run(a: RunArgs): Promise<number> {
         });
       }
     }
-    return exit;
+    // The command's own failure status stands; a run that succeeded but lost its database fails.
+    return lost !== undefined && exit === 0 ? EXIT.failure : exit;
   } finally {
     await viewer?.close();
   }

@@ -1,0 +1,124 @@
+// The CLI on a PostgreSQL store, through the built binary against a real server: --store and
+// SPOOL_STORE, faults at start (one line, password never shown, command not run), the server stopped
+// in the middle of a run (command not killed, output kept, local session readable), spills stored in
+// the database, sessions/inspect/gc on the database.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { listPostgresSpills, openPostgresSpill } from "../../src/store/index.js";
+import { ownCluster, type Cluster } from "../store/helpers/pg.js";
+import { killStarted, runSpool, startSpool } from "../support/cli.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { until } from "../support/until.js";
+
+let cluster: Cluster;
+beforeAll(async () => {
+  cluster = await ownCluster();
+});
+afterAll(async () => {
+  removeTempDirs();
+  await cluster?.stop();
+});
+afterEach(killStarted);
+
+const env = (extra: NodeJS.ProcessEnv = {}) => ({ ...process.env, SPOOL_STORE: "", ...extra });
+
+describe("spool run --store postgres://", () => {
+  it("records the run in the database and lists and inspects it from there, spill included byte for byte", async () => {
+    const cwd = tempDir("spool-pg-cli-");
+    const r = runSpool(["run", "--json", "-q", "--store", cluster.url, "--", "sh", "-c", "seq 1 30000"], { cwd, env: env() });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout) as { session: { id: string }; spillPath: string };
+    const id = out.session.id;
+    const listed = runSpool(["sessions", "--json"], { cwd, env: env({ SPOOL_STORE: cluster.url }) });
+    expect(listed.status).toBe(0);
+    expect((JSON.parse(listed.stdout) as { id: string; status: string }[]).map((s) => [s.id, s.status])).toEqual([[id, "succeeded"]]);
+    const inspected = runSpool(["inspect", "--store", cluster.url, id], { cwd, env: env() });
+    expect(inspected.status).toBe(0);
+    expect(inspected.stdout).toContain(`Session ${id} (postgres) — succeeded`);
+    expect(inspected.stdout).not.toContain(cluster.password);
+    const spills = await listPostgresSpills(cluster.url, id);
+    expect(spills).toEqual([{ name: "call-1.log", bytes: readFileSync(join(cwd, out.spillPath)).length, complete: true }]);
+    const chunks: Buffer[] = [];
+    for await (const c of openPostgresSpill(cluster.url, id, "call-1.log")) chunks.push(c as Buffer);
+    expect(Buffer.concat(chunks).equals(readFileSync(join(cwd, out.spillPath)))).toBe(true);
+  });
+
+  it("wrong credentials: one line naming host and database, no password, exit 1, the command not run", () => {
+    const cwd = tempDir("spool-pg-cli-");
+    const u = new URL(cluster.url);
+    u.password = "not-the-password-42";
+    const r = runSpool(["run", "--", "touch ran-anyway"], { cwd, env: env({ SPOOL_STORE: u.toString() }) });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(new RegExp(`^spool run: PostgreSQL at 127\\.0\\.0\\.1:${cluster.port}, database "spool": authentication failed`));
+    expect(r.stderr).not.toContain("not-the-password-42");
+    expect(existsSync(join(cwd, "ran-anyway"))).toBe(false);
+  });
+
+  it("a bad --store value is a usage error that never echoes a password", () => {
+    const cwd = tempDir("spool-pg-cli-");
+    const r = runSpool(["sessions", "--store", "mysql://u:pw-secret@h/db"], { cwd, env: env() });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("--store must be jsonl, sqlite or a postgres:// URL");
+    expect(r.stderr).not.toContain("pw-secret");
+  });
+
+  it("gc --older-than removes idle database sessions and keeps fresh ones", () => {
+    const cwd = tempDir("spool-pg-cli-");
+    const e = env({ SPOOL_STORE: cluster.url });
+    expect(runSpool(["run", "-q", "--", "echo one"], { cwd, env: e }).status).toBe(0);
+    const dry = runSpool(["gc", "--older-than", "1h", "--dry-run"], { cwd, env: e });
+    expect(dry.stdout).toMatch(/Would free 0 B from 0 sessions/);
+    const before = (JSON.parse(runSpool(["sessions", "--json"], { cwd, env: e }).stdout) as unknown[]).length;
+    const gone = runSpool(["gc", "--older-than", "0s"], { cwd, env: e });
+    expect(gone.status).toBe(0);
+    expect(gone.stdout).toMatch(new RegExp(`from ${before} sessions? in postgres://spool:\\*\\*\\*@`));
+    expect(JSON.parse(runSpool(["sessions", "--json"], { cwd, env: e }).stdout)).toEqual([]);
+  });
+});
+
+describe("spool run when the database goes away mid-run (the test stops the server)", () => {
+  const script = "for i in $(seq 1 30); do echo line $i; sleep 0.1; done";
+
+  it("reconnects when the server comes back: the run succeeds and the database holds all of it", async () => {
+    const cwd = tempDir("spool-pg-cli-");
+    const run = startSpool(["run", "--store", cluster.url, "--", script], { cwd, env: env({ SPOOL_PG_RECONNECT_SECONDS: "20" }) });
+    await until(() => run.err().includes("line 5"), "line 5");
+    await cluster.halt();
+    await new Promise((r) => setTimeout(r, 800));
+    await cluster.start();
+    expect(await run.exited).toBe(0);
+    expect(run.out()).toContain("line 30");
+    expect(run.err()).toMatch(/spool: lost the connection to PostgreSQL at 127\.0\.0\.1:\d+, database "spool"/);
+    expect(run.err()).toMatch(/spool: reconnected/);
+    const id = /Session: .*sessions\/(\S+)/.exec(run.out())![1]!;
+    const inspected = runSpool(["inspect", "--json", "--store", cluster.url, id], { cwd, env: env() });
+    const report = JSON.parse(inspected.stdout) as { status: string; transcriptEntries: number };
+    expect(report).toMatchObject({ status: "succeeded", transcriptEntries: 1 });
+  });
+
+  it("stays down: the command finishes, nothing it printed is lost, one clear error, a local session inspect reads", async () => {
+    const cwd = tempDir("spool-pg-cli-");
+    const run = startSpool(["run", "--store", cluster.url, "--", script], { cwd, env: env({ SPOOL_PG_RECONNECT_SECONDS: "1" }) });
+    await until(() => run.err().includes("line 5"), "line 5");
+    await cluster.halt();
+    const code = await run.exited;
+    await cluster.start();
+    expect(code).toBe(1);
+    expect(run.out()).toContain("line 30");
+    const errLines = run.err().split("\n").filter((l) => l.startsWith("spool run:"));
+    expect(errLines).toHaveLength(1);
+    expect(errLines[0]).toMatch(/PostgreSQL at 127\.0\.0\.1:\d+, database "spool": the database stayed unreachable for 1 s/);
+    expect(errLines[0]).toMatch(/spool inspect --store jsonl --root \.spool \S+/);
+    expect(run.err()).not.toContain(cluster.password);
+    const id = /--root \.spool (\S+)/.exec(errLines[0]!)![1]!;
+    const inspected = runSpool(["inspect", "--json", "--root", ".spool", id], { cwd, env: env() });
+    expect(inspected.status).toBe(0);
+    const report = JSON.parse(inspected.stdout) as { status: string; backend: string; calls: { outputChars: number }[] };
+    expect(report.backend).toBe("jsonl");
+    expect(report.status).toBe("succeeded");
+    expect(report.calls.length).toBe(1);
+  });
+});
