@@ -69,8 +69,11 @@ async function timeCommits(store, makeWrites, n) {
   return Number(process.hrtime.bigint() - t0) / 1e9;
 }
 
+// SPOOL_BENCH_SECTIONS=scale (comma-separated: commit, recover, workload, scale) runs only those.
+const want = (section) => !process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.split(",").includes(section);
+
 // ---- 1. commit throughput --------------------------------------------------------------------
-for (const b of BACKENDS) {
+if (want("commit")) for (const b of BACKENDS) {
   const store = await b.open();
   const scope = ephemeralScope("op:bench");
   const out = list("pi.pending.tool_output", "call_1", scope);
@@ -95,7 +98,7 @@ function opsElement(i) {
 }
 // The three sizes are read in interleaved rounds so drift (GC, JIT, CPU frequency) hits them alike.
 const SIZES = [1000, 10000, 100000];
-for (const b of BACKENDS.filter((x) => !x.name.endsWith("/os"))) {
+if (want("recover")) for (const b of BACKENDS.filter((x) => !x.name.endsWith("/os"))) {
   const scope = ephemeralScope("op:recover");
   const out = list("pi.pending.tool_output", "call_1", scope);
   const built = [];
@@ -214,7 +217,7 @@ const pgTableBytes = async () => {
   await c.end();
   return Number(r.rows[0].b);
 };
-for (const b of [BACKENDS[1], BACKENDS[3], BACKENDS[5]]) {
+if (want("workload")) for (const b of [BACKENDS[1], BACKENDS[3], BACKENDS[5]]) {
   for (const scoped of [true, false]) {
     const file = fileFor(b);
     const before = b.name.startsWith("postgres") ? await pgTableBytes() : 0;
@@ -250,7 +253,7 @@ for (const b of [BACKENDS[1], BACKENDS[3], BACKENDS[5]]) {
 // the writer calling commit() to the viewer hearing of it (one machine, one clock).
 const SCALE_SECONDS = Number(process.env.SPOOL_BENCH_SCALE_SECONDS ?? 5);
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
-for (const n of (process.env.SPOOL_BENCH_SCALE ?? "1,10,50").split(",").map(Number)) {
+if (want("scale")) for (const n of (process.env.SPOOL_BENCH_SCALE ?? "1,10,50").split(",").map(Number)) {
   const schema = `${PG_SCHEMA}_n${n}`;
   const heard = new Map();
   const { performance } = await import("node:perf_hooks");
@@ -298,12 +301,17 @@ for (const n of (process.env.SPOOL_BENCH_SCALE ?? "1,10,50").split(",").map(Numb
   const c = new pg.Client({ connectionString: PG_URL });
   await c.connect();
   const grew = Number((await c.query("SELECT coalesce(sum(pg_total_relation_size(format('%I.%I', schemaname, tablename))), 0)::bigint AS b FROM pg_tables WHERE schemaname = $1", [schema])).rows[0].b) - sizeBefore;
+  // What is still live after settlement (the rest is dead tuples that autovacuum makes reusable).
+  const liveBytes = Number(
+    (await c.query(`SELECT (SELECT coalesce(sum(octet_length(value)), 0) FROM ${schema}.list_values) + (SELECT coalesce(sum(octet_length(value)), 0) FROM ${schema}.scalar_values) AS b`)).rows[0].b,
+  );
   await c.end();
   const label = `N = ${n} writers`;
   row("scale", `${label}: commits/s (all writers)`, "postgres/process", lat.length / wallS, "commits/s", `${lat.length} commits in ${wallS.toFixed(1)} s`);
   row("scale", `${label}: commit latency p50`, "postgres/process", pct(lat, 50), "ms");
   row("scale", `${label}: commit latency p99`, "postgres/process", pct(lat, 99), "ms");
   row("scale", `${label}: table growth vs settled transcript`, "postgres/process", grew / Math.max(1, transcript), "×", `${MB(grew).toFixed(2)} MB of tables for ${MB(transcript).toFixed(2)} MB of transcript`);
+  row("scale", `${label}: live row bytes vs settled transcript`, "postgres/process", liveBytes / Math.max(1, transcript), "×", "rows still stored once operations settle and retire (open operations' last window included)");
   row("scale", `${label}: commit-to-viewer p50 (LISTEN/NOTIFY)`, "postgres/process", pct(toViewer, 50), "ms", `${toViewer.length} of ${lat.length} commits heard`);
   row("scale", `${label}: commit-to-viewer p99 (LISTEN/NOTIFY)`, "postgres/process", pct(toViewer, 99), "ms");
 }
