@@ -79,6 +79,39 @@ describe("spool run --store postgres://", () => {
   });
 });
 
+describe("spool serve --store postgres://", () => {
+  it("follows a live run recorded from another directory (another machine's root) through LISTEN/NOTIFY", async () => {
+    const viewerDir = tempDir("spool-pg-viewer-");
+    const writerDir = tempDir("spool-pg-writer-");
+    // A 1 h timer: the viewer can only learn of the run from its notifications.
+    const serve = startSpool(["serve", "--port", "0", "--interval", "3600000", "--store", cluster.url], { cwd: viewerDir, env: env() });
+    const at = await until(() => /at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+)/.exec(serve.err()), "the viewer URL");
+    expect(serve.err()).not.toContain(cluster.password);
+    const run = startSpool(["run", "--store", cluster.url, "--", "sh", "-c", "echo first-line; sleep 1.5; echo second-line; sleep 0.5"], { cwd: writerDir, env: env() });
+    await until(() => run.err().includes("first-line"), "the run's first line");
+    const listed = JSON.parse(runSpool(["sessions", "--json", "--store", cluster.url], { cwd: viewerDir, env: env() }).stdout) as { id: string; status: string }[];
+    const id = listed.find((s) => s.status === "running")!.id;
+    const res = await until(async () => {
+      const r = await fetch(`${at[1]}/v1/state/${encodeURIComponent(`session:${id}`)}?token=${at[2]}`);
+      return r.ok ? r : undefined;
+    }, "the session's state on the viewer");
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    const deadline = Date.now() + 15_000;
+    while (!seen.includes("second-line") && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+    }
+    await reader.cancel();
+    expect(seen).toContain("first-line");
+    expect(seen).toContain("second-line");
+    expect(await run.exited).toBe(0);
+    serve.child.kill("SIGINT");
+    expect(await serve.exited).toBe(0);
+  }, 40_000);
+});
+
 describe("spool run when the database goes away mid-run (the test stops the server)", () => {
   const script = "for i in $(seq 1 30); do echo line $i; sleep 0.1; done";
 
