@@ -53,7 +53,7 @@ export const gcCommand = defineCommand({
     let removed = 0;
     let kept = 0;
     for (const entry of listSessions(root)) {
-      let loaded;
+      let loaded: Awaited<ReturnType<typeof loadSession>>;
       try {
         loaded = await loadSession(entry);
       } catch (err) {

@@ -121,7 +121,7 @@ export function viewFromSnapshot(id: string, snap: Pick<SessionSnapshot, "get" |
 
 export function directorySize(dir: string): number {
   let total = 0;
-  let entries;
+  let entries: import("node:fs").Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {
