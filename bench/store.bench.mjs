@@ -26,7 +26,7 @@ const JSON_OUT = process.argv.includes("--json");
 // PostgreSQL: the server named by SPOOL_BENCH_PG, else a throwaway cluster (scripts/pg-cluster.mjs)
 // on this machine, so the rows compare backends on the same disk and cores.
 const { startPgCluster } = await import("../scripts/pg-cluster.mjs");
-const cluster = process.env.SPOOL_BENCH_PG ? undefined : await startPgCluster();
+const cluster = process.env.SPOOL_BENCH_PG ? undefined : await startPgCluster({ durable: true });
 const PG_URL = process.env.SPOOL_BENCH_PG ?? cluster.url;
 const PG_SCHEMA = `bench_${Date.now().toString(36)}`;
 let pgSession = 0;

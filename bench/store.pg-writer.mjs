@@ -7,7 +7,7 @@ import { appendList, ephemeralScope, list, openPostgresStore, retireScope, setVa
 
 const [url, schema, sessionId, seconds, seed] = process.argv.slice(2);
 let rnd = Number(seed);
-const random = () => ((rnd = (rnd * 1103515245 + 12345) % 2147483648) / 2147483648);
+const random = () => (rnd = (rnd * 1103515245 + 12345) % 2147483648) / 2147483648;
 const WORDS = "compiling linking warning error note CC LD src/ lib/ -O2 -Wall unused variable deprecated test passed failed".split(" ");
 function line(i) {
   let s = `[${(i * 0.013).toFixed(3)}] `;
@@ -40,7 +40,13 @@ for (let op = 0; Date.now() < end; op++) {
     let chunk = "";
     while (chunk.length < 2048) chunk += line(lineNo++);
     window = (window + chunk).slice(-50_000);
-    await timed([appendList(out, c % 50 === 0 ? [["r", { content: [{ type: "text", text: window }] }]] : [["a", ["content", 0, "text"], chunk]], c % 50 === 0 ? "base" : undefined)]);
+    await timed([
+      appendList(
+        out,
+        c % 50 === 0 ? [["r", { content: [{ type: "text", text: window }] }]] : [["a", ["content", 0, "text"], chunk]],
+        c % 50 === 0 ? "base" : undefined,
+      ),
+    ]);
   }
   const result = { role: "toolResult", toolCallId: `call-${op}`, content: [{ type: "text", text: window.slice(-2048) }], isError: false };
   transcriptBytes += Buffer.byteLength(JSON.stringify(result));

@@ -52,7 +52,10 @@ function runAsUser() {
  */
 export async function startPgCluster(options = {}) {
   const bin = findPgBin();
-  if (!bin) throw new Error("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin: run `bash scripts/pretest.sh` (it installs Debian's postgresql) or set SPOOL_TEST_PG");
+  if (!bin)
+    throw new Error(
+      "no PostgreSQL server binaries under /usr/lib/postgresql/*/bin: run `bash scripts/pretest.sh` (it installs Debian's postgresql) or set SPOOL_TEST_PG",
+    );
   const dir = mkdtempSync(join(tmpdir(), "spool-pg-"));
   const data = join(dir, "data");
   const user = runAsUser();
@@ -66,17 +69,36 @@ export async function startPgCluster(options = {}) {
   const pwfile = join(dir, "pwfile");
   writeFileSync(pwfile, password + "\n");
   if (user) chownSync(pwfile, user.uid, user.gid);
-  const [c1, a1] = as(join(bin, "initdb"), ["-D", data, "-U", "spool", "--pwfile", pwfile, "--auth-host=scram-sha-256", "--auth-local=trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
+  const [c1, a1] = as(join(bin, "initdb"), [
+    "-D",
+    data,
+    "-U",
+    "spool",
+    "--pwfile",
+    pwfile,
+    "--auth-host=scram-sha-256",
+    "--auth-local=trust",
+    "--no-sync",
+    "-E",
+    "UTF8",
+    "--locale=C",
+  ]);
   execFileSync(c1, a1, { stdio: ["ignore", "ignore", "pipe"] });
   const port = options.port ?? (await freePort());
   const settings = [
-    "-c", `port=${port}`,
-    "-c", "listen_addresses=127.0.0.1",
-    "-c", `unix_socket_directories=${dir}`,
-    "-c", "fsync=off",
-    "-c", "full_page_writes=off",
-    "-c", `max_connections=${options.maxConnections ?? 200}`,
-    "-c", "shared_buffers=64MB",
+    "-c",
+    `port=${port}`,
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    `unix_socket_directories=${dir}`,
+    // Tests trade the server's own crash safety for speed (they kill clients, never the machine);
+    // benchmarks pass { durable: true } so "os" durability includes the disk flush.
+    ...(options.durable ? [] : ["-c", "fsync=off", "-c", "full_page_writes=off"]),
+    "-c",
+    `max_connections=${options.maxConnections ?? 200}`,
+    "-c",
+    "shared_buffers=64MB",
   ];
   const quoted = [join(bin, "postgres"), "-D", data, ...settings].map((w) => `'${String(w).replace(/'/g, `'\\''`)}'`).join(" ");
   // The shell owns the postmaster: stdin EOF (our death, or stop()) stops it with SIGQUIT (immediate).

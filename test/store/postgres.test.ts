@@ -109,7 +109,7 @@ describe("the writer lease", () => {
     }
     await new Promise((r) => p.once("exit", r));
     const t0 = Date.now();
-    let store;
+    let store: Awaited<ReturnType<typeof openPostgresStore>>;
     for (;;) {
       try {
         store = await open(sid);
