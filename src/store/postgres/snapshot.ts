@@ -3,8 +3,8 @@
 import type { Value, ValueList } from "../address.js";
 import { SessionNotFoundError } from "../errors.js";
 import type { SessionSnapshot } from "../jsonl/snapshot.js";
-import { normalizeReadOptions } from "../read-options.js";
-import { scopeKey, type Scope } from "../scope.js";
+import type { Scope } from "../scope.js";
+import { getFromState, readListFromState } from "../state-reads.js";
 import type { ListPage, ListReadOptions } from "../store.js";
 import { describeTarget } from "./errors.js";
 import { withDatabase, type DatabaseOptions } from "./session.js";
@@ -26,13 +26,8 @@ export async function readPostgresSnapshot(url: string | undefined, sessionId: s
     }
   });
   return {
-    get<T>(address: Value<T, Scope>) {
-      const json = state.getJson(scopeKey(address.scope), address.namespace, address.key);
-      return json === undefined ? undefined : (JSON.parse(json) as T);
-    },
-    readList<T>(address: ValueList<T, Scope>, o?: ListReadOptions): ListPage<T> {
-      return state.readList<T>(scopeKey(address.scope), address.namespace, address.key, normalizeReadOptions(o));
-    },
+    get: <T>(address: Value<T, Scope>) => getFromState(state, address),
+    readList: <T>(address: ValueList<T, Scope>, o?: ListReadOptions): ListPage<T> => readListFromState(state, address, o),
     stats: () => state.stats(),
   };
 }

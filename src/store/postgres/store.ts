@@ -10,9 +10,9 @@ import type { Client } from "pg";
 import type { Value, ValueList } from "../address.js";
 import { SessionExistsError, SessionLockedError, SessionNotFoundError, StoreClosedError } from "../errors.js";
 import { checkSessionId } from "../layout.js";
-import { normalizeReadOptions } from "../read-options.js";
-import { scopeKey, type Scope } from "../scope.js";
+import type { Scope } from "../scope.js";
 import { ScopedState } from "../scoped-state.js";
+import { getFromState, readListFromState } from "../state-reads.js";
 import type { CommitResult, Durability, ListPage, ListReadOptions, Store, StoreStats } from "../store.js";
 import { prepareTransaction, type Write } from "../write.js";
 import { classify, connect, toDatabaseError, type ConnectOptions, type Connection } from "./connect.js";
@@ -327,13 +327,12 @@ class PgStore implements PostgresStore {
 
   get<T>(address: Value<T, Scope>): T | undefined {
     this.#checkOpen("read");
-    const json = this.#state.getJson(scopeKey(address.scope), address.namespace, address.key);
-    return json === undefined ? undefined : (JSON.parse(json) as T);
+    return getFromState(this.#state, address);
   }
 
   readList<T>(address: ValueList<T, Scope>, options?: ListReadOptions): ListPage<T> {
     this.#checkOpen("read");
-    return this.#state.readList<T>(scopeKey(address.scope), address.namespace, address.key, normalizeReadOptions(options));
+    return readListFromState(this.#state, address, options);
   }
 
   stats(): StoreStats {
