@@ -16,7 +16,14 @@ export function storeTarget(flag: string | undefined): StoreTarget {
   const raw = flag ?? process.env.SPOOL_STORE ?? "jsonl";
   if (raw === "jsonl" || raw === "") return { kind: "jsonl" };
   if (raw === "sqlite") return { kind: "sqlite" };
-  if (/^postgres(ql)?:\/\//i.test(raw)) return { kind: "postgres", url: raw, shown: redactUrl(raw) };
+  if (/^postgres(ql)?:\/\//i.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new UsageError(`${flag === undefined ? "SPOOL_STORE" : "--store"} is not a valid URL: ${redactUrl(raw)} (use postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE)`);
+    }
+    return { kind: "postgres", url: raw, shown: redactUrl(raw) };
+  }
   const from = flag === undefined ? "SPOOL_STORE" : "--store";
   throw new UsageError(`${from} must be jsonl, sqlite or a postgres:// URL, got "${redactUrl(raw)}"`);
 }

@@ -22,7 +22,7 @@ export { openSessionRepo } from "./repo.js";
 export type { SessionRepo, SessionInfo, SessionOpenOptions, RepoBackend } from "./repo.js";
 export { openPostgresStore } from "./postgres/store.js";
 export type { PostgresStore, PostgresStoreOptions, ConnectionEvent } from "./postgres/store.js";
-export { DatabaseError, LeaseLostError, SpillStoreError, type DatabaseTarget, type DatabaseProblem } from "./postgres/errors.js";
+export { DatabaseError, DatabaseUrlError, LeaseLostError, SpillStoreError, type DatabaseTarget, type DatabaseProblem } from "./postgres/errors.js";
 export { redactUrl } from "./postgres/redact.js";
 export { readPostgresSnapshot } from "./postgres/snapshot.js";
 export { listPostgresSessions, deletePostgresSession, forkPostgresSession, gcPostgresSessions } from "./postgres/catalog.js";

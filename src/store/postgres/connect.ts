@@ -2,8 +2,8 @@
 // exactly as it does for any pg user; we only turn its failures into one line that names the host
 // and database and never the password. `pg` is loaded on first use, so JSONL users never load it.
 import type { Client, ClientConfig } from "pg";
-import { DatabaseError, type DatabaseProblem, type DatabaseTarget } from "./errors.js";
-import { redact } from "./redact.js";
+import { DatabaseError, DatabaseUrlError, type DatabaseProblem, type DatabaseTarget } from "./errors.js";
+import { redact, redactUrl } from "./redact.js";
 
 export interface ConnectOptions {
   /** Give up on a connection attempt after this long (default 10 000 ms): never a hang. */
@@ -56,7 +56,8 @@ export function toDatabaseError(e: unknown, target: DatabaseTarget, password: st
 
 export function targetOf(client: Client): DatabaseTarget {
   const c = client as unknown as { host: string; port: number; database: string; user: string };
-  return { host: c.host, port: c.port, database: c.database ?? c.user, user: c.user };
+  const user = c.user ?? "(none: set PGUSER or put one in the URL)";
+  return { host: c.host, port: c.port, database: c.database ?? c.user ?? "(none: set PGDATABASE or put one in the URL)", user };
 }
 
 export interface Connection {
@@ -74,7 +75,12 @@ export async function connect(url: string | undefined, options: ConnectOptions =
     application_name: options.applicationName ?? "spool",
     keepAlive: true,
   };
-  const client = new pg.Client(config);
+  let client: Client;
+  try {
+    client = new pg.Client(config);
+  } catch (e) {
+    throw new DatabaseUrlError(url === undefined ? "the PG* environment" : redactUrl(url), String((e as Error).message));
+  }
   const target = targetOf(client);
   const password = (client as unknown as { password?: string }).password ?? undefined;
   // A connection that drops emits 'error'; without a listener that would crash the process.

@@ -51,3 +51,10 @@ export class SpillStoreError extends SpoolError {
     super("SPOOL_STORE_SPILL", detail, options);
   }
 }
+
+/** A database URL the driver cannot read. */
+export class DatabaseUrlError extends SpoolError {
+  constructor(shown: string, detail: string) {
+    super("SPOOL_STORE_DB_URL", `cannot read the database URL ${shown} (${detail}); use postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…].`);
+  }
+}
