@@ -2,7 +2,7 @@
 // live ones (recorded by another `spool run` process) followed by re-reading their logs as they grow.
 import { statSync } from "node:fs";
 import { createStateHost, type MutableState } from "../harness/index.js";
-import { DEFAULT_ROOT, followPostgresCommits, sessionsDir, type Follower } from "../store/index.js";
+import { DEFAULT_ROOT, followPostgresCommits, listPostgresSpills, openPostgresSpill, sessionsDir, type Follower } from "../store/index.js";
 import { defineCommand, intOption } from "./command.js";
 import { listEntries, loadSession, type SessionEntry } from "./session-catalog.js";
 import { ROOT } from "./shared-options.js";
@@ -101,7 +101,12 @@ export const serveCommand = defineCommand({
       }, { onGap: kick });
     }
     await refresh();
-    const viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), port });
+    // Spills recorded on other machines are streamed from the database, chunk by chunk.
+    const remoteSpill =
+      target.kind === "postgres"
+        ? async (id: string, name: string) => ((await listPostgresSpills(target.url, id)).some((s) => s.name === name) ? openPostgresSpill(target.url, id, name) : undefined)
+        : undefined;
+    const viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), port, ...(remoteSpill ? { remoteSpill } : {}) });
     const from = target.kind === "postgres" ? target.shown : sessionsDir(root);
     process.stderr.write(`spool: serving ${states.size} session${states.size === 1 ? "" : "s"} from ${from} at ${viewer.pageUrl}\n`);
     const timer = setInterval(kick, interval);

@@ -112,6 +112,25 @@ describe("spool serve --store postgres://", () => {
   }, 40_000);
 });
 
+describe("spool serve --store postgres:// and spills", () => {
+  it("serves a spill recorded in another root from the database, byte for byte", async () => {
+    const writerDir = tempDir("spool-pg-writer-");
+    const viewerDir = tempDir("spool-pg-viewer-");
+    const r = runSpool(["run", "--json", "-q", "--store", cluster.url, "--", "sh", "-c", "seq 1 40000"], { cwd: writerDir, env: env() });
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout) as { session: { id: string }; spillPath: string };
+    const serve = startSpool(["serve", "--port", "0", "--store", cluster.url], { cwd: viewerDir, env: env() });
+    const at = await until(() => /at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+)/.exec(serve.err()), "the viewer URL");
+    const res = await fetch(`${at[1]}/files/${out.session.id}/spill/call-1.log?token=${at[2]}`);
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(writerDir, out.spillPath)))).toBe(true);
+    const missing = await fetch(`${at[1]}/files/${out.session.id}/spill/nope.log?token=${at[2]}`);
+    expect(missing.status).toBe(404);
+    serve.child.kill("SIGINT");
+    expect(await serve.exited).toBe(0);
+  }, 30_000);
+});
+
 describe("spool run when the database goes away mid-run (the test stops the server)", () => {
   const script = "for i in $(seq 1 30); do echo line $i; sleep 0.1; done";
 
