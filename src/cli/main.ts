@@ -1,9 +1,15 @@
-#!/usr/bin/env node
 // The `spool` command: finds the command, loads it, and ends the process with the exit code exit.ts
 // chooses. Nothing here imports a layer: `spool --version` and an unknown command cost only this file.
 import { readFileSync } from "node:fs";
 import module from "node:module";
 import { commands } from "./commands.js";
+
+// Node 22 warns when node:sqlite loads (`--store sqlite`): a note about Node, not about the command.
+const emitWarning = process.emitWarning;
+process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+  if (String(warning).includes("SQLite is an experimental feature")) return;
+  (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+}) as typeof process.emitWarning;
 
 // Compiled code is cached across runs (Node >= 22.1): most of a short command's startup is compiling.
 module.enableCompileCache?.();

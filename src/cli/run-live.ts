@@ -3,9 +3,8 @@
 // A terminal gets a live region — the last lines of the bounded view and a status line — redrawn in
 // place by log-update (it erases exactly what it drew, wrapped lines included); anything else gets
 // each cleaned line once.
-import cliTruncate from "cli-truncate";
-import { createLogUpdate } from "log-update";
 import { formatBytes, type Retain } from "../capture/index.js";
+import { bashDetails } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 
 export interface LiveDisplay {
@@ -24,17 +23,25 @@ function status(state: ToolOutputState | undefined, startedAt: number): string {
   if (!state) return `⏵ ${elapsed}s · waiting for output`;
   const t = state.truncation;
   const parts = [`⏵ ${elapsed}s`, formatBytes(t.totalBytes), `${t.totalLines} line${t.totalLines === 1 ? "" : "s"}`];
-  if (state.details.binary) parts.push("binary");
+  const d = bashDetails(state.details);
+  if (d.binary) parts.push("binary");
   else if (t.truncated) parts.push(`truncated (${t.truncatedBy})`);
-  if (typeof state.details.spillPath === "string") parts.push(`spill: ${state.details.spillPath}`);
+  if (d.spillPath !== undefined) parts.push(`spill: ${d.spillPath}`);
   return parts.join(" · ");
 }
 
-export function createLiveDisplay(stream: NodeJS.WriteStream, retain: Retain): LiveDisplay {
-  return stream.isTTY ? terminalRegion(stream) : lineStream(stream, retain);
+export async function createLiveDisplay(stream: NodeJS.WriteStream, retain: Retain): Promise<LiveDisplay> {
+  if (!stream.isTTY) return lineStream(stream, retain);
+  // Loaded only for a terminal: a piped run (an agent's) does not pay for them at startup.
+  const [{ default: cliTruncate }, { createLogUpdate }] = await Promise.all([import("cli-truncate"), import("log-update")]);
+  return terminalRegion(stream, cliTruncate, createLogUpdate);
 }
 
-function terminalRegion(stream: NodeJS.WriteStream): LiveDisplay {
+function terminalRegion(
+  stream: NodeJS.WriteStream,
+  cliTruncate: typeof import("cli-truncate").default,
+  createLogUpdate: typeof import("log-update").createLogUpdate,
+): LiveDisplay {
   const startedAt = performance.now();
   let state: ToolOutputState | undefined;
   const region = createLogUpdate(stream);

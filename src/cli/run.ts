@@ -6,10 +6,9 @@ import { fstatSync } from "node:fs";
 import { join, relative } from "node:path";
 import { createWorkspace } from "../context/index.js";
 import { applyImmutable } from "../delta/index.js";
-import { createBashTool, createHarness, createStateHost, OPEN_OPERATIONS, readTranscript, type MutableState } from "../harness/index.js";
+import { bashDetails, createBashTool, createHarness, createStateHost, OPEN_OPERATIONS, readTranscript, type MutableState } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { DEFAULT_ROOT, ensureDir, newSessionId, openSessionRepo, SessionNotFoundError, sessionsDir, setValue, type Store } from "../store/index.js";
-import { WireError } from "../wire/index.js";
 import { defineCommand, intOption, type OptionValues } from "./command.js";
 import { EXIT } from "./exit.js";
 import { createLiveDisplay } from "./run-live.js";
@@ -18,7 +17,7 @@ import { ROOT } from "./shared-options.js";
 import { STORE, storeTarget, type StoreTarget } from "./store-option.js";
 import { finishPostgresRun, postgresRepoOptions } from "./run-postgres.js";
 import { UsageError } from "./usage-error.js";
-import { startViewerServer } from "./viewer-server.js";
+import type { ViewerServer } from "./viewer-server.js";
 
 const OPTIONS = {
   "max-bytes": { type: "string", value: "N", help: "keep at most N bytes of cleaned text (default 51200)" },
@@ -95,8 +94,8 @@ function harnessRunNumber(store: Store): number {
 
 /** How the run ended: the session's status and spool's exit code (124 timed out, 130 Ctrl-C). */
 function outcome(state: ToolOutputState | undefined, signal: NodeJS.Signals | undefined): { status: SessionStatus; exit: number } {
-  const d = state?.details ?? {};
-  const code = typeof d.exitCode === "number" ? d.exitCode : EXIT.failure;
+  const d = bashDetails(state?.details);
+  const code = d.exitCode ?? EXIT.failure;
   if (d.timedOut) return { status: "timed out", exit: EXIT.timedOut };
   if (d.aborted) return { status: "interrupted", exit: signal === "SIGTERM" ? 143 : EXIT.interrupted };
   return { status: code === 0 ? "succeeded" : "failed", exit: code };
@@ -121,13 +120,15 @@ async function run(a: RunArgs): Promise<number> {
   const info: RunInfo = { command: a.command, cwd: process.cwd(), pid: process.pid, startedAt, endedAt: null, status: "running", exitCode: null };
 
   // The viewer starts first, so a port in use records no session for a command that never ran.
-  let viewer: Awaited<ReturnType<typeof startViewerServer>> | undefined;
+  let viewer: ViewerServer | undefined;
   let sessionState: MutableState<SessionView> | undefined;
   let listState: MutableState<{ sessions: SessionSummary[] }> | undefined;
   if (a.serve) {
     const host = createStateHost();
     sessionState = host.state(`session:${id}`, newSessionView(id, info));
     listState = host.state("sessions", { sessions: [] as SessionSummary[] });
+    // Loaded only here: the HTTP server and its dependencies cost startup time on every plain run.
+    const [{ startViewerServer }, { WireError }] = await Promise.all([import("./viewer-server.js"), import("../wire/index.js")]);
     try {
       viewer = await startViewerServer({ states: host, sessionsDir: root, ...(a.port !== undefined ? { port: a.port } : {}) });
     } catch (err) {
@@ -161,7 +162,7 @@ async function run(a: RunArgs): Promise<number> {
       process.stderr.write(`spool: viewer at ${viewer.pageUrl}\n`);
     }
 
-    const live = a.quiet ? undefined : createLiveDisplay(process.stderr, a.retain);
+    const live = a.quiet ? undefined : await createLiveDisplay(process.stderr, a.retain);
     let state: ToolOutputState | undefined;
     harness.on((e) => {
       if (e.type !== "tool_update") return;
@@ -191,8 +192,8 @@ async function run(a: RunArgs): Promise<number> {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
     }
-    const d = state?.details ?? {};
-    const exitCode = typeof d.exitCode === "number" ? d.exitCode : 1;
+    const d = bashDetails(state?.details);
+    const exitCode = d.exitCode ?? EXIT.failure;
     const { status, exit } = outcome(state, signal);
     const end: RunInfo = { ...info, endedAt: new Date().toISOString(), status, exitCode, ...(state ? { truncation: state.truncation, details: state.details } : {}) };
     await store.commit([setValue(RUN_INFO, end)]);
@@ -200,7 +201,7 @@ async function run(a: RunArgs): Promise<number> {
     // A database session: the spill goes to the database too; a run whose database went away says so.
     const lost = await finishPostgresRun(store, d.spillPath, a.root, id);
     await store.close();
-    const spillPath = typeof d.spillPath === "string" ? relative(process.cwd(), d.spillPath) || d.spillPath : null;
+    const spillPath = d.spillPath !== undefined ? relative(process.cwd(), d.spillPath) || d.spillPath : null;
     const sessionPath = relative(process.cwd(), session.dir) || session.dir;
     if (a.json) {
       process.stdout.write(

@@ -4,8 +4,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolResultMessage } from "../context/index.js";
-import { applyImmutable } from "../delta/index.js";
-import { OPEN_OPERATIONS, readDurableOutput, readTranscript, type HarnessEvent } from "../harness/index.js";
+import { OPEN_OPERATIONS, readDurableOutput, readTranscript, reduceCalls, type CallView as HarnessCallView, type HarnessEvent } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { value, type SessionSnapshot } from "../store/index.js";
 
@@ -27,13 +26,9 @@ export interface RunInfo {
 
 export const RUN_INFO = value<RunInfo>("spool", "run");
 
-export interface CallView {
-  id: string;
-  name: string;
-  args: unknown;
+/** A call as the session view holds it: the harness's call fold, with its output typed. */
+export interface CallView extends HarnessCallView {
   output: ToolOutputState | undefined;
-  ended: boolean;
-  isError: boolean;
 }
 
 export interface SessionView {
@@ -63,27 +58,7 @@ export function newSessionView(id: string, info: RunInfo): SessionView {
 
 /** Fold one harness event into a view (by mutation: it runs under a tracked state). */
 export function reduceSessionView(view: SessionView, event: HarnessEvent): void {
-  switch (event.type) {
-    case "tool_start":
-      view.calls.push({ id: event.toolCallId, name: event.toolName, args: event.args, output: undefined, ended: false, isError: false });
-      return;
-    case "tool_update": {
-      const call = view.calls.find((c) => c.id === event.toolCallId);
-      // Immutable fold: `call` is a tracked proxy; the assignment is diffed, so appends stay appends.
-      if (call) call.output = applyImmutable(call.output, event.ops);
-      return;
-    }
-    case "tool_end": {
-      const call = view.calls.find((c) => c.id === event.toolCallId);
-      if (call) {
-        call.ended = true;
-        call.isError = event.isError;
-      }
-      return;
-    }
-    default:
-      return;
-  }
+  reduceCalls(view.calls, event);
 }
 
 /** A session as its log holds it: settled calls from the transcript, unsettled ones from their last durable flush. */

@@ -4,7 +4,7 @@
 // the pacing once; close() cancels the trailing timer so nothing is emitted after the terminal flush.
 // Every `rebaseEvery`-th flush is a base batch, so durable recovery replays at most that many batches.
 import { SpoolError } from "../errors/index.js";
-import { AdaptivePublisher, countLines, utf8Length as byteLength, type CaptureMetadata, type Retain, type Truncation } from "../capture/index.js";
+import { AdaptivePublisher, countLines, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, utf8Length as byteLength, type CaptureMetadata, type Retain, type Truncation } from "../capture/index.js";
 import { isBase, track, type Op, type Tracker } from "../delta/index.js";
 import { fitHead, fitTail } from "./window.js";
 
@@ -116,8 +116,8 @@ function emptyTruncation(maxBytes: number, maxLines: number): Mutable<Truncation
 
 export function createToolOutput(options: ToolOutputOptions): ToolOutput {
   const retain = options.retain ?? "tail";
-  const maxBytes = options.maxBytes ?? options.initial?.truncation.maxBytes ?? 50 * 1024;
-  const maxLines = options.maxLines ?? options.initial?.truncation.maxLines ?? 2000;
+  const maxBytes = options.maxBytes ?? options.initial?.truncation.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxLines = options.maxLines ?? options.initial?.truncation.maxLines ?? DEFAULT_MAX_LINES;
   const rebaseEvery = options.rebaseEvery ?? DEFAULT_REBASE_EVERY;
   const initial: ToolOutputState = options.initial
     ? structuredClone(options.initial)

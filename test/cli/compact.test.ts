@@ -5,7 +5,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 
-const bin = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 const cwd = mkdtempSync(join(tmpdir(), "spool-cli-compact-"));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 

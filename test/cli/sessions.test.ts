@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
-const bin = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 const cwd = mkdtempSync(join(tmpdir(), "spool-sessions-"));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 const children: ChildProcess[] = [];

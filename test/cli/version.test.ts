@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runSpool, SPOOL_BIN } from "../support/cli.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 
-const bin = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
 describe("spool CLI basics (built binary)", () => {

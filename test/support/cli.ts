@@ -2,7 +2,7 @@
 // the live child with its output so far. Children a test started are killed by `killStarted`.
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from "node:child_process";
 
-export const SPOOL_BIN = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+export const SPOOL_BIN = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 
 export interface SpoolResult {
   readonly status: number | null;

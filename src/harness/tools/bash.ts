@@ -1,13 +1,40 @@
 // bash: thin on purpose. The exec env captures with the tool's limits and spill; the tool maps each
 // update onto its sink (append → write, anything else → replace of the bounded view) and records the
 // spill path and truncation once, as plain mutation.
-import { applyUpdate, describeTruncation, exec, type CaptureView } from "../../capture/index.js";
+import { applyUpdate, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, describeTruncation, exec, type CaptureView } from "../../capture/index.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
 
 export interface BashArgs {
   readonly command: string;
   /** Seconds. */
   readonly timeout?: number;
+}
+
+/**
+ * What bash records in its output's `details`, the contract every reader shares (`spool run`, the
+ * session view, the viewer's status bar): how the command ended and where its full output is.
+ */
+export interface BashDetails {
+  exitCode?: number;
+  signal?: string;
+  timedOut?: true;
+  aborted?: true;
+  binary?: true;
+  /** Absolute path of the spill file, once the output outgrew the window. */
+  spillPath?: string;
+}
+
+/** Reads bash's details from any tool output's details, keeping only well-typed fields. */
+export function bashDetails(details: Readonly<Record<string, unknown>> | undefined): BashDetails {
+  const d = details ?? {};
+  const out: BashDetails = {};
+  if (typeof d["exitCode"] === "number") out.exitCode = d["exitCode"];
+  if (typeof d["signal"] === "string") out.signal = d["signal"];
+  if (d["timedOut"] === true) out.timedOut = true;
+  if (d["aborted"] === true) out.aborted = true;
+  if (d["binary"] === true) out.binary = true;
+  if (typeof d["spillPath"] === "string") out.spillPath = d["spillPath"];
+  return out;
 }
 
 export interface BashToolOptions {
@@ -19,7 +46,7 @@ export interface BashToolOptions {
 }
 
 export function createBashTool(options: BashToolOptions = {}): ToolDefinition<BashArgs> {
-  const output = { retain: options.retain ?? "tail", maxBytes: options.maxBytes ?? 50 * 1024, maxLines: options.maxLines ?? 2000 } as const;
+  const output = { retain: options.retain ?? "tail", maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES } as const;
   return {
     name: "bash",
     description:
