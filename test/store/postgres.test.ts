@@ -88,7 +88,9 @@ describe("the writer lease", () => {
     const child = join(fileURLToPath(new URL(".", import.meta.url)), "fixtures/crash-child.mjs");
     const sid = uniqueSession("lease");
     const ackFile = join(tempDir(), "acks");
-    const p = spawn(process.execPath, [child, storeModule, "postgres", `${url}#${schema}#${sid}`, "7", "process", ackFile], { stdio: ["pipe", "pipe", "pipe"] });
+    const p = spawn(process.execPath, [child, storeModule, "postgres", `${url}#${schema}#${sid}`, "7", "process", ackFile], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stderr = "";
     p.stderr!.on("data", (d) => (stderr += d));
     try {
@@ -245,7 +247,10 @@ describe("connection lost mid-run (the test stops the server)", () => {
     expect(local.get(value("before"))).toBe("db");
     expect(local.get(value("after"))).toBe("local");
     const out = local.readList(list("out", "", A)).elements;
-    expect(out.map((e) => [e.value, e.tag])).toEqual([["a0", "base"], ["a1", undefined]]);
+    expect(out.map((e) => [e.value, e.tag])).toEqual([
+      ["a0", "base"],
+      ["a1", undefined],
+    ]);
     expect(out[1]!.seq).toBe(r.seq);
     await local.close();
     await cluster.start();
