@@ -16,6 +16,7 @@ import { directorySize, newSessionView, reduceSessionView, RUN_INFO, type RunInf
 import { ROOT } from "./shared-options.js";
 import { STORE, storeTarget, type StoreTarget } from "./store-option.js";
 import { finishPostgresRun, postgresRepoOptions } from "./run-postgres.js";
+import { createSpillTail } from "./spill-tail.js";
 import { UsageError } from "./usage-error.js";
 import type { ViewerServer } from "./viewer-server.js";
 
@@ -164,10 +165,14 @@ async function run(a: RunArgs): Promise<number> {
 
     const live = a.quiet ? undefined : await createLiveDisplay(process.stderr, a.retain);
     let state: ToolOutputState | undefined;
+    // On a database store the spill streams into the database while the command runs.
+    const spillTail = createSpillTail(store);
     harness.on((e) => {
       if (e.type !== "tool_update") return;
       state = applyImmutable(state, e.ops);
       live?.update(state);
+      const spill = state?.details.spillPath;
+      if (typeof spill === "string") spillTail.see(spill);
     });
     // The command has its own process group, so a terminal's Ctrl-C reaches only spool: pass it on.
     const abort = new AbortController();
@@ -199,7 +204,7 @@ async function run(a: RunArgs): Promise<number> {
     await store.commit([setValue(RUN_INFO, end)]);
     const transcript = viewer ? harness.transcript() : [];
     // A database session: the spill goes to the database too; a run whose database went away says so.
-    const lost = await finishPostgresRun(store, d.spillPath, a.root, id);
+    const lost = await finishPostgresRun(store, spillTail, a.root, id);
     await store.close();
     const spillPath = d.spillPath !== undefined ? relative(process.cwd(), d.spillPath) || d.spillPath : null;
     const sessionPath = relative(process.cwd(), session.dir) || session.dir;

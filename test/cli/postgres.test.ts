@@ -131,6 +131,36 @@ describe("spool serve --store postgres:// and spills", () => {
   }, 30_000);
 });
 
+describe("spills stream into the database while the command runs", () => {
+  it("a spill is readable from the database before the run ends, and complete and identical after", async () => {
+    const cwd = tempDir("spool-pg-cli-");
+    const run = startSpool(["run", "--store", cluster.url, "--", "sh", "-c", "seq 1 300000; echo spilled; sleep 4"], { cwd, env: env() });
+    await until(() => run.err().includes("spilled"), "the command's output");
+    const id = await until(async () => {
+      const l = JSON.parse(runSpool(["sessions", "--json", "--store", cluster.url], { cwd, env: env() }).stdout) as { id: string; status: string }[];
+      return l.find((s) => s.status === "running")?.id;
+    }, "the running session");
+    const during = await until(async () => {
+      const s = (await listPostgresSpills(cluster.url, id)).find((x) => x.name === "call-1.log");
+      return s && s.bytes >= 1_000_000 ? s : undefined;
+    }, "a megabyte of spill in the database");
+    expect(run.child.exitCode).toBe(null);
+    expect(during.complete).toBe(false);
+    const early: Buffer[] = [];
+    for await (const c of openPostgresSpill(cluster.url, id, "call-1.log")) early.push(c as Buffer);
+    expect(await run.exited).toBe(0);
+    const local = readFileSync(join(cwd, ".spool", "sessions", id, "spill", "call-1.log"));
+    const partial = Buffer.concat(early);
+    expect(partial.length).toBeGreaterThan(0);
+    expect(partial.equals(local.subarray(0, partial.length))).toBe(true);
+    const after = (await listPostgresSpills(cluster.url, id)).find((x) => x.name === "call-1.log")!;
+    expect(after).toEqual({ name: "call-1.log", bytes: local.length, complete: true });
+    const whole: Buffer[] = [];
+    for await (const c of openPostgresSpill(cluster.url, id, "call-1.log")) whole.push(c as Buffer);
+    expect(Buffer.concat(whole).equals(local)).toBe(true);
+  }, 40_000);
+});
+
 describe("spool run when the database goes away mid-run (the test stops the server)", () => {
   const script = "for i in $(seq 1 30); do echo line $i; sleep 0.1; done";
 
