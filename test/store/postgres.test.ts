@@ -392,3 +392,47 @@ describe("retention, snapshots and the repository", () => {
     await re.close();
   });
 });
+
+describe("a network partition (a proxy that stops forwarding without closing anything)", () => {
+  it("a commit that gets no answer counts as a lost connection: the store moves to its fallback instead of hanging", async () => {
+    const { createServer: tcpServer, connect: tcpConnect } = await import("node:net");
+    const target = new URL(url);
+    let blackhole = false;
+    const sockets = new Set<import("node:net").Socket>();
+    const proxy = tcpServer((client) => {
+      const upstream = tcpConnect(Number(target.port), target.hostname);
+      sockets.add(client).add(upstream);
+      client.on("data", (d) => !blackhole && upstream.write(d));
+      upstream.on("data", (d) => !blackhole && client.write(d));
+      client.on("error", () => upstream.destroy());
+      upstream.on("error", () => client.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const via = new URL(url);
+    via.port = String((proxy.address() as { port: number }).port);
+    const fallbackPath = join(tempDir(), "partition", "session.jsonl");
+    const events: ConnectionEvent[] = [];
+    const s = await openPostgresStore(via.toString(), {
+      schema,
+      sessionId: uniqueSession("partition"),
+      queryTimeoutMs: 1000,
+      connectTimeoutMs: 1000,
+      reconnectTimeoutMs: 2000,
+      fallbackPath,
+      onConnection: (e) => events.push(e),
+    });
+    await s.commit([setValue(value("k"), "before")]);
+    blackhole = true;
+    const t0 = Date.now();
+    await s.commit([setValue(value("k"), "during")]);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(s.fallback?.path).toBe(fallbackPath);
+    expect(events.map((e) => e.type)).toEqual(["lost", "fallback"]);
+    await s.close();
+    const local = await openJsonlStore(fallbackPath, { create: false });
+    expect(local.get(value("k"))).toBe("during");
+    await local.close();
+    for (const x of sockets) x.destroy();
+    await new Promise((r) => proxy.close(r));
+  }, 30_000);
+});

@@ -8,6 +8,11 @@ import { redact, redactUrl } from "./redact.js";
 export interface ConnectOptions {
   /** Give up on a connection attempt after this long (default 10 000 ms): never a hang. */
   readonly connectTimeoutMs?: number;
+  /**
+   * A query with no answer after this long counts as a lost connection (default 60 000 ms): a server
+   * behind a network partition sends no FIN, and TCP keepalive alone would take minutes to notice.
+   */
+  readonly queryTimeoutMs?: number;
   /** Shown in pg_stat_activity. */
   readonly applicationName?: string;
 }
@@ -74,6 +79,8 @@ export async function connect(url: string | undefined, options: ConnectOptions =
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     application_name: options.applicationName ?? "spool",
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    query_timeout: options.queryTimeoutMs ?? 60_000,
   };
   let client: Client;
   try {
