@@ -155,7 +155,17 @@ class PgStore implements PostgresStore {
         try {
           await this.#flushQueue();
           const conn = await this.#connection();
-          resolve(await task(conn.client));
+          try {
+            resolve(await task(conn.client));
+          } catch (e) {
+            // A connection that timed out or broke under the task is not reused: its replies could
+            // arrive late and be taken for the next query's. The next use reconnects and reconciles.
+            if (classify(e) === "unreachable" && this.#conn === conn) {
+              this.#conn = undefined;
+              await conn.client.end().catch(() => {});
+            }
+            throw e;
+          }
         } catch (e) {
           reject(this.#wrap(e));
         }
