@@ -5,12 +5,13 @@ import type { PostgresRepoOptions, PostgresStore, Store } from "../store/index.j
 import type { SpillTail } from "./spill-tail.js";
 
 /** SPOOL_PG_RECONNECT_SECONDS: how long a run waits for a lost database before it keeps the session locally (default 30). */
-export function postgresRepoOptions(): PostgresRepoOptions {
+export function postgresRepoOptions(options: { readonly announceFallback?: boolean } = {}): PostgresRepoOptions {
   const seconds = Number(process.env.SPOOL_PG_RECONNECT_SECONDS);
   return {
     ...(Number.isFinite(seconds) && seconds > 0 ? { reconnectTimeoutMs: seconds * 1000 } : {}),
     onConnection: (e) => {
-      if (e.type !== "fallback") process.stderr.write(`spool: ${e.message}\n`);
+      // `spool run` says it once at the end instead, with the command that reads the local session.
+      if (e.type !== "fallback" || options.announceFallback) process.stderr.write(`spool: ${e.message}\n`);
     },
   };
 }

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { listPostgresSpills, openPostgresSpill } from "../../src/store/index.js";
 import { ownCluster, type Cluster } from "../store/helpers/pg.js";
-import { killStarted, runSpool, startSpool } from "../support/cli.js";
+import { killStarted, runSpool, SPOOL_BIN, startSpool } from "../support/cli.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
 
@@ -77,6 +77,27 @@ describe("spool run --store postgres://", () => {
     expect(gone.stdout).toMatch(new RegExp(`from ${before} sessions? in postgres://spool:\\*\\*\\*@`));
     expect(JSON.parse(runSpool(["sessions", "--json"], { cwd, env: e }).stdout)).toEqual([]);
   });
+});
+
+describe("spool mcp --store postgres://", () => {
+  it("records an MCP client's calls in the database", async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    const cwd = tempDir("spool-pg-mcp-");
+    const transport = new StdioClientTransport({ command: process.execPath, args: [SPOOL_BIN, "mcp", "--store", cluster.url], cwd, stderr: "pipe", env: env() as Record<string, string> });
+    const client = new Client({ name: "spool-test", version: "1.0.0" });
+    await client.connect(transport);
+    const r = await client.callTool({ name: "bash", arguments: { command: "echo from-mcp" } });
+    expect(JSON.stringify(r.content)).toContain("from-mcp");
+    await client.close();
+    const rows = await until(async () => {
+      const l = JSON.parse(runSpool(["sessions", "--json", "--store", cluster.url], { cwd, env: env() }).stdout) as { id: string; command: string; status: string }[];
+      const mine = l.filter((s) => s.command === "mcp" && s.status !== "running");
+      return mine.length > 0 ? mine : undefined;
+    }, "the mcp session in the database");
+    const inspected = JSON.parse(runSpool(["inspect", "--json", "--store", cluster.url, rows[0]!.id], { cwd, env: env() }).stdout) as { backend: string; transcriptEntries: number };
+    expect(inspected).toMatchObject({ backend: "postgres", transcriptEntries: 1 });
+  }, 30_000);
 });
 
 describe("spool serve --store postgres://", () => {
