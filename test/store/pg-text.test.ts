@@ -14,7 +14,9 @@ describe("redaction", () => {
     fc.assert(
       fc.property(lower, secret, lower, lower, fc.boolean(), (user, password, host, db, inQuery) => {
         const enc = encodeURIComponent(password);
-        const url = inQuery ? `postgres://${user}@${host}:5432/${db}?sslmode=require&password=${enc}` : `postgres://${user}:${enc}@${host}:5432/${db}?sslmode=require`;
+        const url = inQuery
+          ? `postgres://${user}@${host}:5432/${db}?sslmode=require&password=${enc}`
+          : `postgres://${user}:${enc}@${host}:5432/${db}?sslmode=require`;
         const shown = redactUrl(url);
         expect(shown).not.toContain(password);
         expect(shown).not.toContain(enc);
