@@ -3,7 +3,7 @@
 import { SessionExistsError, SessionLockedError, SessionNotFoundError } from "../errors.js";
 import { targetOf } from "./connect.js";
 import { describeTarget } from "./errors.js";
-import { leaseHeld } from "./lease.js";
+import { heldLeases, leaseHeld } from "./lease.js";
 import { withDatabase, type DatabaseOptions } from "./session.js";
 import { checkSessionId } from "./store.js";
 import { literal } from "./text.js";
@@ -40,13 +40,14 @@ export async function listPostgresSessions(url: string | undefined, options: Dat
     const r = await client.query<Row>(
       `SELECT session_id, created_at, updated_at, writer_host, writer_pid, (${SIZE(schema)})::text AS bytes FROM ${schema}.sessions x${where} ORDER BY session_id`,
     );
+    const held = await heldLeases(client, schema);
     const out: PostgresSessionInfo[] = [];
     for (const row of r.rows) {
       out.push({
         id: row.session_id,
         createdAt: row.created_at.toISOString(),
         updatedAt: row.updated_at.toISOString(),
-        live: await leaseHeld(client, schema, row.session_id),
+        live: held(row.session_id),
         writerHost: row.writer_host,
         writerPid: row.writer_pid,
         bytes: Number(row.bytes),

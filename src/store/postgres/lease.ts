@@ -26,15 +26,23 @@ export async function takeLease(client: Client, schema: string, sid: string, whe
   await client.query(`UPDATE ${schema}.sessions SET writer_host = ${literal(hostname())}, writer_pid = ${process.pid} WHERE session_id = ${literal(sid)}`);
 }
 
+/** pg_locks shows a bigint advisory key as its (classid, objid) halves, each read as an unsigned oid. */
+function halves(schema: string, sid: string): string {
+  const key = BigInt(leaseKey(schema, sid));
+  return `${(key >> 32n) & 0xffffffffn}:${key & 0xffffffffn}`;
+}
+
+/** The sessions' leases held right now, as one query: call the result with a session id. */
+export async function heldLeases(client: Client, schema: string): Promise<(sid: string) => boolean> {
+  const r = await client.query<{ k: string }>(
+    "SELECT classid::bigint || ':' || objid::bigint AS k FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted " +
+      "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+  );
+  const held = new Set(r.rows.map((x) => x.k));
+  return (sid) => held.has(halves(schema, sid));
+}
+
 /** Is some connection holding the session's lease right now? */
 export async function leaseHeld(client: Client, schema: string, sid: string): Promise<boolean> {
-  const key = BigInt(leaseKey(schema, sid));
-  const classid = Number((key >> 32n) & 0xffffffffn) | 0;
-  const objid = Number(key & 0xffffffffn) | 0;
-  // pg_locks shows a bigint advisory key as (classid, objid) halves, reinterpreted as oids.
-  const r = await client.query(
-    "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) " +
-      `AND classid::bigint = ${classid >>> 0} AND objid::bigint = ${objid >>> 0}`,
-  );
-  return (r.rowCount ?? 0) > 0;
+  return (await heldLeases(client, schema))(sid);
 }
