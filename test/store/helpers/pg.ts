@@ -20,7 +20,9 @@ let shared: Promise<{ url: string; cluster?: Cluster }> | undefined;
 
 /** The URL of the test database (starting a cluster if SPOOL_TEST_PG is unset). */
 export function testDatabase(): Promise<{ url: string; cluster?: Cluster }> {
-  shared ??= process.env.SPOOL_TEST_PG ? Promise.resolve({ url: process.env.SPOOL_TEST_PG }) : (startPgCluster() as Promise<Cluster>).then((cluster) => ({ url: cluster.url, cluster }));
+  shared ??= process.env.SPOOL_TEST_PG
+    ? Promise.resolve({ url: process.env.SPOOL_TEST_PG })
+    : (startPgCluster() as Promise<Cluster>).then((cluster) => ({ url: cluster.url, cluster }));
   return shared;
 }
 
