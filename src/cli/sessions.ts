@@ -2,21 +2,23 @@
 import { formatBytes } from "../capture/index.js";
 import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
-import { listSessions, loadSession, sessionDirWarnings } from "./session-catalog.js";
+import { listEntries, loadSession, sessionDirWarnings } from "./session-catalog.js";
 import { JSON_OUTPUT, ROOT } from "./shared-options.js";
+import { STORE, storeTarget } from "./store-option.js";
 
 export const sessionsCommand = defineCommand({
   name: "sessions",
   summary: "list recorded sessions (id, started, command, status, size)",
-  synopsis: "[--root DIR] [--json]",
+  synopsis: "[--root DIR] [--store STORE] [--json]",
   description:
     "Lists the sessions recorded under DIR/sessions: id, start time, status (running, succeeded,\nfailed, timed out, interrupted) and size on disk, and the command. A session with several runs\n(--session) shows its first command and start and its last activity.",
-  options: { root: ROOT, json: JSON_OUTPUT },
+  options: { root: ROOT, store: STORE, json: JSON_OUTPUT },
   async run(values) {
     const root = values.root ?? DEFAULT_ROOT;
+    const target = storeTarget(values.store);
     const rows = [];
-    for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool sessions: warning: ${warning}\n`);
-    for (const entry of listSessions(root)) {
+    if (target.kind !== "postgres") for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool sessions: warning: ${warning}\n`);
+    for (const entry of await listEntries(root, target)) {
       try {
         const loaded = await loadSession(entry);
         rows.push(loaded.summary);
@@ -30,7 +32,7 @@ export const sessionsCommand = defineCommand({
       return 0;
     }
     if (rows.length === 0) {
-      process.stdout.write(`No sessions under ${sessionsDir(root)}. 'spool run -- COMMAND' records one.\n`);
+      process.stdout.write(`No sessions ${target.kind === "postgres" ? `in ${target.shown}` : `under ${sessionsDir(root)}`}. 'spool run -- COMMAND' records one.\n`);
       return 0;
     }
     const time = (t: string | null | undefined): string => (t ? t.replace("T", " ").slice(0, 19) : "?");

@@ -2,10 +2,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createMemoryStore, openJsonlStore, openSqliteStore, type Durability, type Store } from "../../../src/store/index.js";
+import { createMemoryStore, openJsonlStore, openPostgresStore, openSqliteStore, type Durability, type Store } from "../../../src/store/index.js";
+import { stopTestDatabase, testDatabase, uniqueSchema, uniqueSession } from "./pg.js";
 
 export interface Backend {
-  readonly name: "memory" | "jsonl" | "sqlite";
+  readonly name: "memory" | "jsonl" | "sqlite" | "postgres";
   readonly durable: boolean;
   /** A fresh, empty session. */
   fresh(): Promise<Session>;
@@ -24,8 +25,10 @@ export function tempDir(prefix = "spool-store-"): string {
   dirs.push(d);
   return d;
 }
-export function removeTempDirs(): void {
+/** Removes the temp dirs, and stops the throwaway PostgreSQL cluster if this file started one. */
+export function removeTempDirs(): Promise<void> {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  return stopTestDatabase();
 }
 
 function durableSession(open: (path: string) => Promise<Store>, file: string): () => Promise<Session> {
@@ -44,6 +47,8 @@ function durableSession(open: (path: string) => Promise<Store>, file: string): (
   };
 }
 
+const pgSchema = uniqueSchema("conf");
+
 export function backends(durability: Durability = "process"): Backend[] {
   return [
     {
@@ -59,5 +64,24 @@ export function backends(durability: Durability = "process"): Backend[] {
     },
     { name: "jsonl", durable: true, fresh: durableSession((p) => openJsonlStore(p, { durability }), "session.jsonl") },
     { name: "sqlite", durable: true, fresh: durableSession((p) => openSqliteStore(p, { durability }), "session.sqlite") },
+    {
+      name: "postgres",
+      durable: true,
+      async fresh() {
+        const { url } = await testDatabase();
+        const sessionId = uniqueSession();
+        const open = () => openPostgresStore(url, { schema: pgSchema, sessionId, durability });
+        const s: Session = {
+          path: `${url}#${sessionId}`,
+          store: await open(),
+          async reopen() {
+            await s.store.close();
+            s.store = await open();
+            return s.store;
+          },
+        };
+        return s;
+      },
+    },
   ];
 }
