@@ -2,7 +2,7 @@
 // from full text to a head + tail preview, then to a one-line summary. Every step is lossless: the
 // text is archived before the cut and the stub carries its `<<ccr:KEY>>` marker; later levels carry
 // the same marker forward and describe the original, never the previous stub.
-// Exempt, as the seed promises and upstream never did: error results (the model needs the exact
+// Exempt (chatcli did not exempt them): error results (the model needs the exact
 // error) and results of write/exec tools (their output is the evidence of what changed).
 import type { ArchiveStore } from "./archive-store.js";
 import { countLines } from "./cut.js";

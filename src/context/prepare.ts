@@ -1,7 +1,7 @@
 // prepareHistory: the one choke point every history passes through before a model call, in the
-// seed's order — pairing, budget, microcompact — then the pairing invariant is checked again on the
+// order pairing, budget, microcompact — then the pairing invariant is checked again on the
 // final list (repairs must run after every edit, not once: the lesson of every "tool_use without
-// tool_result" 400 in the peers' trackers). Orphan results that pairing drops are archived first, so
+// tool_result" 400 in other agents' issue trackers). Orphan results that pairing drops are archived first, so
 // even a result that lost its call can be read back.
 import type { ArchiveStore } from "./archive-store.js";
 import { enforceToolResultBudget, type BudgetReport } from "./budget.js";
