@@ -1,4 +1,4 @@
-// exec against real processes: §10.5 of pi-design.md plus the cleaning cases that need a real pipe.
+// exec against real processes: streams, limits, updates, timeouts and the cleaning cases that need a real pipe.
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

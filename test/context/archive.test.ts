@@ -18,7 +18,7 @@ function dir(): string {
 }
 const bytes20 = (i: number) => `entry-${i}-`.padEnd(20, String.fromCharCode(97 + i));
 
-describe("keys and markers — chatcli §11.10 ccr_test", () => {
+describe("keys and markers", () => {
   it("a key is deterministic, 16 lowercase hex chars, and distinct for different content", () => {
     expect(archiveKey("hello")).toBe(archiveKey("hello"));
     expect(archiveKey("hello")).toMatch(/^[0-9a-f]{16}$/);
@@ -85,7 +85,7 @@ describe("MemoryArchive", () => {
   });
 });
 
-describe("DiskArchive — chatcli §11.10", () => {
+describe("DiskArchive", () => {
   it("returns byte-identical content, dedupes, and persists across reopen", () => {
     const d = dir();
     const text = "ünïcödé 😀\r\n\0 binary-ish \u2028 text";

@@ -45,7 +45,7 @@ function run(h: Message[], resultsDir: string, extra: Parameters<typeof enforceT
   return enforceToolResultBudget(h, { resultsDir, ...extra });
 }
 
-describe("enforceToolResultBudget — per result (chatcli §4.2 / §11.11)", () => {
+describe("enforceToolResultBudget — per result", () => {
   it("a result of exactly 20,000 chars is unchanged and 20,001 is cut", () => {
     const d = dir();
     const at = lines(20_000, 1);
@@ -168,7 +168,7 @@ describe("enforceToolResultBudget — error lines in the omitted middle", () => 
   });
 });
 
-describe("enforceToolResultBudget — per tool caps (chatcli §11.4, adapted)", () => {
+describe("enforceToolResultBudget — per tool caps", () => {
   it("a tool's own cap replaces the per-result limit: head all a's, tail without a's", () => {
     const d = dir();
     const s = "a".repeat(10_000) + "b".repeat(5_000) + "c".repeat(1_000);

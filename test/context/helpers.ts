@@ -1,4 +1,4 @@
-// Builders for test histories (chatcli's helpers: calls named "web_fetch", results via toolResult).
+// Builders for test histories (calls named "web_fetch", results via toolResult).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -15,7 +15,7 @@ function root(): string {
   return t.dir;
 }
 
-describe("createWorkspace — chatcli §11.7, adapted", () => {
+describe("createWorkspace", () => {
   it("creates the session directory with spill/, results/ and archive/, private to the user", () => {
     const ws = createWorkspace({ root: root(), sessionId: "s1", env: {} });
     for (const d of [ws.dir, ws.spillDir, ws.resultsDir, ws.archiveDir]) {

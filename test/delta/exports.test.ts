@@ -1,4 +1,4 @@
-// Issue 2 §3 item 6: the BUILT package is importable through package.json `exports` the way a user
+// The BUILT package is importable through package.json `exports` the way a user
 // would do it — a real Node process resolving the bare specifier `spool/delta`. Assumes `npm run build`
 // ran first (CI and `npm test` order: build, then test).
 import { execFileSync } from "node:child_process";

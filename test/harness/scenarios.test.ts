@@ -1,4 +1,4 @@
-// pi-design.md §10.10–§10.11 scenarios that harness.test.ts, state.test.ts, wire.test.ts and
+// Scenarios that harness.test.ts, state.test.ts, wire.test.ts and
 // sink.test.ts do not already pin, run through the real harness (JSONL sessions, real bash where
 // output is involved, real HTTP for the wire). Not applicable here: assistant-output streaming,
 // navigation_end resnapshots and Chord's `reset` message (spool has no such events or message).
@@ -78,7 +78,7 @@ const fold = (batches: readonly (readonly Op[])[]) => {
 };
 const TEXT = '["content",0,"text"]';
 
-describe("§10.11 sink basics through the harness", () => {
+describe("sink basics through the harness", () => {
   it("tool_start carries identity only and tool_end carries no content, details, usage or terminate", async () => {
     const { store, workspace } = await session();
     const harness = createHarness({ store, workspace, tools: [createBashTool()] });
@@ -136,7 +136,7 @@ describe("§10.11 sink basics through the harness", () => {
   });
 });
 
-describe("§10.11 content shape and windowing through the harness", () => {
+describe("content shape and windowing through the harness", () => {
   it("content is one text block then images; text after an image lands in the text block; images are never windowed", async () => {
     const { store, workspace } = await session();
     const big = Buffer.alloc(30_000, 7).toString("base64"); // 40 KB each, window is 1 KB
@@ -228,7 +228,7 @@ describe("§10.11 content shape and windowing through the harness", () => {
   });
 });
 
-describe("§10.11 durability and recovery", () => {
+describe("durability and recovery", () => {
   it("recovery (desc to the last base, then forward) equals the live fold at every flush, and periodic rebase bounds the replay", async () => {
     const { store, workspace } = await session();
     const rebaseEvery = 4;
@@ -337,7 +337,7 @@ describe("§10.11 durability and recovery", () => {
   });
 });
 
-describe("§10.11 replay", () => {
+describe("replay", () => {
   it("replay seeds from durable output and never deletes it: the pre-crash batches stay, usage and addedTools survive, the first resumed batch is a base holding them", async () => {
     const { store, workspace } = await session();
     const commits = recordCommits(store);
@@ -443,7 +443,7 @@ describe("§10.11 replay", () => {
   }, 60_000);
 });
 
-describe("§10.10 retirement and late progress", () => {
+describe("retirement and late progress", () => {
   it("every terminal path (success, error, abort, resume as interrupted) retires the scope exactly once, last, in the transaction that appends the results", async () => {
     const { store, workspace } = await session();
     const commits = recordCommits(store);
@@ -549,7 +549,7 @@ describe("§10.10 retirement and late progress", () => {
   });
 });
 
-describe("§10.11 lane reducer", () => {
+describe("lane reducer", () => {
   it("an unknown tool id on tool_update leaves the view unchanged and, under a tracker, produces no ops", () => {
     const tracker = track<LaneView>(emptyLane());
     reduceLane(tracker.state, { type: "operation_start", operationId: "op" });
@@ -564,7 +564,7 @@ describe("§10.11 lane reducer", () => {
   });
 });
 
-describe("§10.11 wire, end to end: harness → lane state → SSE", () => {
+describe("wire, end to end: harness → lane state → SSE", () => {
   async function laneServer() {
     const host = createStateHost();
     const lane = host.state("lane", emptyLane());
