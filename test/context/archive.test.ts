@@ -159,7 +159,7 @@ describe("DiskArchive", () => {
     const a = new DiskArchive({ dir: dir(), ttlMs: 20 });
     a.put("short-lived");
     expect(a.stats().staleEntries).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await new Promise((resolve) => setTimeout(resolve, 60)); // on purpose: the 20 ms TTL expires
     expect(a.stats()).toMatchObject({ staleEntries: 1, ttlMs: 20, entries: 1 });
     expect(a.prune().removed).toBe(1);
   });

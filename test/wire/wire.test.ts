@@ -141,7 +141,7 @@ describe("wire server", () => {
     const chunk = (i: number) => `${i}:${Math.random().toString(36).repeat(200)}\n`;
     for (let i = 0; i < 2000 && server.subscribers > 0; i++) {
       s.mutate((d) => void (d.text = chunk(i))); // whole new text each time: ~1.4 KB per batch
-      if (i % 50 === 0) await new Promise((r) => setTimeout(r, 1)); // on purpose: lets the server see the reader stall
+      if (i % 50 === 0) await new Promise((r) => setTimeout(r, 1));
     }
     expect(server.subscribers).toBe(0);
   });
