@@ -1,21 +1,13 @@
 import { spawn, execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ArchiveError, archiveKey, DiskArchive, extractKeys, formatMarker, isValidKey, MemoryArchive } from "../../src/context/index.js";
-import { tempDir } from "./helpers.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 
 const dist = new URL("../../dist/context/index.js", import.meta.url).href;
-let cleanup: (() => void)[] = [];
-afterEach(() => {
-  cleanup.forEach((f) => f());
-  cleanup = [];
-});
-function dir(): string {
-  const t = tempDir("spool-archive-");
-  cleanup.push(t.remove);
-  return t.dir;
-}
+afterAll(removeTempDirs);
+const dir = (): string => tempDir("spool-archive-");
 const bytes20 = (i: number) => `entry-${i}-`.padEnd(20, String.fromCharCode(97 + i));
 
 describe("keys and markers", () => {

@@ -1,6 +1,6 @@
 import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   archiveKey,
   enforceToolResultBudget,
@@ -12,18 +12,11 @@ import {
   toolResult,
   type Message,
 } from "../../src/context/index.js";
-import { A, lines, say, tempDir, U } from "./helpers.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { A, lines, say, U } from "./helpers.js";
 
-let cleanup: (() => void)[] = [];
-afterEach(() => {
-  cleanup.forEach((f) => f());
-  cleanup = [];
-});
-function dir(): string {
-  const t = tempDir();
-  cleanup.push(t.remove);
-  return t.dir;
-}
+afterAll(removeTempDirs);
+const dir = (): string => tempDir("spool-context-");
 
 /**
  * The head and tail a preview kept. The omission line follows the head on a line of its own, so a
