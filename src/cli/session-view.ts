@@ -4,27 +4,24 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolResultMessage } from "../context/index.js";
-import { OPEN_OPERATIONS, readDurableOutput, readTranscript, reduceCalls, type CallView as HarnessCallView, type HarnessEvent } from "../harness/index.js";
+import {
+  OPEN_OPERATIONS,
+  readDurableOutput,
+  readTranscript,
+  reduceCalls,
+  SESSION_RECORD,
+  type CallView as HarnessCallView,
+  type HarnessEvent,
+  type SessionRecord,
+  type SessionStatus,
+} from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
-import { value, type SessionSnapshot } from "../store/index.js";
+import type { SessionSnapshot } from "../store/index.js";
 
-export type SessionStatus = "running" | "succeeded" | "failed" | "timed out" | "interrupted";
-
-/** Written by `spool run` when it starts and when it ends. */
-export interface RunInfo {
-  command: string;
-  cwd: string;
-  pid: number;
-  startedAt: string;
-  endedAt: string | null;
-  status: SessionStatus;
-  exitCode: number | null;
-  /** The tool output's truncation and details at the end (the transcript holds only the text). */
-  truncation?: ToolOutputState["truncation"];
-  details?: Record<string, unknown>;
-}
-
-export const RUN_INFO = value<RunInfo>("spool", "run");
+/** Written by `spool run` (and `spool mcp`, `createSpool`) when it starts and when it ends. */
+export type RunInfo = SessionRecord;
+export type { SessionStatus };
+export const RUN_INFO = SESSION_RECORD;
 
 /** A call as the session view holds it: the harness's call fold, with its output typed. */
 export interface CallView extends HarnessCallView {
