@@ -1,7 +1,7 @@
 // Small fixtures that reproduce the shapes found by running `spool compact` over real public agent
 // transcripts (Claude Code sessions, SWE-agent and mini-swe-agent trajectories, a Codex rollout):
 // what must not change, how repairs stay local, and what the provider APIs would reject.
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   adapters,
   archiveKey,
@@ -22,7 +22,10 @@ import {
   type Format,
   type Message,
 } from "../../src/context/index.js";
-import { lines, tempDir } from "./helpers.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { lines } from "./helpers.js";
+
+afterAll(removeTempDirs);
 
 const bytes = (v: unknown) => JSON.stringify(v);
 const opts = (extra: Record<string, unknown> = {}) => ({ archive: new MemoryArchive(), env: {}, assertValid: true, ...extra });
@@ -176,18 +179,14 @@ describe("never change bytes nobody asked to change", () => {
     ];
     const prompts: string[] = [];
     for (const name of ["checkout-a", "elsewhere/checkout-b"]) {
-      const tmp = tempDir();
-      try {
-        const ws = createWorkspace({ root: `${tmp.dir}/${name}`, sessionId: "s", env: {} });
-        const { messages } = prepareHistory(fromAnthropic(wire), { workspace: ws, env: {}, format: "anthropic" });
-        const preview = textOf(messages[2]!);
-        expect(preview).toContain(`read the file results/${archiveKey(log)}.txt by line range`);
-        expect(preview).not.toContain(tmp.dir);
-        expect(ws.readText(`results/${archiveKey(log)}.txt`)).toBe(log);
-        prompts.push(bytes(toAnthropic(messages)));
-      } finally {
-        tmp.remove();
-      }
+      const tmp = tempDir("spool-context-");
+      const ws = createWorkspace({ root: `${tmp}/${name}`, sessionId: "s", env: {} });
+      const { messages } = prepareHistory(fromAnthropic(wire), { workspace: ws, env: {}, format: "anthropic" });
+      const preview = textOf(messages[2]!);
+      expect(preview).toContain(`read the file results/${archiveKey(log)}.txt by line range`);
+      expect(preview).not.toContain(tmp);
+      expect(ws.readText(`results/${archiveKey(log)}.txt`)).toBe(log);
+      prompts.push(bytes(toAnthropic(messages)));
     }
     expect(prompts[0]).toBe(prompts[1]);
   });
