@@ -136,7 +136,7 @@ if (want("recover")) for (const b of BACKENDS.filter((x) => !x.name.endsWith("/o
   }
 }
 
-// ---- 3. the pi-design §8 workload ----------------------------------------------------------------
+// ---- 3. the operation workload --------------------------------------------------------------------
 // 20 operations, each 400 assistant frames + 2 tools × 60 checkpoints of a 50 KB window; ops in
 // ephemeral scopes, retired on settle (or, for comparison, session-scoped lists deleted on settle).
 const WINDOW = 50_000;

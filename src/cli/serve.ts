@@ -39,7 +39,9 @@ export const serveCommand = defineCommand({
     const list = host.state("sessions", { sessions: [] as SessionSummary[] });
     const states = new Map<string, { state: MutableState<SessionView>; stamp: string }>();
     const summaryCache = new Map<string, SessionSummary>();
-    // Re-read a session only when its files changed (size and mtime of the log and sidecars' dir).
+    // Every tick re-reads every session. The stamp (size and mtime of the log, mtime of the sidecar
+    // directory) decides whether a finished session's view is assigned again; a live one is assigned on
+    // every tick, since its sidecars grow without touching the directory's mtime.
     const stampOf = (e: SessionEntry): string => {
       if (e.backend === "postgres") return `${notified.get(e.id) ?? 0}:${e.live}`;
       const st = statSync(e.file);

@@ -135,7 +135,7 @@ async function runChildUntilKilled(args: string[], delayMs: number): Promise<voi
       p.stdout!.on("data", (d: Buffer) => d.includes("ready") && resolve());
       exited.then(() => reject(new Error(`crash child exited before it was ready: ${stderr}`)));
     });
-    await new Promise((r) => setTimeout(r, delayMs));
+    await new Promise((r) => setTimeout(r, delayMs)); // on purpose: a random moment inside the commit stream
   } finally {
     p.kill("SIGKILL");
   }

@@ -1,8 +1,7 @@
 // The three backends behind one factory, so the conformance suite runs unchanged against each.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMemoryStore, openJsonlStore, openPostgresStore, openSqliteStore, type Durability, type Store } from "../../../src/store/index.js";
+import { removeTempDirs as removeScratch, tempDir as scratch } from "../../support/temp.js";
 import { stopTestDatabase, testDatabase, uniqueSchema, uniqueSession } from "./pg.js";
 
 export interface Backend {
@@ -19,15 +18,11 @@ export interface Session {
   readonly path: string;
 }
 
-const dirs: string[] = [];
-export function tempDir(prefix = "spool-store-"): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
+/** The shared scratch directories (test/support/temp.ts), named for the store by default. */
+export const tempDir = (prefix = "spool-store-"): string => scratch(prefix);
 /** Removes the temp dirs, and stops the throwaway PostgreSQL cluster if this file started one. */
 export function removeTempDirs(): Promise<void> {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  removeScratch();
   return stopTestDatabase();
 }
 
