@@ -3,22 +3,14 @@
 import { execFileSync } from "node:child_process";
 import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { archiveKey, createWorkspace, extractRecallKeys, MemoryArchive, readOnlyLookup, recall, RecallError, WorkspaceError } from "../../src/context/index.js";
 import { createHarness, createReadTool, createRecallTool } from "../../src/harness/index.js";
 import { createMemoryStore } from "../../src/store/index.js";
-import { tempDir } from "./helpers.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 
-let cleanup: (() => void)[] = [];
-afterEach(() => {
-  cleanup.forEach((f) => f());
-  cleanup = [];
-});
-function dir(): string {
-  const t = tempDir("spool-hostile-");
-  cleanup.push(t.remove);
-  return t.dir;
-}
+afterAll(removeTempDirs);
+const dir = (): string => tempDir("spool-hostile-");
 
 /** Best of several runs, in ms: the steady cost of `fn`, not a scheduler hiccup. */
 function bestMs(fn: () => void, runs = 5): number {
