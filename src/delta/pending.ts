@@ -21,7 +21,10 @@ type Entry =
   | { kind: "s"; path: Seg[]; alive: boolean; value: unknown }
   | { kind: "d"; path: Seg[]; alive: boolean }
   | { kind: "str"; path: Seg[]; alive: boolean; anchor: string; current: string }
-  | { kind: "p"; path: Seg[]; alive: boolean; index: number; remove: number; items: unknown[] };
+  | { kind: "p"; path: Seg[]; alive: boolean; index: number; remove: number; items: unknown[] }
+  // Explicit edits of a string whose value at the entry's start had `baseLength` units: the replica drops
+  // `drop` of them from the front (`t`) and appends `text` (`a`). Never diffed.
+  | { kind: "ed"; path: Seg[]; alive: boolean; baseLength: number; drop: number; text: string };
 
 interface Node {
   kids: Map<Seg, Node> | null;
@@ -87,8 +90,63 @@ export class PendingLog {
       last.value = after;
       return;
     }
-    this.kill(node);
+    // Explicit edits stay as they are; the assignment is diffed against the value they produced.
+    if (last?.kind !== "ed") this.kill(node);
     this.push(node, { kind: "str", path, alive: true, anchor: before, current: after });
+  }
+
+  /** An explicit append of `text` to the string at `path` (`before` + `text` = `after`). */
+  append(path: Seg[], before: string, after: string, text: string): void {
+    const last = this.stringTail(path, after);
+    if (last === null) return;
+    if (last !== undefined) last.text += text;
+    else this.startEdit(path, before, 0, text);
+  }
+
+  /** An explicit front-drop of `count` units from the string at `path` (`before.slice(count)` = `after`). */
+  truncate(path: Seg[], before: string, after: string, count: number): void {
+    const last = this.stringTail(path, after);
+    if (last === null) return;
+    if (last === undefined) {
+      this.startEdit(path, before, count, "");
+      return;
+    }
+    const left = last.baseLength - last.drop;
+    if (count <= left) last.drop += count;
+    else {
+      last.drop = last.baseLength;
+      last.text = last.text.slice(count - left);
+    }
+  }
+
+  /**
+   * Fold an explicit edit into what is pending at `path` when that is cheap and exact: into a set payload
+   * or a pending assignment (their value becomes `after`; returns null), or into the node's explicit
+   * edit (returned). Undefined: start a new explicit entry.
+   */
+  private stringTail(path: Seg[], after: string): Extract<Entry, { kind: "ed" }> | null | undefined {
+    const fold = this.findFold(path, false);
+    if (fold) {
+      setPlain(fold.container, fold.rest, after);
+      return null;
+    }
+    const last = this.nodeAt(path).entries?.at(-1);
+    if (last?.kind === "ed") return last;
+    if (last?.kind === "str") {
+      last.current = after;
+      return null;
+    }
+    if (last?.kind === "s" && typeof last.value === "string") {
+      last.value = after;
+      return null;
+    }
+    return undefined;
+  }
+
+  private startEdit(path: Seg[], before: string, drop: number, text: string): void {
+    const node = this.nodeAt(path);
+    this.kill(node);
+    this.push(node, { kind: "ed", path, alive: true, baseLength: before.length, drop, text });
   }
 
   splice(path: Seg[], index: number, remove: number, items: unknown[]): void {
@@ -138,6 +196,10 @@ export class PendingLog {
           break;
         case "p":
           ops.push(["p", e.path, e.index, e.remove, e.items]);
+          break;
+        case "ed":
+          if (e.drop > 0) ops.push(["t", path, e.drop]);
+          if (e.text.length > 0) ops.push(["a", path, e.text]);
           break;
         case "str": {
           const edit = diffString(e.anchor, e.current, maxOverlapScan);

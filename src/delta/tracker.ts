@@ -6,11 +6,11 @@
 // cache their indices against the array's version, which moves only when indices shift, so pushing onto a
 // long transcript never rescans it.
 import { spliceInto } from "./apply.js";
-import { NotJsonError, UnsafePathError } from "./errors.js";
+import { NotJsonError, PathError, UnsafePathError } from "./errors.js";
 import { cloneJson, defineData, isContainer, jsonEqual, type Container } from "./json.js";
-import type { Op, Seg } from "./ops.js";
+import type { NonEmptyPath, Op, Seg } from "./ops.js";
 import { PendingLog } from "./pending.js";
-import { RESERVED_SEGMENTS } from "./validate.js";
+import { RESERVED_SEGMENTS, assertSafePath } from "./validate.js";
 
 export interface TrackOptions {
   /** How far back (in UTF-16 units) a string's old tail is searched for the start of its new value. */
@@ -24,6 +24,13 @@ export interface Tracker<T> {
   readonly target: T;
   /** The ops recorded since the last flush. The first flush is always a base batch. */
   flush(): Op[];
+  /**
+   * Append `text` to the string at `path` and record it as an `a` op: no diff, O(text). For producers
+   * that know what they changed (the output sink); assigning through `state` stays exact and checked.
+   */
+  append(path: NonEmptyPath, text: string): void;
+  /** Drop the first `count` UTF-16 units of the string at `path`, recorded as a `t` op: O(1), no diff. */
+  truncate(path: NonEmptyPath, count: number): void;
   /** Drop pending ops; the next flush is a base batch (once). */
   rebase(): void;
   /** Accept pending changes locally without emitting them (existing replicas diverge, by design). */
@@ -617,6 +624,58 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     preventExtensions: refuse("Object.preventExtensions (and freeze/seal)"),
   };
 
+  // ---- explicit string edits ---------------------------------------------------------------------
+
+  /** The raw parent of `path`'s last segment and the string there; a clear error when there is none. */
+  const stringSlot = (path: NonEmptyPath): { parent: Container; key: Seg; value: string } => {
+    assertSafePath(path);
+    if (path.length === 0) throw new PathError([], "an explicit string edit needs a path to a string, not the root");
+    let node: unknown = root;
+    for (let i = 0; i < path.length; i++) {
+      if (!isContainer(node)) throw new PathError(path, `${JSON.stringify(path.slice(0, i))} is not an object or array`);
+      const seg = path[i]!;
+      const has = Array.isArray(node) ? typeof seg === "number" && seg < node.length : Object.hasOwn(node, String(seg));
+      if (!has) throw new PathError(path, `nothing at ${JSON.stringify(path.slice(0, i + 1))}`);
+      if (i === path.length - 1) {
+        const value = (node as Record<Seg, unknown>)[seg];
+        if (typeof value !== "string") throw new PathError(path, `expected a string, found ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
+        return { parent: node, key: seg, value };
+      }
+      node = (node as Record<Seg, unknown>)[seg];
+    }
+    throw new PathError(path, "unreachable");
+  };
+
+  const editString = (path: NonEmptyPath, after: string, slot: { parent: Container; key: Seg; value: string }, record: (p: Seg[]) => void): void => {
+    dirty = true;
+    if (!forceBase) {
+      for (const p of pathsOf(slot.parent)) {
+        p.push(slot.key);
+        record(p);
+      }
+      afterRecord();
+    }
+    defineData(slot.parent, slot.key, after);
+  };
+
+  const appendText = (path: NonEmptyPath, text: string): void => {
+    if (typeof text !== "string") throw new TypeError(`append() takes a string, got ${describe(text)}`);
+    const slot = stringSlot(path);
+    if (text.length === 0) return;
+    const after = slot.value + text;
+    editString(path, after, slot, (p) => log.append(p, slot.value, after, text));
+  };
+
+  const truncateText = (path: NonEmptyPath, count: number): void => {
+    const slot = stringSlot(path);
+    if (!Number.isSafeInteger(count) || count < 0 || count > slot.value.length) {
+      throw new RangeError(`truncate() count must be an integer from 0 to the string's length ${slot.value.length}, got ${String(count)}`);
+    }
+    if (count === 0) return;
+    const after = slot.value.slice(count);
+    editString(path, after, slot, (p) => log.truncate(p, slot.value, after, count));
+  };
+
   // ---- the tracker -------------------------------------------------------------------------------
 
   const setRoot = (value: unknown): void => {
@@ -655,6 +714,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       }
       return log.drain(scan);
     },
+    append: appendText,
+    truncate: truncateText,
     rebase() {
       dirty = true;
       log.clear();
