@@ -93,6 +93,22 @@ export class ToolOutputClosedError extends Error {
 }
 
 const DEFAULT_REBASE_EVERY = 50;
+const TEXT_PATH = ["content", 0, "text"] as const;
+
+function countNewlines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
+/** UTF-8 bytes `text` adds to `before`: a surrogate pair split across the two is 4 bytes, not 3 + 3. */
+function joinedLength(before: string, text: string): number {
+  const n = byteLength(text);
+  return isLow(text.charCodeAt(0)) && isHigh(before.charCodeAt(before.length - 1)) ? n - 2 : n;
+}
 
 function emptyTruncation(maxBytes: number, maxLines: number): Mutable<Truncation> {
   return {
@@ -161,16 +177,75 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
   // to make room for the sentence that says how many lines it shows.
   let footer = "";
   let windowText = initial.content[0].text;
+  // The window's UTF-8 size and newline count, kept incrementally so a write costs O(its own bytes
+  // plus the lines it evicts), not O(window).
+  let windowBytes = byteLength(windowText);
+  let windowNewlines = countNewlines(windowText);
   const setText = (text: string, cutBy: "bytes" | "lines" | null): void => {
     windowText = text;
+    windowBytes = byteLength(text);
+    windowNewlines = countNewlines(text);
     s.content[0].text = text + footer;
     const t = s.truncation;
-    t.outputBytes = byteLength(text);
+    t.outputBytes = windowBytes;
     t.outputLines = countLines(text);
     if (cutBy && !t.truncated) {
       t.truncated = true;
       t.truncatedBy = cutBy;
     }
+  };
+
+  /**
+   * The window as it is after dropping `drop` units from its front and appending `text`, recorded as
+   * explicit `t`/`a` ops: the sink knows what changed, so the tracker never diffs the window.
+   */
+  const slideText = (drop: number, text: string, bytes: number, newlinesNow: number, cutBy: "bytes" | "lines" | null): void => {
+    if (drop > 0) tracker.truncate(TEXT_PATH, drop);
+    tracker.append(TEXT_PATH, text);
+    windowText = drop > 0 ? windowText.slice(drop) + text : windowText + text;
+    windowBytes = bytes;
+    windowNewlines = newlinesNow;
+    const t = s.truncation;
+    t.outputBytes = bytes;
+    t.outputLines = newlinesNow + (windowText.length > 0 && !windowText.endsWith("\n") ? 1 : 0);
+    if (cutBy && !t.truncated) {
+      t.truncated = true;
+      t.truncatedBy = cutBy;
+    }
+  };
+
+  /** Append `text` (non-empty, `added` newlines) to the window under the retention rule. */
+  const writeWindow = (text: string, added: number): void => {
+    const t = s.truncation;
+    let bytes = windowBytes + joinedLength(windowText, text);
+    let nls = windowNewlines + added;
+    const open = !text.endsWith("\n");
+    const lines = nls + (open ? 1 : 0);
+    if (bytes <= t.maxBytes && lines <= t.maxLines) {
+      slideText(0, text, bytes, nls, null);
+      return;
+    }
+    if (retain === "tail") {
+      // Evict whole lines from the front of the current window; when that is not enough (one line, or
+      // a write bigger than the window) the general fit below cuts inside the joined text.
+      const by = lines > t.maxLines ? "lines" : "bytes";
+      let start = 0;
+      let left = lines;
+      while (bytes > t.maxBytes || left > t.maxLines) {
+        const nl = windowText.indexOf("\n", start);
+        if (nl < 0) break;
+        bytes -= byteLength(windowText.slice(start, nl + 1));
+        left--;
+        nls--;
+        start = nl + 1;
+      }
+      if (bytes <= t.maxBytes && left <= t.maxLines) {
+        slideText(start, text, bytes, nls, by);
+        return;
+      }
+    }
+    const fit = retain === "head" ? fitHead(windowText, text, t.maxBytes, t.maxLines) : fitTail(windowText + text, t.maxBytes, t.maxLines);
+    setText(fit.text, fit.cut ? fit.by : null);
   };
 
   const flushNow = (): void => {
@@ -190,18 +265,17 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
         // The window is closed once a footer says what it holds; later text (an error sentence)
         // follows the footer instead of shifting the window the footer describes.
         footer += text;
-        s.content[0].text = windowText + footer;
+        tracker.append(TEXT_PATH, text);
         changed();
         return;
       }
       const t = s.truncation;
       t.totalBytes += byteLength(text);
-      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) newlines++;
+      const added = countNewlines(text);
+      newlines += added;
       openLine = !text.endsWith("\n");
       t.totalLines = newlines + (openLine ? 1 : 0);
-      const current = windowText;
-      const fit = retain === "head" ? fitHead(current, text, t.maxBytes, t.maxLines) : fitTail(current + text, t.maxBytes, t.maxLines);
-      setText(fit.text, fit.cut ? fit.by : null);
+      writeWindow(text, added);
       changed();
     },
     replace(text) {
