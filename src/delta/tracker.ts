@@ -47,6 +47,21 @@ const MAX_PENDING = 4096;
 const UNKNOWN = -1;
 const MUTATORS = new Set(["push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin"]);
 
+/** A string property reached by an explicit edit. */
+interface Slot {
+  readonly parent: Container;
+  readonly key: Seg;
+  readonly value: string;
+}
+
+/** An explicitly edited string as parts: its value is `flat.slice(start) + tail`. */
+interface Rope {
+  value: string;
+  flat: string;
+  start: number;
+  tail: string;
+}
+
 interface Link {
   readonly parent: Container;
   keys: Seg[];
@@ -627,7 +642,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   // ---- explicit string edits ---------------------------------------------------------------------
 
   /** The raw parent of `path`'s last segment and the string there; a clear error when there is none. */
-  const stringSlot = (path: NonEmptyPath): { parent: Container; key: Seg; value: string } => {
+  const stringSlot = (path: NonEmptyPath): Slot => {
     assertSafePath(path);
     if (path.length === 0) throw new PathError([], "an explicit string edit needs a path to a string, not the root");
     let node: unknown = root;
@@ -646,7 +661,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     throw new PathError(path, "unreachable");
   };
 
-  const editString = (path: NonEmptyPath, after: string, slot: { parent: Container; key: Seg; value: string }, record: (p: Seg[]) => void): void => {
+  const editString = (path: NonEmptyPath, after: string, slot: Slot, record: (p: Seg[]) => void): void => {
     dirty = true;
     if (!forceBase) {
       for (const p of pathsOf(slot.parent)) {
@@ -658,12 +673,30 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     defineData(slot.parent, slot.key, after);
   };
 
+  // A string edited explicitly is kept as parts — a flat string, an offset into it, and a tail of
+  // appended chunks — and its value is composed from them, so that neither a front-drop nor an append
+  // copies the string (slicing a concatenated string would flatten it: O(length) per edit). The tail is
+  // flattened once the front reaches it, so every appended unit is copied at most once.
+  const ropes = new WeakMap<Container, Map<Seg, Rope>>();
+  const ropeOf = (slot: Slot): Rope => {
+    let byKey = ropes.get(slot.parent);
+    if (!byKey) ropes.set(slot.parent, (byKey = new Map()));
+    const r = byKey.get(slot.key);
+    // A different value means something else wrote the slot since: start over from it.
+    if (r && r.value === slot.value) return r;
+    const fresh: Rope = { value: slot.value, flat: slot.value, start: 0, tail: "" };
+    byKey.set(slot.key, fresh);
+    return fresh;
+  };
+
   const appendText = (path: NonEmptyPath, text: string): void => {
     if (typeof text !== "string") throw new TypeError(`append() takes a string, got ${describe(text)}`);
     const slot = stringSlot(path);
     if (text.length === 0) return;
-    const after = slot.value + text;
-    editString(path, after, slot, (p) => log.append(p, slot.value, after, text));
+    const r = ropeOf(slot);
+    r.tail = r.tail.length === 0 ? text : r.tail + text;
+    r.value = slot.value + text;
+    editString(path, r.value, slot, (p) => log.append(p, slot.value, r.value, text));
   };
 
   const truncateText = (path: NonEmptyPath, count: number): void => {
@@ -672,8 +705,17 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       throw new RangeError(`truncate() count must be an integer from 0 to the string's length ${slot.value.length}, got ${String(count)}`);
     }
     if (count === 0) return;
-    const after = slot.value.slice(count);
-    editString(path, after, slot, (p) => log.truncate(p, slot.value, after, count));
+    const r = ropeOf(slot);
+    const inFlat = r.flat.length - r.start;
+    if (count <= inFlat) r.start += count;
+    else {
+      r.flat = r.tail.slice(count - inFlat);
+      r.tail = "";
+      r.start = 0;
+    }
+    const head = r.start === 0 ? r.flat : r.flat.slice(r.start);
+    r.value = r.tail.length === 0 ? head : head + r.tail;
+    editString(path, r.value, slot, (p) => log.truncate(p, slot.value, r.value, count));
   };
 
   // ---- the tracker -------------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 // and ~100 KB/s of batch bytes). Forced flushes — completion, error, abort, memo checkpoints — bypass
 // the pacing once; close() cancels the trailing timer so nothing is emitted after the terminal flush.
 // Every `rebaseEvery`-th flush is a base batch, so durable recovery replays at most that many batches.
-import { AdaptivePublisher, countLines, utf8Length as byteLength, type CaptureMetadata, type Retain, type Truncation } from "../capture/index.js";
+import { AdaptivePublisher, utf8Length as byteLength, type CaptureMetadata, type Retain, type Truncation } from "../capture/index.js";
 import { isBase, track, type Op, type Tracker } from "../delta/index.js";
+import { WindowLedger } from "./ledger.js";
 import { fitHead, fitTail } from "./window.js";
 
 export interface TextBlock {
@@ -101,15 +102,6 @@ function countNewlines(text: string): number {
   return n;
 }
 
-const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
-const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
-
-/** UTF-8 bytes `text` adds to `before`: a surrogate pair split across the two is 4 bytes, not 3 + 3. */
-function joinedLength(before: string, text: string): number {
-  const n = byteLength(text);
-  return isLow(text.charCodeAt(0)) && isHigh(before.charCodeAt(before.length - 1)) ? n - 2 : n;
-}
-
 function emptyTruncation(maxBytes: number, maxLines: number): Mutable<Truncation> {
   return {
     truncated: false,
@@ -176,75 +168,58 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
   // A footer sits after the window and outside its limits: a tail window would otherwise evict lines
   // to make room for the sentence that says how many lines it shows.
   let footer = "";
-  let windowText = initial.content[0].text;
-  // The window's UTF-8 size and newline count, kept incrementally so a write costs O(its own bytes
-  // plus the lines it evicts), not O(window).
-  let windowBytes = byteLength(windowText);
-  let windowNewlines = countNewlines(windowText);
+  // The window's line lengths, kept incrementally so a write costs O(its own text plus the lines it
+  // evicts), never O(window); its text is read back only on the rare general fit.
+  const ledger = new WindowLedger();
+  ledger.reset(initial.content[0].text);
+  const currentWindow = (): string => {
+    const full = tracker.target.content[0].text;
+    return footer === "" ? full : full.slice(0, full.length - footer.length);
+  };
+  const markCut = (cutBy: "bytes" | "lines" | null): void => {
+    const t = s.truncation;
+    t.outputBytes = ledger.bytes;
+    t.outputLines = ledger.lines;
+    if (cutBy && !t.truncated) {
+      t.truncated = true;
+      t.truncatedBy = cutBy;
+    }
+  };
   const setText = (text: string, cutBy: "bytes" | "lines" | null): void => {
-    windowText = text;
-    windowBytes = byteLength(text);
-    windowNewlines = countNewlines(text);
+    ledger.reset(text);
     s.content[0].text = text + footer;
-    const t = s.truncation;
-    t.outputBytes = windowBytes;
-    t.outputLines = countLines(text);
-    if (cutBy && !t.truncated) {
-      t.truncated = true;
-      t.truncatedBy = cutBy;
-    }
+    markCut(cutBy);
   };
 
-  /**
-   * The window as it is after dropping `drop` units from its front and appending `text`, recorded as
-   * explicit `t`/`a` ops: the sink knows what changed, so the tracker never diffs the window.
-   */
-  const slideText = (drop: number, text: string, bytes: number, newlinesNow: number, cutBy: "bytes" | "lines" | null): void => {
-    if (drop > 0) tracker.truncate(TEXT_PATH, drop);
-    tracker.append(TEXT_PATH, text);
-    windowText = drop > 0 ? windowText.slice(drop) + text : windowText + text;
-    windowBytes = bytes;
-    windowNewlines = newlinesNow;
+  /** Append `text` (non-empty) to the window under the retention rule. */
+  const writeWindow = (text: string): void => {
     const t = s.truncation;
-    t.outputBytes = bytes;
-    t.outputLines = newlinesNow + (windowText.length > 0 && !windowText.endsWith("\n") ? 1 : 0);
-    if (cutBy && !t.truncated) {
-      t.truncated = true;
-      t.truncatedBy = cutBy;
-    }
-  };
-
-  /** Append `text` (non-empty, `added` newlines) to the window under the retention rule. */
-  const writeWindow = (text: string, added: number): void => {
-    const t = s.truncation;
-    let bytes = windowBytes + joinedLength(windowText, text);
-    let nls = windowNewlines + added;
-    const open = !text.endsWith("\n");
-    const lines = nls + (open ? 1 : 0);
-    if (bytes <= t.maxBytes && lines <= t.maxLines) {
-      slideText(0, text, bytes, nls, null);
+    const before = retain === "head" ? currentWindow() : "";
+    ledger.add(text);
+    if (ledger.bytes <= t.maxBytes && ledger.lines <= t.maxLines) {
+      // Recorded as an explicit append: the sink knows what changed, so the tracker never diffs the window.
+      tracker.append(TEXT_PATH, text);
+      markCut(null);
       return;
     }
     if (retain === "tail") {
-      // Evict whole lines from the front of the current window; when that is not enough (one line, or
-      // a write bigger than the window) the general fit below cuts inside the joined text.
-      const by = lines > t.maxLines ? "lines" : "bytes";
-      let start = 0;
-      let left = lines;
-      while (bytes > t.maxBytes || left > t.maxLines) {
-        const nl = windowText.indexOf("\n", start);
-        if (nl < 0) break;
-        bytes -= byteLength(windowText.slice(start, nl + 1));
-        left--;
-        nls--;
-        start = nl + 1;
-      }
-      if (bytes <= t.maxBytes && left <= t.maxLines) {
-        slideText(start, text, bytes, nls, by);
+      // Evict whole lines from the front (a front-drop op); when that is not enough (one line, or a
+      // write bigger than the window) the general fit below cuts inside the joined text.
+      const by = ledger.lines > t.maxLines ? "lines" : "bytes";
+      let drop = 0;
+      while ((ledger.bytes > t.maxBytes || ledger.lines > t.maxLines) && ledger.canDrop) drop += ledger.dropFirst();
+      if (ledger.bytes <= t.maxBytes && ledger.lines <= t.maxLines) {
+        // Append, then drop from the front (the drop may reach into the new text); one t + a at flush.
+        tracker.append(TEXT_PATH, text);
+        if (drop > 0) tracker.truncate(TEXT_PATH, drop);
+        markCut(by);
         return;
       }
+      const fit = fitTail(currentWindow() + text, t.maxBytes, t.maxLines);
+      setText(fit.text, fit.cut ? fit.by : null);
+      return;
     }
-    const fit = retain === "head" ? fitHead(windowText, text, t.maxBytes, t.maxLines) : fitTail(windowText + text, t.maxBytes, t.maxLines);
+    const fit = fitHead(before, text, t.maxBytes, t.maxLines);
     setText(fit.text, fit.cut ? fit.by : null);
   };
 
@@ -271,11 +246,10 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       }
       const t = s.truncation;
       t.totalBytes += byteLength(text);
-      const added = countNewlines(text);
-      newlines += added;
+      newlines += countNewlines(text);
       openLine = !text.endsWith("\n");
       t.totalLines = newlines + (openLine ? 1 : 0);
-      writeWindow(text, added);
+      writeWindow(text);
       changed();
     },
     replace(text) {
@@ -285,8 +259,9 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
     },
     footer(text) {
       guard();
+      const window = currentWindow();
       footer = text;
-      s.content[0].text = windowText + footer;
+      s.content[0].text = window + footer;
       changed();
     },
     image(image) {
@@ -298,7 +273,7 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       guard();
       s.truncation = { ...metadata.truncation };
       // Later agent-side writes (a footer) continue the capture's totals.
-      openLine = !windowText.endsWith("\n") && windowText.length > 0;
+      openLine = ledger.open;
       newlines = metadata.truncation.totalLines - (openLine ? 1 : 0);
       changed();
     },
