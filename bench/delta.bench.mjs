@@ -91,21 +91,21 @@ function openExplicit(lib, init, step) {
     final() { return JSON.parse(JSON.stringify(tracker.target)); },
   };
 }
-// The sink paces itself; the lane forces one flush per step, as a completion would. Periodic base
-// batches (a durability feature, rebaseEvery) are off so every lane emits pure deltas.
+// The sink paces itself; here pacing is off (minIntervalMs 0, no byte budget), so every write is
+// published at once — one flush per step, like the other lanes. Periodic base batches (a durability
+// feature, rebaseEvery) are off too, so every lane emits pure deltas.
 function openSink(lib, init, step) {
   const enc = lib.encoder();
   let last = [];
   const out = lib.createToolOutput({
     initial: init, retain: "tail", maxBytes: init.truncation.maxBytes, maxLines: init.truncation.maxLines,
-    rebaseEvery: 1e9, minIntervalMs: 1e9, onFlush: (ops) => { last = ops; },
+    rebaseEvery: 1e9, minIntervalMs: 0, targetBytesPerSecond: Infinity, onFlush: (ops) => { last = ops; },
   });
   const take = () => { const wire = JSON.stringify(enc.encode(last)); last = []; return wire; };
   return {
     base() { out.rebase(); return take(); },
     flush(x) {
       step(out, x);
-      out.flush({ force: true });
       return take();
     },
     final() { return JSON.parse(JSON.stringify(out.state)); },

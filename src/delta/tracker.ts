@@ -74,6 +74,9 @@ interface Meta {
   links: Link[];
   /** Arrays only: bumped whenever element indices shift. */
   version: number;
+  /** pathsOf's last answer, valid while no container has moved since (see `epoch`). */
+  paths: Seg[][] | undefined;
+  pathsEpoch: number;
 }
 
 function describe(v: unknown): string {
@@ -124,6 +127,10 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   let forceBase = true;
   let flushed = false;
   let dirty = true;
+  // Bumped by every write that can move a container (place, remove, shift indices). A write of a
+  // primitive over a primitive cannot, so the paths of its object stay valid: a burst of counter and
+  // string writes does not walk the links again for each write.
+  let epoch = 0;
 
   // Every adopted container is `placed` under the parent that first held it (null for the root): one
   // WeakMap entry, no allocation. The full Meta (proxy, links) is made only when the object is proxied
@@ -133,7 +140,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   const metaOf = (raw: object): Meta => {
     let m = metas.get(raw);
     if (!m) {
-      m = { proxy: undefined, links: [], version: 0 };
+      m = { proxy: undefined, links: [], version: 0, paths: undefined, pathsEpoch: -1 };
       metas.set(raw, m);
       const first = placed.get(raw);
       if (first) m.links.push({ parent: first, keys: [], version: UNKNOWN });
@@ -190,9 +197,11 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   const addLink = (child: object, parent: Container, key: Seg): void => {
     if (!metas.has(child) && !placed.has(child)) {
+      // A first placement gives a new object a position; no existing object's paths change.
       placed.set(child, parent);
       return;
     }
+    epoch++;
     // Placed before: an alias or a move. From now on its positions are tracked in full.
     const m = metaOf(child);
     const version = Array.isArray(parent) ? metaOf(parent).version : 0;
@@ -207,6 +216,24 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   /** Every current path of a tracked container (fresh arrays the caller may extend). Empty when detached. */
   const pathsOf = (raw: object): Seg[][] => {
     if (raw === root) return [[]];
+    const known = metas.get(raw);
+    if (known !== undefined && known.pathsEpoch === epoch) {
+      const cached = known.paths!;
+      const copy: Seg[][] = new Array(cached.length);
+      for (let i = 0; i < cached.length; i++) copy[i] = cached[i]!.slice();
+      return copy;
+    }
+    const out = walkPaths(raw);
+    const m = metas.get(raw);
+    if (m !== undefined) {
+      m.paths = out.map((p) => p.slice());
+      m.pathsEpoch = epoch;
+    }
+    return out;
+  };
+
+  const walkPaths = (raw: object): Seg[][] => {
+    if (raw === root) return [[]];
     if (!isTracked(raw)) return [];
     const m = metaOf(raw);
     const out: Seg[][] = [];
@@ -218,7 +245,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
         continue;
       }
       for (const k of keys) if (typeof k === "string" && RESERVED_SEGMENTS.has(k)) throw new UnsafePathError(k, "the object is reachable only through a reserved key");
-      for (const p of pathsOf(link.parent)) {
+      for (const p of walkPaths(link.parent)) {
         for (let i = 0; i < keys.length; i++) out.push(i === keys.length - 1 ? (p.push(keys[i]!), p) : [...p, keys[i]!]);
       }
     }
@@ -419,6 +446,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     // Equal strings of equal length would be compared char by char (and a cons string flattened) only
     // to find a no-op that the flush-time diff finds anyway.
     if (had && old === v && typeof v !== "string") return true;
+    if (isContainer(old)) epoch++;
     const paths = pathsOf(t);
     if (!forceBase) {
       for (const p of paths) {
@@ -439,6 +467,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     dirty = true;
     if (!Object.hasOwn(t, key)) return true;
     const was = t[key];
+    if (isContainer(was)) epoch++;
     const paths = pathsOf(t);
     if (!forceBase && was !== undefined) {
       for (const p of paths) {
@@ -485,6 +514,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     }
     if (remove === 0 && items.length === 0) return [];
     const paths = pathsOf(t);
+    // Removing elements or shifting indices moves existing containers; appending at the end does not.
+    if (remove > 0 || index < len) epoch++;
     if (!forceBase) {
       const fullCover = len > 0 && index === 0 && remove === len;
       for (const p of paths) {
@@ -521,6 +552,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     const old = t[i];
     const v = adopt(value, t, i);
     if (old === v) return true;
+    if (isContainer(old)) epoch++;
     const paths = pathsOf(t);
     if (!forceBase) {
       for (const p of paths) {
@@ -582,6 +614,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       dirty = true;
       t.sort(compare as ((a: unknown, b: unknown) => number) | undefined);
       metaOf(t).version++;
+      epoch++;
       recordWhole(t);
       return this;
     },
@@ -590,6 +623,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       dirty = true;
       t.reverse();
       metaOf(t).version++;
+      epoch++;
       recordWhole(t);
       return this;
     },
@@ -600,6 +634,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       const v = adopt(value, t, undefined);
       t.fill(v, start as number | undefined, end as number | undefined);
       metaOf(t).version++;
+      epoch++;
       if (isContainer(v)) for (let i = 0; i < t.length; i++) if (t[i] === v) addLink(v, t, i);
       recordWhole(t);
       return this;
@@ -609,6 +644,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       dirty = true;
       t.copyWithin(target as number, start as number, end as number | undefined);
       metaOf(t).version++;
+      epoch++;
       recordWhole(t);
       return this;
     },
@@ -642,7 +678,25 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   // ---- explicit string edits ---------------------------------------------------------------------
 
   /** The raw parent of `path`'s last segment and the string there; a clear error when there is none. */
+  // The last slot resolved, by path identity: a producer edits the same path over and over, and while
+  // no container has moved (epoch) the walk from the root would find the same parent again.
+  let lastSlot: { path: NonEmptyPath; segs: Seg[]; parent: Container; key: Seg; epoch: number } | undefined;
+  const sameSegs = (a: readonly Seg[], b: readonly Seg[]): boolean => {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  };
   const stringSlot = (path: NonEmptyPath): Slot => {
+    const c = lastSlot;
+    if (c !== undefined && c.path === path && c.epoch === epoch && sameSegs(c.segs, path)) {
+      const value = (c.parent as Record<Seg, unknown>)[c.key];
+      if (typeof value === "string") return { parent: c.parent, key: c.key, value };
+    }
+    const slot = resolveSlot(path);
+    lastSlot = { path, segs: [...path], parent: slot.parent, key: slot.key, epoch };
+    return slot;
+  };
+  const resolveSlot = (path: NonEmptyPath): Slot => {
     assertSafePath(path);
     if (path.length === 0) throw new PathError([], "an explicit string edit needs a path to a string, not the root");
     let node: unknown = root;
@@ -670,7 +724,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       }
       afterRecord();
     }
-    defineData(slot.parent, slot.key, after);
+    // The slot is an own data property (stringSlot checked), so plain assignment reaches no setter.
+    (slot.parent as Record<Seg, unknown>)[slot.key] = after;
   };
 
   // A string edited explicitly is kept as parts — a flat string, an offset into it, and a tail of
@@ -726,6 +781,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     adopt(raw, null, undefined);
     if (!isTracked(raw)) placed.set(raw, null);
     root = raw;
+    epoch++;
   };
 
   setRoot(initial);

@@ -6,6 +6,7 @@
 import { AdaptivePublisher, utf8Length as byteLength, type CaptureMetadata, type Retain, type Truncation } from "../capture/index.js";
 import { isBase, track, type Op, type Tracker } from "../delta/index.js";
 import { WindowLedger } from "./ledger.js";
+import { batchSize } from "./measure.js";
 import { fitHead, fitTail } from "./window.js";
 
 export interface TextBlock {
@@ -141,7 +142,7 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       const ops = tracker.flush();
       return ops.length > 0 ? ops : undefined;
     },
-    measure: (ops) => JSON.stringify(ops).length,
+    measure: batchSize,
     publish: (ops) => {
       flushes++;
       options.onFlush(ops, { base: isBase(ops), forced: forcing });
