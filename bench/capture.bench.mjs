@@ -30,7 +30,7 @@ if (process.argv[2] === "--child") {
   const ms = performance.now() - started;
   const spillBytes = statSync(r.spillPath).size;
   process.stdout.write(
-    JSON.stringify({ ms, updates, updateBytes, spillBytes, rawBytes: r.rawBytes, peakRssKB: process.resourceUsage().maxRSS, exitCode: r.exitCode }),
+    JSON.stringify({ ms, updates, updateBytes, spillBytes, rawBytes: r.rawBytes, peakRssKB: process.resourceUsage().maxRSS, exitCode: r.exitCode, cpu: process.cpuUsage() }),
   );
   process.exit(0);
 }
