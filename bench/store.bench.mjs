@@ -20,6 +20,10 @@ import {
 } from "../dist/store/index.js";
 
 const JSON_OUT = process.argv.includes("--json");
+// --only=open (or commit, recover, workload): run one section. The open section's sizes come from
+// SPOOL_BENCH_OPEN_SIZES (default 1000,100000,1000000).
+const ONLY = process.argv.find((a) => a.startsWith("--only="))?.slice(7);
+const want = (section) => ONLY === undefined || ONLY === section;
 const root = mkdtempSync(join(tmpdir(), "spool-bench-store-"));
 let dirN = 0;
 const fresh = (file) => join(root, `s${dirN++}`, file);
@@ -57,7 +61,7 @@ async function timeCommits(store, makeWrites, n) {
 }
 
 // ---- 1. commit throughput --------------------------------------------------------------------
-for (const b of BACKENDS) {
+for (const b of want("commit") ? BACKENDS : []) {
   const store = await b.open();
   const scope = ephemeralScope("op:bench");
   const out = list("pi.pending.tool_output", "call_1", scope);
@@ -82,7 +86,7 @@ function opsElement(i) {
 }
 // The three sizes are read in interleaved rounds so drift (GC, JIT, CPU frequency) hits them alike.
 const SIZES = [1000, 10000, 100000];
-for (const b of BACKENDS.filter((x) => x.name !== "jsonl/os" && x.name !== "sqlite/os")) {
+for (const b of want("recover") ? BACKENDS.filter((x) => x.name !== "jsonl/os" && x.name !== "sqlite/os") : []) {
   const scope = ephemeralScope("op:recover");
   const out = list("pi.pending.tool_output", "call_1", scope);
   const built = [];
@@ -190,7 +194,7 @@ async function workload(store, { scoped, mainFile }) {
   return { sidecarBytes, peakSidecar, transcriptBytes };
 }
 const MB = (b) => b / 1e6;
-for (const b of [BACKENDS[1], BACKENDS[3]]) {
+for (const b of want("workload") ? [BACKENDS[1], BACKENDS[3]] : []) {
   for (const scoped of [true, false]) {
     const file = b.name.startsWith("jsonl") ? fresh("session.jsonl") : fresh("session.sqlite");
     const store = await b.open(file);
@@ -216,11 +220,45 @@ for (const b of [BACKENDS[1], BACKENDS[3]]) {
   }
 }
 
+// ---- 4. opening a long session (issue 16 §3) -----------------------------------------------------
+// One session-scope list of N elements (commits of 1,000), closed, then opened cold and read the way
+// recovery reads it (the last base and what follows). Goal: open at 1M / open at 1k ≤ 3.
+const OPEN_SIZES = (process.env.SPOOL_BENCH_OPEN_SIZES ?? "1000,100000,1000000").split(",").map(Number);
+for (const b of want("open") ? [BACKENDS[1], BACKENDS[3]] : []) {
+  const out = list("pi.transcript", "main");
+  const times = [];
+  for (const n of OPEN_SIZES) {
+    const file = b.name.startsWith("jsonl") ? fresh("session.jsonl") : fresh("session.sqlite");
+    const store = await b.open(file);
+    for (let i = 0; i < n; i += 1000) {
+      const writes = [];
+      for (let j = i; j < Math.min(n, i + 1000); j++) writes.push(appendList(out, opsElement(j), j % 50 === 0 ? "base" : undefined));
+      await store.commit(writes);
+    }
+    await store.close();
+    const samples = [];
+    for (let r = 0; r < (n >= 1_000_000 ? 1 : 3); r++) {
+      const t0 = process.hrtime.bigint();
+      const again = await b.open(file);
+      const page = again.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
+      samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (page.elements.length === 0) throw new Error("the reopened session lost its list");
+      await again.close();
+    }
+    const ms = samples.sort((a, c) => a - c)[samples.length >> 1];
+    times.push(ms);
+    row("open", `open + first recovery read, ${n.toLocaleString("en")} elements (${MB(sizeOf(file)).toFixed(1)} MB)`, b.name, ms, "ms");
+    rmSync(file, { force: true });
+  }
+  const ratio = times[times.length - 1] / times[0];
+  row("open", `open ${OPEN_SIZES.at(-1).toLocaleString("en")} / ${OPEN_SIZES[0].toLocaleString("en")} ratio (goal ≤ 3)`, b.name, ratio, "×", ratio <= 3 ? "meets goal" : "MISSES goal");
+}
+
 rmSync(root, { recursive: true, force: true });
 
 if (!JSON_OUT) {
   console.log(`spool/store benchmark — node ${process.version}, ${new Date().toISOString()}`);
-  for (const section of ["commit", "recover", "workload"]) {
+  for (const section of ["commit", "recover", "workload", "open"].filter(want)) {
     console.log(`\n## ${section}`);
     const w = Math.max(...rows.filter((r) => r.section === section).map((r) => r.name.length));
     for (const r of rows.filter((x) => x.section === section)) {

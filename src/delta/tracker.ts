@@ -144,10 +144,13 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       metas.set(raw, m);
       const first = placed.get(raw);
       if (first) m.links.push({ parent: first, keys: [], version: UNKNOWN });
+      // Every object with a Meta is in `placed` too (null: no first parent), so one lookup there
+      // answers "tracked?".
+      else if (first === undefined) placed.set(raw, null);
     }
     return m;
   };
-  const isTracked = (raw: object): boolean => placed.has(raw) || metas.has(raw);
+  const isTracked = (raw: object): boolean => placed.has(raw);
 
   const unwrap = (v: unknown): unknown => (typeof v === "object" && v !== null ? (raws.get(v) ?? v) : v);
 
@@ -196,7 +199,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   };
 
   const addLink = (child: object, parent: Container, key: Seg): void => {
-    if (!metas.has(child) && !placed.has(child)) {
+    if (!placed.has(child)) {
       // A first placement gives a new object a position; no existing object's paths change.
       placed.set(child, parent);
       return;
@@ -271,7 +274,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   // Adoption state, reused across calls: a push of a small object must not allocate a Set, a closure
   // and a path array per property (that showed as a third of W3's time, in GC).
-  const onStack = new Set<object>();
+  // The containers being walked, outermost first: an array (depth is small) is cheaper than a Set.
+  const onStack: object[] = [];
   const at: Seg[] = [];
   let adoptParent: Container | null = null;
   let ancestors: Set<object> | undefined;
@@ -295,7 +299,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   };
 
   const walk = (node: Container): void => {
-    if (onStack.has(node)) reject("a cycle");
+    if (onStack.includes(node)) reject("a cycle");
     if (isTracked(node)) {
       // Already tracked: its subtree was checked when it was adopted. It only has to stay acyclic here.
       if (adoptParent) {
@@ -305,7 +309,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       return;
     }
     if (!Object.isExtensible(node)) reject("a frozen or non-extensible object");
-    onStack.add(node);
+    onStack.push(node);
     if (Array.isArray(node)) {
       // A dense array without extra properties has exactly its indices plus "length" as own keys.
       if (Reflect.ownKeys(node).length !== node.length + 1) reject("a sparse array or an array with extra properties");
@@ -327,7 +331,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
         if (desc.value !== undefined) checkChild(node, k, desc.value);
       }
     }
-    onStack.delete(node);
+    onStack.pop();
   };
 
   /**
@@ -346,7 +350,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     try {
       walk(v);
     } finally {
-      onStack.clear();
+      onStack.length = 0;
       at.length = 0;
       adoptParent = null;
       ancestors = undefined;
