@@ -9,7 +9,7 @@ import { OPEN_OPERATIONS, readDurableOutput, readTranscript, type HarnessEvent }
 import type { ToolOutputState } from "../output/index.js";
 import { value, type SessionSnapshot } from "../store/index.js";
 
-export type SessionStatus = "running" | "succeeded" | "failed" | "interrupted";
+export type SessionStatus = "running" | "succeeded" | "failed" | "timed out" | "interrupted";
 
 /** Written by `spool run` when it starts and when it ends. */
 export interface RunInfo {
@@ -121,7 +121,7 @@ export function viewFromSnapshot(id: string, snap: Pick<SessionSnapshot, "get" |
 
 export function directorySize(dir: string): number {
   let total = 0;
-  let entries;
+  let entries: import("node:fs").Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {

@@ -56,7 +56,7 @@ describe("sink window as explicit t/a ops", () => {
               }
             } else if (cmd.k === "footer") {
               out.footer(cmd.text);
-              footer = cmd.text;
+              footer += cmd.text;
             } else if (cmd.k === "replace") {
               out.replace(cmd.text);
               window = cmd.text;

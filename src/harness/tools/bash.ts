@@ -1,7 +1,7 @@
 // bash: thin on purpose. The exec env captures with the tool's limits and spill; the tool maps each
 // update onto its sink (append → write, anything else → replace of the bounded view) and records the
 // spill path and truncation once, as plain mutation.
-import { applyUpdate, describeTruncation, exec, type CaptureView } from "../../capture/index.js";
+import { applyUpdate, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, describeTruncation, exec, type CaptureView } from "../../capture/index.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
 
 export interface BashArgs {
@@ -19,7 +19,7 @@ export interface BashToolOptions {
 }
 
 export function createBashTool(options: BashToolOptions = {}): ToolDefinition<BashArgs> {
-  const output = { retain: options.retain ?? "tail", maxBytes: options.maxBytes ?? 50 * 1024, maxLines: options.maxLines ?? 2000 } as const;
+  const output = { retain: options.retain ?? "tail", maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES } as const;
   return {
     name: "bash",
     description:
@@ -50,10 +50,14 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
         capture: { limits: output, spill: { dir: ctx.workspace.dir, id: toolCallId } },
         onUpdate: (u) => {
           view = applyUpdate(view, u);
-          if (u.kind === "append") out.write(u.text);
-          else out.replace(view.text);
-          out.capture(view);
-          if (view.spillPath !== undefined && out.details.spillPath !== view.spillPath) out.details.spillPath = view.spillPath;
+          const v = view;
+          // One batch: the text and its totals are published together.
+          out.batch(() => {
+            if (u.kind === "append") out.write(u.text);
+            else out.replace(v.text);
+            out.capture(v);
+            if (v.spillPath !== undefined && out.details.spillPath !== v.spillPath) out.details.spillPath = v.spillPath;
+          });
         },
       });
       if (out.state.content[0].text !== result.text) out.replace(result.text);
@@ -67,7 +71,7 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
       if (result.binary) out.details.binary = true;
       const footer = describeTruncation(result, output.retain);
       if (footer) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${footer}`);
-      if (result.timedOut) throw new Error(`Command timed out after ${args.timeout}s (exit ${result.exitCode})`);
+      if (result.timedOut) throw new Error(`Command timed out after ${args.timeout}s; its process group was killed`);
       if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
       if (result.exitCode !== 0) throw new Error(`Command exited with code ${result.exitCode}`);
     },

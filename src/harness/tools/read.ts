@@ -3,7 +3,7 @@
 // streamed, so paging through a 1 GB spill costs one pass and a bounded window of memory.
 import { createReadStream } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { OutputCapture, describeTruncation, resolveLimits } from "../../capture/index.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, OutputCapture, describeTruncation, resolveLimits } from "../../capture/index.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
 
 export interface ReadArgs {
@@ -14,7 +14,7 @@ export interface ReadArgs {
   readonly limit?: number;
 }
 
-const DEFAULT_LIMIT = 2000;
+const DEFAULT_LIMIT = DEFAULT_MAX_LINES;
 
 function positive(name: string, v: unknown): number | undefined {
   if (v === undefined) return undefined;
@@ -25,7 +25,7 @@ function positive(name: string, v: unknown): number | undefined {
 }
 
 export function createReadTool(): ToolDefinition<ReadArgs> {
-  const output = { retain: "head", maxBytes: 50 * 1024, maxLines: DEFAULT_LIMIT } as const;
+  const output = { retain: "head", maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_LIMIT } as const;
   return {
     name: "read",
     description:
