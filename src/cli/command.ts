@@ -77,8 +77,7 @@ export function defineCommand<O extends Record<string, OptionSpec>>(spec: Comman
           options: Object.fromEntries(Object.entries(options).map(([n, o]) => [n, { type: o.type, ...(o.short ? { short: o.short } : {}) }])),
         }) as typeof parsed;
       } catch (err) {
-        // parseArgs says e.g. "Unknown option '--x'. To specify a positional argument starting with a '-', …"
-        throw new UsageError((err as Error).message.replace(/\. To specify a positional.*$/s, "").replace(/'/g, ""), { cause: err });
+        throw new UsageError(parseArgsMessage((err as Error).message), { cause: err });
       }
       if (parsed.values.help) {
         process.stdout.write(usage(spec as CommandSpec<Record<string, OptionSpec>>) + "\n");
@@ -91,6 +90,17 @@ export function defineCommand<O extends Record<string, OptionSpec>>(spec: Comman
       return spec.run(parsed.values as OptionValues<O>, parsed.positionals);
     },
   };
+}
+
+/**
+ * parseArgs explains itself over several lines ("Unknown option '--x'. To specify a positional
+ * argument starting with a '-', …"); a user gets the first sentence, or one line for a flag whose
+ * value looks like a flag (`--timeout -1`).
+ */
+function parseArgsMessage(message: string): string {
+  const ambiguous = /^Option '?([^\s']+)'? argument is ambiguous/.exec(message);
+  if (ambiguous) return `${ambiguous[1]} needs a value; for one that starts with "-", write ${ambiguous[1]}=VALUE`;
+  return message.split("\n")[0]!.replace(/\. To specify a positional.*$/, "").replace(/'/g, "");
 }
 
 /** A whole number within [min, max]; the message says the range in words. */

@@ -10,6 +10,7 @@ export interface CommandEntry {
 
 export const commands: readonly CommandEntry[] = [
   { name: "run", summary: "run a command as a recorded session: bounded, cleaned output, lossless spill, optional live viewer", load: async () => (await import("./run.js")).runCommand },
+  { name: "mcp", summary: "serve spool's tools (bash, read, recall) to an MCP client over stdio, recorded as a session", load: async () => (await import("./mcp.js")).mcpCommand },
   { name: "serve", summary: "serve the viewer for every recorded session (live ones streaming)", load: async () => (await import("./serve.js")).serveCommand },
   { name: "sessions", summary: "list recorded sessions (id, started, command, status, size)", load: async () => (await import("./sessions.js")).sessionsCommand },
   { name: "inspect", summary: "summarise a session: calls, output sizes, truncation, spill files, open scopes, recovered output", load: async () => (await import("./inspect.js")).inspectCommand },

@@ -83,7 +83,9 @@ function readInput(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : (err as Error).message;
+    throw new UsageError(`cannot read ${file}: ${why}`);
   }
 }
 

@@ -4,6 +4,7 @@
 // place by log-update (it erases exactly what it drew, wrapped lines included); anything else gets
 // each cleaned line once.
 import { formatBytes, type Retain } from "../capture/index.js";
+import { bashDetails } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 
 export interface LiveDisplay {
@@ -22,9 +23,10 @@ function status(state: ToolOutputState | undefined, startedAt: number): string {
   if (!state) return `⏵ ${elapsed}s · waiting for output`;
   const t = state.truncation;
   const parts = [`⏵ ${elapsed}s`, formatBytes(t.totalBytes), `${t.totalLines} line${t.totalLines === 1 ? "" : "s"}`];
-  if (state.details.binary) parts.push("binary");
+  const d = bashDetails(state.details);
+  if (d.binary) parts.push("binary");
   else if (t.truncated) parts.push(`truncated (${t.truncatedBy})`);
-  if (typeof state.details.spillPath === "string") parts.push(`spill: ${state.details.spillPath}`);
+  if (d.spillPath !== undefined) parts.push(`spill: ${d.spillPath}`);
   return parts.join(" · ");
 }
 

@@ -6,7 +6,7 @@ import { fstatSync } from "node:fs";
 import { join, relative } from "node:path";
 import { createWorkspace } from "../context/index.js";
 import { applyImmutable } from "../delta/index.js";
-import { createBashTool, createHarness, createStateHost, OPEN_OPERATIONS, readTranscript, type MutableState } from "../harness/index.js";
+import { bashDetails, createBashTool, createHarness, createStateHost, OPEN_OPERATIONS, readTranscript, type MutableState } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { DEFAULT_ROOT, ensureDir, newSessionId, openSessionRepo, SessionNotFoundError, sessionsDir, setValue, type Store } from "../store/index.js";
 import { defineCommand, intOption, type OptionValues } from "./command.js";
@@ -93,8 +93,8 @@ function harnessRunNumber(store: Store): number {
 
 /** How the run ended: the session's status and spool's exit code (124 timed out, 130 Ctrl-C). */
 function outcome(state: ToolOutputState | undefined, signal: NodeJS.Signals | undefined): { status: SessionStatus; exit: number } {
-  const d = state?.details ?? {};
-  const code = typeof d.exitCode === "number" ? d.exitCode : EXIT.failure;
+  const d = bashDetails(state?.details);
+  const code = d.exitCode ?? EXIT.failure;
   if (d.timedOut) return { status: "timed out", exit: EXIT.timedOut };
   if (d.aborted) return { status: "interrupted", exit: signal === "SIGTERM" ? 143 : EXIT.interrupted };
   return { status: code === 0 ? "succeeded" : "failed", exit: code };
@@ -191,14 +191,14 @@ async function run(a: RunArgs): Promise<number> {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
     }
-    const d = state?.details ?? {};
-    const exitCode = typeof d.exitCode === "number" ? d.exitCode : 1;
+    const d = bashDetails(state?.details);
+    const exitCode = d.exitCode ?? EXIT.failure;
     const { status, exit } = outcome(state, signal);
     const end: RunInfo = { ...info, endedAt: new Date().toISOString(), status, exitCode, ...(state ? { truncation: state.truncation, details: state.details } : {}) };
     await store.commit([setValue(RUN_INFO, end)]);
     const transcript = viewer ? harness.transcript() : [];
     await store.close();
-    const spillPath = typeof d.spillPath === "string" ? relative(process.cwd(), d.spillPath) || d.spillPath : null;
+    const spillPath = d.spillPath !== undefined ? relative(process.cwd(), d.spillPath) || d.spillPath : null;
     const sessionPath = relative(process.cwd(), session.dir) || session.dir;
     if (a.json) {
       process.stdout.write(
