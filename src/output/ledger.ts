@@ -82,11 +82,26 @@ export class WindowLedger {
     return n > 1 || (n === 1 && this.openUnits > 0);
   }
 
+  /**
+   * Drop `units` from the front when that is a whole number of complete lines (then true). False, and
+   * nothing dropped, when the cut lands inside a line: the caller recounts from the text.
+   */
+  dropUnits(units: number): boolean {
+    let i = this.head;
+    let left = units;
+    while (left > 0 && i < this.units.length && this.units[i]! <= left) left -= this.units[i++]!;
+    if (left !== 0) return false;
+    // Count, not index: dropFirst may compact the FIFO and move the head.
+    for (let n = i - this.head; n > 0; n--) this.dropFirst();
+    return true;
+  }
+
   /** Evict the oldest complete line; returns its UTF-16 units. */
   dropFirst(): number {
     const units = this.units[this.head]!;
     this.bytes -= this.byteCounts[this.head]!;
     this.length -= units;
+    if (this.length === 0) this.last = 0;
     this.head++;
     if (this.head >= 1024 && this.head * 2 >= this.units.length) {
       this.units = this.units.slice(this.head);

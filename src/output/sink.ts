@@ -62,6 +62,11 @@ export interface ToolOutput {
   /** Replace the retained text (e.g. a capture view that evicted lines); the tracker still finds t + a. */
   replace(text: string): void;
   /**
+   * The retained text lost its first `drop` UTF-16 units and gained `text` at its end (a capture view
+   * that slid): recorded as explicit t + a, O(text) instead of a diff of the window. Not windowed again.
+   */
+  slide(drop: number, text: string): void;
+  /**
    * Append to the text that follows the window (what was kept and where the rest is, the status
    * sentence of a failed call): never windowed, never counted in the output's totals. Writes after a
    * footer extend it rather than the window.
@@ -264,6 +269,24 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
     replace(text) {
       guard();
       setText(text, null);
+      changed();
+    },
+    slide(drop, text) {
+      guard();
+      if (!Number.isSafeInteger(drop) || drop < 0 || drop > ledger.length) {
+        throw new RangeError(`slide() drop must be an integer from 0 to the retained text's length ${ledger.length}, got ${String(drop)}`);
+      }
+      if (footer !== "") {
+        // The window is not at the end of the block any more: say it as a replacement.
+        setText(currentWindow().slice(drop) + text, null);
+        changed();
+        return;
+      }
+      if (text.length > 0) tracker.append(TEXT_PATH, text);
+      if (drop > 0) tracker.truncate(TEXT_PATH, drop);
+      if (ledger.dropUnits(drop)) ledger.add(text);
+      else ledger.reset(currentWindow());
+      markCut(null);
       changed();
     },
     footer(text) {

@@ -1,5 +1,5 @@
 // The sink records its window changes as explicit t/a ops (no diff of the window). Random write/footer/
-// replace/image/flush sequences must leave the same text and truncation as a model built on the
+// replace/slide/image/flush sequences must leave the same text and truncation as a model built on the
 // reference window rules (fitTail / fitHead over the whole joined text), and every replica folded from
 // the emitted batches must equal the sink's state.
 import fc from "fast-check";
@@ -15,6 +15,7 @@ type Cmd =
   | { k: "write"; text: string }
   | { k: "footer"; text: string }
   | { k: "replace"; text: string }
+  | { k: "slide"; frac: number; text: string }
   | { k: "image" }
   | { k: "flush" };
 
@@ -25,11 +26,21 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 12, arbitrary: fc.record({ k: fc.constant("write" as const), text: textArb }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant("footer" as const), text: fc.string({ unit, maxLength: 5 }) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant("replace" as const), text: textArb }) },
+  { weight: 4, arbitrary: fc.record({ k: fc.constant("slide" as const), frac: fc.double({ min: 0, max: 1, noNaN: true }), text: fc.string({ unit, maxLength: 12 }) }) },
   { weight: 1, arbitrary: fc.constant({ k: "image" as const }) },
   { weight: 4, arbitrary: fc.constant({ k: "flush" as const }) },
 );
 
 describe("sink window as explicit t/a ops", () => {
+  it("slide() rejects a drop past the retained text with a clear error", () => {
+    const out = createToolOutput({ minIntervalMs: 1e9, onFlush: () => {} });
+    out.write("abc\n");
+    expect(() => out.slide(5, "x")).toThrow(/drop must be an integer from 0 to the retained text's length 4, got 5/);
+    expect(() => out.slide(-1, "x")).toThrow(RangeError);
+    out.slide(4, "def\n");
+    expect(out.state.content[0].text).toBe("def\n");
+  });
+
   it(`random write sequences keep the reference window rules and converge on a replica (${LONG ? "20 000" : "800"} sequences)`, () => {
     let explicit = 0;
     fc.assert(
@@ -57,6 +68,10 @@ describe("sink window as explicit t/a ops", () => {
             } else if (cmd.k === "footer") {
               out.footer(cmd.text);
               footer += cmd.text;
+            } else if (cmd.k === "slide") {
+              const drop = Math.floor(cmd.frac * window.length);
+              out.slide(drop, cmd.text);
+              window = window.slice(drop) + cmd.text;
             } else if (cmd.k === "replace") {
               out.replace(cmd.text);
               window = cmd.text;
