@@ -14,11 +14,21 @@ interface Doc {
   meta: { title: string; n: number };
 }
 
-const initial = (): Doc => ({ content: [{ type: "text", text: "ab\ncd\n" }, { type: "text", text: "xyz" }], meta: { title: "t", n: 0 } });
+const initial = (): Doc => ({
+  content: [
+    { type: "text", text: "ab\ncd\n" },
+    { type: "text", text: "xyz" },
+  ],
+  meta: { title: "t", n: 0 },
+});
 
 // The string slots a command can address; content entries may move or vanish, so a command whose slot
 // is gone is skipped on both sides alike.
-const SLOTS: readonly NonEmptyPath[] = [["content", 0, "text"], ["content", 1, "text"], ["meta", "title"]];
+const SLOTS: readonly NonEmptyPath[] = [
+  ["content", 0, "text"],
+  ["content", 1, "text"],
+  ["meta", "title"],
+];
 
 type Cmd =
   | { k: "append"; slot: number; text: string }
@@ -36,7 +46,15 @@ const textArb = fc.string({ unit: fc.constantFrom("a", "b", "\n", "é", "😀", 
 const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ k: fc.constant("append" as const), slot: fc.nat(2), text: textArb }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant("truncate" as const), slot: fc.nat(2), frac: fc.double({ min: 0, max: 1, noNaN: true }) }) },
-  { weight: 3, arbitrary: fc.record({ k: fc.constant("assign" as const), slot: fc.nat(2), text: textArb, how: fc.constantFrom("append" as const, "slide" as const, "any" as const) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      k: fc.constant("assign" as const),
+      slot: fc.nat(2),
+      text: textArb,
+      how: fc.constantFrom("append" as const, "slide" as const, "any" as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ k: fc.constant("push" as const), text: textArb }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant("unshift" as const), text: textArb }) },
   { weight: 1, arbitrary: fc.constant({ k: "shift" as const }) },
@@ -116,31 +134,35 @@ function run(p: Pipe<Doc>, cmd: Cmd, explicit: boolean, counter: { n: number }):
 }
 
 describe("explicit string edits (append/truncate) against the generic assignment path", () => {
-  it(`random sequences of explicit appends, truncates, assignments and structural writes fold to the generic path's value (${LONG ? "50 000" : "1 500"} sequences)`, () => {
-    let explicitOps = 0;
-    fc.assert(
-      fc.property(fc.array(cmdArb, { maxLength: 50 }), (cmds) => {
-        const a = new Pipe<Doc>(initial());
-        const b = new Pipe<Doc>(initial());
-        a.sync();
-        b.sync();
-        const ca = { n: 0 };
-        const cb = { n: 0 };
-        for (const cmd of cmds) {
-          run(a, cmd, true, ca);
-          run(b, cmd, false, cb);
-          expect(json(a.tracker.target)).toEqual(json(b.tracker.target));
-        }
-        a.sync();
-        b.sync();
-        expect(a.replica).toEqual(b.replica);
-        for (const batch of a.batches) for (const op of batch) if (op[0] === "a" || op[0] === "t") explicitOps++;
-      }),
-      { numRuns: LONG ? 50_000 : 1_500 },
-    );
-    // The generator must actually produce explicit ops on the wire, not only bases and sets.
-    expect(explicitOps).toBeGreaterThan(1_000);
-  }, LONG ? 3_600_000 : 60_000);
+  it(
+    `random sequences of explicit appends, truncates, assignments and structural writes fold to the generic path's value (${LONG ? "50 000" : "1 500"} sequences)`,
+    () => {
+      let explicitOps = 0;
+      fc.assert(
+        fc.property(fc.array(cmdArb, { maxLength: 50 }), (cmds) => {
+          const a = new Pipe<Doc>(initial());
+          const b = new Pipe<Doc>(initial());
+          a.sync();
+          b.sync();
+          const ca = { n: 0 };
+          const cb = { n: 0 };
+          for (const cmd of cmds) {
+            run(a, cmd, true, ca);
+            run(b, cmd, false, cb);
+            expect(json(a.tracker.target)).toEqual(json(b.tracker.target));
+          }
+          a.sync();
+          b.sync();
+          expect(a.replica).toEqual(b.replica);
+          for (const batch of a.batches) for (const op of batch) if (op[0] === "a" || op[0] === "t") explicitOps++;
+        }),
+        { numRuns: LONG ? 50_000 : 1_500 },
+      );
+      // The generator must actually produce explicit ops on the wire, not only bases and sets.
+      expect(explicitOps).toBeGreaterThan(1_000);
+    },
+    LONG ? 3_600_000 : 60_000,
+  );
 
   it("an explicit append flushes as one `a` op and a front-truncate plus append as `t` then `a`", () => {
     const p = new Pipe<Doc>(initial());

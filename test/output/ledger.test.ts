@@ -44,20 +44,23 @@ describe("WindowLedger", () => {
 
   it("random adds and line-boundary drops agree with a recount", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.string({ unit: fc.constantFrom("a", "\n", "é", "😀", "\ud83d", "\ude00"), maxLength: 30 }), fc.nat(40)), { maxLength: 60 }), (steps) => {
-        const ledger = new WindowLedger();
-        let text = "";
-        for (const [add, lines] of steps) {
-          ledger.add(add);
-          text += add;
-          const parts = text.split("\n");
-          const whole = Math.min(lines, parts.length - 1);
-          const cut = whole === 0 ? 0 : parts.slice(0, whole).join("\n").length + 1;
-          expect(ledger.dropUnits(cut)).toBe(true);
-          text = text.slice(cut);
-          check(ledger, text);
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.string({ unit: fc.constantFrom("a", "\n", "é", "😀", "\ud83d", "\ude00"), maxLength: 30 }), fc.nat(40)), { maxLength: 60 }),
+        (steps) => {
+          const ledger = new WindowLedger();
+          let text = "";
+          for (const [add, lines] of steps) {
+            ledger.add(add);
+            text += add;
+            const parts = text.split("\n");
+            const whole = Math.min(lines, parts.length - 1);
+            const cut = whole === 0 ? 0 : parts.slice(0, whole).join("\n").length + 1;
+            expect(ledger.dropUnits(cut)).toBe(true);
+            text = text.slice(cut);
+            check(ledger, text);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });

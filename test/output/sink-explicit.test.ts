@@ -26,7 +26,10 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 12, arbitrary: fc.record({ k: fc.constant("write" as const), text: textArb }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant("footer" as const), text: fc.string({ unit, maxLength: 5 }) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant("replace" as const), text: textArb }) },
-  { weight: 4, arbitrary: fc.record({ k: fc.constant("slide" as const), frac: fc.double({ min: 0, max: 1, noNaN: true }), text: fc.string({ unit, maxLength: 12 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ k: fc.constant("slide" as const), frac: fc.double({ min: 0, max: 1, noNaN: true }), text: fc.string({ unit, maxLength: 12 }) }),
+  },
   { weight: 1, arbitrary: fc.constant({ k: "image" as const }) },
   { weight: 4, arbitrary: fc.constant({ k: "flush" as const }) },
 );
