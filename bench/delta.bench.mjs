@@ -76,7 +76,7 @@ function replicaTracker(lib) {
   };
 }
 
-// spool's own producers (issue 16 §1): the tracker's explicit append/truncate, which record `a`/`t`
+// spool's own producers: the tracker's explicit append/truncate, which record `a`/`t`
 // ops without diffing, and the ToolOutput sink, which uses them for its window. Their steps are the
 // workload's `explicitStep` / `sinkStep`: the same change, said the way that producer says it.
 function openExplicit(lib, init, step) {
@@ -650,9 +650,9 @@ function printTable(rows, workloads) {
 
 const lowest = (rows, key) => rows.reduce((a, b) => (a === undefined || b[key] < a[key] ? b : a), undefined);
 
-// Issue 16: ahead of chord, not level with it. Judged on partial runs too (`--impl=spool,chord,
+// Targets against chord (ahead of it, not level with it). Judged on partial runs too (`--impl=spool,chord,
 // spool-explicit,spool-sink` is the side-by-side run these targets are about).
-function issue16(rows, verdict) {
+function vsChordTargets(rows, verdict) {
   const get = (w, impl) => rows.find((r) => r.workload === w && r.impl === impl);
   const w4 = get("W4", "spool");
   const vsChord = (w, impl, limit, what) => {
@@ -712,7 +712,7 @@ function evaluate(rows) {
     verdict(w4.equal && w4.ratioToNewText <= 1.15,
       `W4: total wire bytes ≤ 1.15 × new text written — ${w4.totalWireBytes} B / ${w4.newTextBytes} B = ${w4.ratioToNewText.toFixed(3)}`);
   }
-  issue16(rows, verdict);
+  vsChordTargets(rows, verdict);
   for (const r of rows.filter((row) => !row.equal)) {
     verdict(false, r.error
       ? `${r.workload} ${r.impl}: threw — ${r.error}`
@@ -779,7 +779,7 @@ if (!json) {
 if (spoolNote) log(`!! ${spoolNote}`);
 if (onlyWorkloads || onlyImpls) {
   const partial = [];
-  issue16(rows, (ok, text) => partial.push({ ok, text }));
+  vsChordTargets(rows, (ok, text) => partial.push({ ok, text }));
   for (const v of partial) if (!v.text.includes("missing")) log(`${v.ok ? "PASS" : "FAIL"}  ${v.text}`);
   log("(partial run: the other targets are judged only on a full run)");
   process.exit(rows.some((r) => !r.equal) ? 1 : 0);

@@ -316,7 +316,7 @@ if (want("scale")) for (const n of (process.env.SPOOL_BENCH_SCALE ?? "1,10,50").
   row("scale", `${label}: commit-to-viewer p99 (LISTEN/NOTIFY)`, "postgres/process", pct(toViewer, 99), "ms");
 }
 
-// ---- 5. opening a long session (issue 16 §3) -----------------------------------------------------
+// ---- 5. opening a long session: cost should follow what is read ----------------------------------------------------
 // One session-scope list of N elements (commits of 1,000), closed, then opened cold and read the way
 // recovery reads it (the last base and what follows). Goal: open at 1M / open at 1k ≤ 3. Sizes from
 // SPOOL_BENCH_OPEN_SIZES (default 1000,100000,1000000).
