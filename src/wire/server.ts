@@ -11,6 +11,7 @@ import { encoder } from "../delta/index.js";
 import { SpoolError } from "../errors/index.js";
 import { authorized } from "./auth.js";
 import { createBacklog, type Outbox } from "./backlog.js";
+import { frameOf } from "./frame.js";
 import { decodeSegment, sendJson } from "./respond.js";
 import type { StateSource } from "./source.js";
 
@@ -39,6 +40,8 @@ export interface WireServer {
   readonly subscribers: number;
   /** Subscriptions dropped so far for leaving too much unsent. */
   readonly dropped: number;
+  /** Bytes held for subscribers that have not taken them yet (a batch's shared values counted once). */
+  readonly held: number;
   close(): Promise<void>;
 }
 
@@ -103,10 +106,12 @@ export async function createWireServer(options: WireServerOptions): Promise<Wire
     unsubscribe = state.subscribe(
       (ops) => {
         if (ended) return;
-        const frame = Buffer.from(`id: ${seq}\nevent: ops\ndata: ${JSON.stringify(enc.encode(ops))}\n\n`, "utf8");
-        if (!backlog.admit(box, frame.length)) return;
+        const frame = frameOf(seq, ops, enc.encode(ops));
+        if (!backlog.admit(box, frame)) return;
         seq++;
-        res.write(frame);
+        res.cork();
+        for (const chunk of frame.chunks) res.write(chunk);
+        res.uncork();
       },
       () => {
         if (ended) return;
@@ -182,6 +187,9 @@ export async function createWireServer(options: WireServerOptions): Promise<Wire
     },
     get dropped() {
       return backlog.dropped;
+    },
+    get held() {
+      return backlog.held;
     },
     close() {
       for (const res of open) res.destroy();
