@@ -15,7 +15,7 @@ import {
   type SessionHeader,
 } from "./records.js";
 
-const SIDECAR = /^scope-(.+)\.scope$/;
+export const SIDECAR = /^scope-(.+)\.scope$/;
 
 export function sidecarDir(mainPath: string): string {
   return `${mainPath}.scopes`;
@@ -46,7 +46,7 @@ export interface LoadOptions {
   readonly sessionOnly?: boolean;
 }
 
-function checkVersion(file: string, o: Record<string, unknown>, format: string): void {
+export function checkVersion(file: string, o: Record<string, unknown>, format: string): void {
   if (o.format !== format) {
     throw new CorruptSessionError(file, 1, `the first line is not a ${format} header (format ${JSON.stringify(o.format)})`);
   }
@@ -56,7 +56,10 @@ function checkVersion(file: string, o: Record<string, unknown>, format: string):
 function parseMainHeader(file: string, log: ReadLog): SessionHeader {
   const first = log.lines[0];
   if (first === undefined || first.line !== 1) throw new CorruptSessionError(file, 1, "the session header is missing");
-  const h = first.record;
+  return checkMainHeader(file, first.record);
+}
+
+export function checkMainHeader(file: string, h: Record<string, unknown>): SessionHeader {
   checkVersion(file, h, SESSION_FORMAT);
   if (typeof h.sessionId !== "string" || typeof h.nextSeq !== "number" || !Number.isSafeInteger(h.nextSeq) || h.nextSeq < 1) {
     throw new CorruptSessionError(file, 1, "the session header lacks a sessionId or a valid nextSeq");
