@@ -1,12 +1,11 @@
 // `spool serve`: the viewer for every session under a root — finished ones replayed from their logs,
-// live ones (recorded by another `spool run` process) followed by re-reading their logs as they grow.
-import { statSync } from "node:fs";
+// live ones (recorded by another `spool run` process) followed as their logs grow (session-watch.ts).
 import { parseArgs } from "node:util";
-import { createStateHost, type MutableState } from "../harness/index.js";
+import { createStateHost } from "../harness/index.js";
 import type { Command } from "./commands.js";
 import { UsageError } from "./cli-errors.js";
-import { DEFAULT_ROOT, listSessions, loadSession, sessionsDir, type SessionEntry } from "./session-catalog.js";
-import type { SessionSummary, SessionView } from "./session-view.js";
+import { DEFAULT_ROOT, sessionsDir } from "./session-catalog.js";
+import { watchSessions } from "./session-watch.js";
 import { startViewerServer } from "./viewer-server.js";
 
 const USAGE = `Usage: spool serve [--port N] [--root DIR] [--interval MS]
@@ -33,47 +32,15 @@ export const serveCommand: Command = {
     const root = values.root ?? DEFAULT_ROOT;
 
     const host = createStateHost();
-    const list = host.state("sessions", { sessions: [] as SessionSummary[] });
-    const states = new Map<string, { state: MutableState<SessionView>; stamp: string }>();
-    // Re-read a session only when its files changed (size and mtime of the log and sidecars' dir).
-    const stampOf = (e: SessionEntry): string => {
-      const st = statSync(e.file);
-      let side = "";
-      try {
-        side = String(statSync(`${e.file}.scopes`).mtimeMs);
-      } catch {
-        // no sidecars yet
-      }
-      return `${st.size}:${st.mtimeMs}:${side}`;
-    };
-    const refresh = async (): Promise<void> => {
-      const summaries: SessionSummary[] = [];
-      for (const entry of listSessions(root)) {
-        try {
-          const stamp = stampOf(entry);
-          const known = states.get(entry.id);
-          const loaded = await loadSession(entry);
-          summaries.push(loaded.summary);
-          if (!known) states.set(entry.id, { state: host.state(`session:${entry.id}`, loaded.view), stamp });
-          else if (known.stamp !== stamp || loaded.live) {
-            known.stamp = stamp;
-            // Assigned whole and diffed by the tracker: a grown output leaves as an append.
-            known.state.mutate((v) => Object.assign(v, loaded.view));
-          }
-        } catch (err) {
-          process.stderr.write(`spool serve: skipping ${entry.id}: ${(err as Error).message}\n`);
-        }
-      }
-      list.mutate((l) => void (l.sessions = summaries));
-    };
-    await refresh();
+    const sessions = watchSessions(root, host, (line) => process.stderr.write(`${line}\n`));
+    await sessions.refresh();
     const viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), port });
-    process.stderr.write(`spool: serving ${states.size} session${states.size === 1 ? "" : "s"} from ${sessionsDir(root)} at ${viewer.pageUrl}\n`);
+    process.stderr.write(`spool: serving ${sessions.count} session${sessions.count === 1 ? "" : "s"} from ${sessionsDir(root)} at ${viewer.pageUrl}\n`);
     let busy = false;
     const timer = setInterval(() => {
       if (busy) return;
       busy = true;
-      refresh().finally(() => (busy = false));
+      sessions.refresh().finally(() => (busy = false));
     }, interval);
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);

@@ -71,22 +71,35 @@ export interface LoadedSession {
   readonly summary: SessionSummary;
   /** The process that records it is still running. */
   readonly live: boolean;
+  /** That process, while it runs. */
+  readonly writer?: number;
+}
+
+/** The process recording this session, while it is still running. */
+export function liveWriter(snap: Pick<SessionSnapshot, "get">): number | undefined {
+  const info = snap.get(RUN_INFO);
+  return info?.status === "running" && alive(info.pid) ? info.pid : undefined;
+}
+
+export { alive as processAlive };
+
+/** The view and summary of a session from a snapshot of it (a fresh one, or a follower's). */
+export function sessionFromSnapshot(entry: SessionEntry, snap: Pick<SessionSnapshot, "get" | "readList">): LoadedSession {
+  const writer = liveWriter(snap);
+  const live = writer !== undefined;
+  const view = viewFromSnapshot(entry.id, snap, live);
+  const summary: SessionSummary = {
+    id: entry.id,
+    command: view.command,
+    status: view.status,
+    startedAt: view.startedAt,
+    endedAt: view.endedAt,
+    exitCode: view.exitCode,
+    bytes: directorySize(entry.dir),
+  };
+  return { entry, view, summary, live, ...(writer !== undefined ? { writer } : {}) };
 }
 
 export async function loadSession(entry: SessionEntry): Promise<LoadedSession> {
-  return withSnapshot(entry, (snap) => {
-    const info = snap.get(RUN_INFO);
-    const live = info?.status === "running" && alive(info.pid);
-    const view = viewFromSnapshot(entry.id, snap, live);
-    const summary: SessionSummary = {
-      id: entry.id,
-      command: view.command,
-      status: view.status,
-      startedAt: view.startedAt,
-      endedAt: view.endedAt,
-      exitCode: view.exitCode,
-      bytes: directorySize(entry.dir),
-    };
-    return { entry, view, summary, live };
-  });
+  return withSnapshot(entry, (snap) => sessionFromSnapshot(entry, snap));
 }
