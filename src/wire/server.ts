@@ -11,6 +11,7 @@ import { encoder } from "../delta/index.js";
 import { SpoolError } from "../errors/index.js";
 import { authorized } from "./auth.js";
 import { createBacklog, type Outbox } from "./backlog.js";
+import { createBaseSharing } from "./bases.js";
 import { frameOf } from "./frame.js";
 import { decodeSegment, sendJson } from "./respond.js";
 import type { StateSource } from "./source.js";
@@ -67,6 +68,7 @@ export async function createWireServer(options: WireServerOptions): Promise<Wire
   const token = options.token ?? randomBytes(16).toString("hex");
   const backlog = createBacklog({ perSubscriber: options.maxBacklogBytes ?? DEFAULT_BACKLOG, total: options.maxTotalBacklogBytes ?? DEFAULT_TOTAL_BACKLOG });
   const open = new Set<ServerResponse>();
+  const bases = createBaseSharing();
 
   const stream = (name: string, req: IncomingMessage, res: ServerResponse): void => {
     const state = options.states.get(name);
@@ -85,10 +87,13 @@ export async function createWireServer(options: WireServerOptions): Promise<Wire
     let seq = 0;
     let ended = false;
     let unsubscribe: (() => void) | undefined;
+    // Counted as watching exactly as long as its listener is subscribed (bases.ts relies on it).
+    const unwatch = bases.watch(state);
     const end = (): void => {
       if (ended) return;
       ended = true;
       unsubscribe?.();
+      unwatch();
       backlog.remove(box);
       open.delete(res);
     };
@@ -104,8 +109,9 @@ export async function createWireServer(options: WireServerOptions): Promise<Wire
     };
     backlog.add(box);
     unsubscribe = state.subscribe(
-      (ops) => {
+      (batch) => {
         if (ended) return;
+        const ops = bases.batch(state, batch, seq === 0);
         const frame = frameOf(seq, ops, enc.encode(ops));
         if (!backlog.admit(box, frame)) return;
         seq++;
