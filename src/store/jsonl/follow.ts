@@ -8,11 +8,10 @@
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { CorruptSessionError } from "../errors.js";
-import { encodeScopeId } from "../scope.js";
 import { ScopedState } from "../scoped-state.js";
 import { openLine } from "./line.js";
 import { decodeTransaction, SCOPE_FORMAT, type DecodedTransaction } from "./records.js";
-import { checkMainHeader, checkVersion, SIDECAR, sidecarDir } from "./replay.js";
+import { checkMainHeader, checkVersion, sidecarDir, sidecarScopeId } from "./replay.js";
 import { snapshotOf, type SessionSnapshot } from "./snapshot.js";
 
 export interface JsonlFollower {
@@ -153,15 +152,8 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
     dirStamp = stamp;
     const present = new Set<string>();
     for (const name of st ? readdirSync(dir).sort() : []) {
-      const m = SIDECAR.exec(name);
-      if (m === null) continue;
-      let id: string;
-      try {
-        id = decodeURIComponent(m[1]!);
-        if (encodeScopeId(id) !== m[1]) throw new Error("not canonical");
-      } catch {
-        throw new CorruptSessionError(join(dir, name), 0, "the sidecar file name does not encode a valid scope id");
-      }
+      const id = sidecarScopeId(join(dir, name), name);
+      if (id === undefined) continue;
       present.add(id);
       if (!sidecars.has(id)) sidecars.set(id, cursor(join(dir, name), id));
     }

@@ -15,7 +15,20 @@ import {
   type SessionHeader,
 } from "./records.js";
 
-export const SIDECAR = /^scope-(.+)\.scope$/;
+const SIDECAR = /^scope-(.+)\.scope$/;
+
+/** The scope id a sidecar file name encodes; undefined for other files; throws for a bad encoding. */
+export function sidecarScopeId(path: string, name: string): string | undefined {
+  const m = SIDECAR.exec(name);
+  if (m === null) return undefined;
+  try {
+    const id = decodeURIComponent(m[1]!);
+    if (encodeScopeId(id) === m[1]) return id;
+  } catch {
+    // reported below
+  }
+  throw new CorruptSessionError(path, 0, "the sidecar file name does not encode a valid scope id");
+}
 
 export function sidecarDir(mainPath: string): string {
   return `${mainPath}.scopes`;
@@ -112,15 +125,8 @@ export function loadSession(mainPath: string, options: LoadOptions): LoadedSessi
         if (options.repair) tryUnlink(path);
         continue;
       }
-      const m = SIDECAR.exec(name);
-      if (m === null) continue;
-      let id: string;
-      try {
-        id = decodeURIComponent(m[1]!);
-        if (encodeScopeId(id) !== m[1]) throw new Error("not canonical");
-      } catch {
-        throw new CorruptSessionError(path, 0, "the sidecar file name does not encode a valid scope id");
-      }
+      const id = sidecarScopeId(path, name);
+      if (id === undefined) continue;
       if (!statSync(path).isFile()) throw new CorruptSessionError(path, 0, "the sidecar is not a regular file");
       const log = readLog(path);
       if (log.lines.length === 0) {
