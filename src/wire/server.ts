@@ -47,7 +47,10 @@ export interface WireServer {
 }
 
 export class WireError extends SpoolError {
-  constructor(code: "SPOOL_WIRE_PORT_IN_USE" | "SPOOL_WIRE_LISTEN", message: string) {
+  constructor(
+    override readonly code: "SPOOL_WIRE_PORT_IN_USE" | "SPOOL_WIRE_LISTEN",
+    message: string,
+  ) {
     super(code, message);
   }
 }
@@ -177,7 +180,7 @@ export async function createWireServer(options: WireServerOptions): Promise<Wire
   await new Promise<void>((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) => {
       if (err.code === "EADDRINUSE") {
-        reject(new WireError("SPOOL_WIRE_PORT_IN_USE", `port ${options.port} on ${host} is already in use; pick another with --port, or 0 for any free port`));
+        reject(new WireError("SPOOL_WIRE_PORT_IN_USE", `port ${options.port} on ${host} is already in use`));
       } else reject(new WireError("SPOOL_WIRE_LISTEN", `could not listen on ${host}:${options.port ?? 0}: ${err.message}`));
     });
     server.listen(options.port ?? 0, host, () => resolve());

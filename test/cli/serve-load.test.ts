@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { subscribe, type Subscription } from "../../src/wire/index.js";
 
-const bin = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 const cwd = mkdtempSync(join(tmpdir(), "spool-load-"));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 const cleanups: (() => unknown)[] = [];

@@ -12,7 +12,7 @@ import { TRANSCRIPT } from "../../src/harness/index.js";
 import { appendList, openJsonlStore, setValue, value } from "../../src/store/index.js";
 import { subscribe } from "../../src/wire/index.js";
 
-const bin = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 const cwd = mkdtempSync(join(tmpdir(), "spool-serve-"));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 const children: ChildProcess[] = [];

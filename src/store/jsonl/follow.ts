@@ -8,10 +8,11 @@
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { CorruptSessionError } from "../errors.js";
+import { sidecarDir } from "../layout.js";
 import { ScopedState } from "../scoped-state.js";
 import { openLine } from "./line.js";
 import { decodeTransaction, SCOPE_FORMAT, type DecodedTransaction } from "./records.js";
-import { checkMainHeader, checkVersion, sidecarDir, sidecarScopeId } from "./replay.js";
+import { checkMainHeader, checkVersion, sidecarScopeId } from "./replay.js";
 import { snapshotOf, type SessionSnapshot } from "./snapshot.js";
 
 export interface JsonlFollower {
