@@ -110,7 +110,9 @@ export function createBacklog(limits: BacklogLimits): Backlog {
       let { total, shared } = measure(now);
       const added = (): number => frame.bytes - frame.shared.reduce((n, b) => n + (shared.has(b) ? b.length : 0), 0);
       if (total + added() > limits.total) {
-        const stalled = [...boxes].filter(([b, t]) => b !== box && t.lastUnsent > 0 && now - t.movedAt >= stalledMs).sort((x, y) => x[1].movedAt - y[1].movedAt);
+        const stalled = [...boxes]
+          .filter(([b, t]) => b !== box && t.lastUnsent > 0 && now - t.movedAt >= stalledMs)
+          .sort((x, y) => x[1].movedAt - y[1].movedAt);
         for (const [b] of stalled) {
           drop(b);
           ({ total, shared } = measure(now));

@@ -51,7 +51,10 @@ type View = { status: string; calls: { output?: { content: { text: string }[] } 
 
 describe("spool run --serve under load", () => {
   it("100 subscribers, half paused, on a run printing over 5 MB/s for 10 s: RSS bounded, readers converge", async () => {
-    const child: ChildProcess = spawn(process.execPath, [bin, "run", "--serve", "--", process.execPath, "-e", PRODUCER], { cwd, stdio: ["ignore", "ignore", "pipe"] });
+    const child: ChildProcess = spawn(process.execPath, [bin, "run", "--serve", "--", process.execPath, "-e", PRODUCER], {
+      cwd,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr!.on("data", (d: Buffer) => (stderr += d));
     const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
@@ -69,7 +72,9 @@ describe("spool run --serve under load", () => {
     for (let i = 0; i < 50; i++) {
       const req = request(stream, { headers: { authorization: `Bearer ${token}` } });
       cleanups.push(() => req.destroy());
-      const p = await new Promise<{ res: IncomingMessage; ended: boolean }>((resolve) => req.on("response", (res) => (res.pause(), resolve({ res, ended: false }))).end());
+      const p = await new Promise<{ res: IncomingMessage; ended: boolean }>((resolve) =>
+        req.on("response", (res) => (res.pause(), resolve({ res, ended: false }))).end(),
+      );
       const ended = () => void (p.ended = true);
       req.on("error", ended).on("close", ended);
       p.res.on("error", ended).on("close", ended).on("end", ended).on("aborted", ended);
@@ -82,7 +87,11 @@ describe("spool run --serve under load", () => {
     const done = await until(() => /done (\d+)/.exec(stderr), "the command to finish", 120_000);
     const seconds = (performance.now() - started) / 1000;
     const lines = Number(done[1]);
-    await until(() => readers.every((r) => r.value?.status === "succeeded" && r.value.calls[0]?.output?.content[0]?.text.includes(`done ${lines}`)), "every reader to converge", 60_000);
+    await until(
+      () => readers.every((r) => r.value?.status === "succeeded" && r.value.calls[0]?.output?.content[0]?.text.includes(`done ${lines}`)),
+      "every reader to converge",
+      60_000,
+    );
 
     // Every reader comes to hold exactly what a fresh subscriber gets once the run has settled.
     await new Promise((r) => setTimeout(r, 500));
@@ -101,7 +110,7 @@ describe("spool run --serve under load", () => {
     const readerReconnects = readers.reduce((n, r) => n + r.connects - 1, 0);
     const rss = peakRss(child.pid!);
     console.log(
-      `load: ${(lines * 100 / 1e6 / 10).toFixed(1)} MB/s for 10 s (${(lines * 100 / 1e6).toFixed(0)} MB in ${seconds.toFixed(1)} s), 50 paused + 50 reading: ` +
+      `load: ${((lines * 100) / 1e6 / 10).toFixed(1)} MB/s for 10 s (${((lines * 100) / 1e6).toFixed(0)} MB in ${seconds.toFixed(1)} s), 50 paused + 50 reading: ` +
         `peak RSS ${(rss / 2 ** 20).toFixed(0)} MiB, paused dropped ${droppedPaused}/50, reader reconnects ${readerReconnects}, converged ${same}/50`,
     );
     expect(lines * 100).toBeGreaterThanOrEqual(50_000_000);

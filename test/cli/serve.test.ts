@@ -48,7 +48,15 @@ async function finishedSession(dir: string, id: string, results: number, resultB
   mkdirSync(sdir, { recursive: true });
   const file = join(sdir, "session.jsonl");
   const store = await openJsonlStore(file, { sessionId: id });
-  const info: RunInfo = { command: "make all", cwd: dir, pid: 1, startedAt: "2026-11-30T10:00:00.000Z", endedAt: "2026-11-30T10:05:00.000Z", status: "succeeded", exitCode: 0 };
+  const info: RunInfo = {
+    command: "make all",
+    cwd: dir,
+    pid: 1,
+    startedAt: "2026-11-30T10:00:00.000Z",
+    endedAt: "2026-11-30T10:05:00.000Z",
+    status: "succeeded",
+    exitCode: 0,
+  };
   await store.commit([setValue(value<RunInfo>("spool", "run"), info)]);
   const line = `${"compiling module ".repeat(5)}\n`;
   for (let i = 0; i < results; i++) {
@@ -112,7 +120,10 @@ describe("spool serve while idle", () => {
     const serve = start(["serve", "--port", "0", "--interval", "20"], dir);
     await until(() => serving(serve.err()), "serve to start");
     await new Promise((r) => setTimeout(r, 1500)); // about 75 ticks
-    const skips = serve.err().split("\n").filter((l) => l.includes("skipping bad"));
+    const skips = serve
+      .err()
+      .split("\n")
+      .filter((l) => l.includes("skipping bad"));
     expect(skips).toHaveLength(1);
     expect(skips[0]).toMatch(/session\.jsonl:\d+: the line is damaged/);
     expect(serve.err()).toContain("serving 1 session");

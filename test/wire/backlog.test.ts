@@ -38,7 +38,10 @@ async function paused(url: string, token: string): Promise<ClientRequest> {
 
 const text = (i: number, size: number): string => `${i}:`.padEnd(size, String.fromCharCode(97 + (i % 26)));
 
-async function server(limits: { maxBacklogBytes: number; maxTotalBacklogBytes: number }): Promise<{ host: ReturnType<typeof createStateHost>; srv: WireServer }> {
+async function server(limits: {
+  maxBacklogBytes: number;
+  maxTotalBacklogBytes: number;
+}): Promise<{ host: ReturnType<typeof createStateHost>; srv: WireServer }> {
   const host = createStateHost();
   const srv = await createWireServer({ states: host, token: "t", ...limits });
   cleanups.push(() => srv.close());
@@ -105,11 +108,17 @@ describe("backlog amplification", () => {
       expect((await next()).batch).toBe(i);
       await until(() => readers.every((r) => r.value?.batch === i), `the readers to get batch ${i}`, 60_000);
     }
-    await until(() => readers.every((r) => r.value?.batch === batches - 1 && r.value.text.length === size && r.value.text.startsWith(`batch ${batches - 1}:`)), "the readers to converge", 60_000);
+    await until(
+      () => readers.every((r) => r.value?.batch === batches - 1 && r.value.text.length === size && r.value.text.startsWith(`batch ${batches - 1}:`)),
+      "the readers to converge",
+      60_000,
+    );
     child.stdin!.write("stats\n");
     const stats = (await next()) as { peakRss: number; dropped: number; subscribers: number };
     const reconnects = readers.reduce((n, r) => n + r.connects - 1, 0);
-    console.log(`backlog: 50 paused + 5 reading, ${batches} × 20 MB batches: peak RSS ${(stats.peakRss / 2 ** 20).toFixed(0)} MiB, dropped ${stats.dropped}, reader reconnects ${reconnects}, converged ${readers.length}/${readers.length}`);
+    console.log(
+      `backlog: 50 paused + 5 reading, ${batches} × 20 MB batches: peak RSS ${(stats.peakRss / 2 ** 20).toFixed(0)} MiB, dropped ${stats.dropped}, reader reconnects ${reconnects}, converged ${readers.length}/${readers.length}`,
+    );
     expect(stats.peakRss).toBeLessThan(300 * 2 ** 20);
     expect(stats.dropped).toBeGreaterThanOrEqual(50);
     child.stdin!.write("exit\n");

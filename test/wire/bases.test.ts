@@ -53,10 +53,11 @@ describe("base sharing", () => {
           for (const step of steps) {
             if (step === "join") subs.push(subscribe(`${server.url}/v1/state/x`, { token: "t" }));
             else if (step === "leave") subs.shift()?.close();
-            else s.mutate((d) => {
-              d.n++;
-              d.text += "é".repeat(20_000); // large enough for a shared payload
-            });
+            else
+              s.mutate((d) => {
+                d.n++;
+                d.text += "é".repeat(20_000); // large enough for a shared payload
+              });
             await new Promise((r) => setTimeout(r, 5));
           }
           const deadline = Date.now() + 10_000;

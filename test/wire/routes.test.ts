@@ -29,7 +29,11 @@ async function setup(): Promise<{ viewer: ViewerServer; base: string; token: str
 }
 
 /** A raw request: fetch would normalise the path and refuse some of what an attacker can send. */
-function raw(url: string, path: string, init: { method?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  url: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}${path}`, { method: init.method ?? "GET", headers: init.headers ?? {} }, (res) => {
       let body = "";

@@ -43,7 +43,17 @@ interface Cursor {
 }
 
 const TAIL = 16;
-const cursor = (path: string, scope: string | null): Cursor => ({ path, scope, ino: -1, offset: 0, lines: 0, lastSeq: 0, size: -1, mtimeMs: -1, tail: Buffer.alloc(0) });
+const cursor = (path: string, scope: string | null): Cursor => ({
+  path,
+  scope,
+  ino: -1,
+  offset: 0,
+  lines: 0,
+  lastSeq: 0,
+  size: -1,
+  mtimeMs: -1,
+  tail: Buffer.alloc(0),
+});
 
 function readAt(fd: number, buf: Buffer, position: number): number {
   let got = 0;
@@ -126,7 +136,11 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
           else {
             checkVersion(c.path, record, SCOPE_FORMAT);
             if (record.sessionId !== sessionId || record.scopeId !== c.scope) {
-              throw new CorruptSessionError(c.path, 1, `the sidecar header names session ${JSON.stringify(record.sessionId)} scope ${JSON.stringify(record.scopeId)}, expected ${JSON.stringify(sessionId)} / ${JSON.stringify(c.scope)}`);
+              throw new CorruptSessionError(
+                c.path,
+                1,
+                `the sidecar header names session ${JSON.stringify(record.sessionId)} scope ${JSON.stringify(record.scopeId)}, expected ${JSON.stringify(sessionId)} / ${JSON.stringify(c.scope)}`,
+              );
             }
           }
         } else {
@@ -213,7 +227,8 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
         return readAll();
       } catch (err) {
         if (!(err instanceof Restart) || attempt >= 3) {
-          if (err instanceof Restart) throw new CorruptSessionError(mainPath, 0, "the session kept changing under the reader (files replaced or removed); try again");
+          if (err instanceof Restart)
+            throw new CorruptSessionError(mainPath, 0, "the session kept changing under the reader (files replaced or removed); try again");
           throw err;
         }
         reset();
