@@ -7,6 +7,7 @@ import { lstat, open, realpath } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isSessionId } from "../store/index.js";
 import { createWireServer, decodeSegment, sendJson, serveViewer, type StateSource, type WireServer } from "../wire/index.js";
 
 export interface ViewerServer {
@@ -75,7 +76,7 @@ export async function startViewerServer(options: {
       sendJson(req, res, 400, { code: "bad_request", message: `${url.pathname} is not valid percent-encoding` });
       return true;
     }
-    const path = SAFE_NAME.test(id) && SAFE_NAME.test(name) ? await spillPath(options.sessionsDir, id, name) : undefined;
+    const path = isSessionId(id) && SAFE_NAME.test(name) ? await spillPath(options.sessionsDir, id, name) : undefined;
     if (path === undefined || !(await sendSpill(req, res, path))) {
       sendJson(req, res, 404, { code: "not_found", message: `no spill file ${name} in session ${id}` });
     }
