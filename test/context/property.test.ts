@@ -15,6 +15,7 @@ import {
   prepareHistory,
   recall,
   textOf,
+  validateForProvider,
   validatePairing,
   type ArchiveStore,
   type Format,
@@ -75,6 +76,10 @@ function check(s: Scenario, options: PrepareOptions, lookup: KeyLookup, snapshot
   for (const format of FORMATS) {
     const wire = adapters[format].toProvider(out);
     expect(adapters[format].check(wire), format).toEqual([]);
+    // every provider rule; role alternation only must not get worse (the generator writes user text after results)
+    const rules = validateForProvider(out, format);
+    expect(rules.filter((p) => p.rule !== "roles_alternate"), format).toEqual([]);
+    expect(rules.length, format).toBeLessThanOrEqual(validateForProvider(input, format).filter((p) => p.rule === "roles_alternate").length);
     // The AI SDK's own schema is an independent oracle for the shape of what we emit.
     if (format === "ai-sdk") expect(aiSdkMessages.safeParse(wire).success).toBe(true);
   }
