@@ -7,6 +7,7 @@
 // (replay.ts): headers checked, seqs increase per file, records hidden by a retirement are dropped.
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
+import { SpoolError } from "../../errors/index.js";
 import { CorruptSessionError } from "../errors.js";
 import { sidecarDir } from "../layout.js";
 import { ScopedState } from "../scoped-state.js";
@@ -74,7 +75,12 @@ function statOrUndefined(path: string): Stats | undefined {
   }
 }
 
-class Restart extends Error {}
+/** Internal: the files changed in a way an append cannot explain; caught by poll, which starts over. */
+class Restart extends SpoolError {
+  constructor() {
+    super("SPOOL_STORE_FOLLOW_RESTART", "the session's files were rewritten under the reader; reading them again from the start");
+  }
+}
 
 export function followJsonlSession(mainPath: string): JsonlFollower {
   const dir = sidecarDir(mainPath);
