@@ -11,24 +11,15 @@ import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { subscribe, type Subscription } from "../../src/wire/index.js";
+import { SPOOL_BIN } from "../support/cli.js";
+import { until } from "../support/until.js";
 
-const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 const cwd = mkdtempSync(join(tmpdir(), "spool-load-"));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
-
-async function until<T>(get: () => T | null | undefined | false, what: string, ms = 60_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = get();
-    if (v) return v;
-    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const peakRss = (pid: number): number => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 
@@ -51,7 +42,7 @@ type View = { status: string; calls: { output?: { content: { text: string }[] } 
 
 describe("spool run --serve under load", () => {
   it("100 subscribers, half paused, on a run printing over 5 MB/s for 10 s: RSS bounded, readers converge", async () => {
-    const child: ChildProcess = spawn(process.execPath, [bin, "run", "--serve", "--", process.execPath, "-e", PRODUCER], {
+    const child: ChildProcess = spawn(process.execPath, [SPOOL_BIN, "run", "--serve", "--", process.execPath, "-e", PRODUCER], {
       cwd,
       stdio: ["ignore", "ignore", "pipe"],
     });

@@ -1,7 +1,6 @@
 // `spool serve` while nobody is watching (issue 11 §1): a finished session is read once, a damaged one
 // is reported once, an idle serve over large sessions costs almost no CPU, and a live session is
 // followed as it grows. Through the built binary (npm test builds first).
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,34 +10,14 @@ import type { ToolResultMessage } from "../../src/context/index.js";
 import { TRANSCRIPT } from "../../src/harness/index.js";
 import { appendList, openJsonlStore, setValue, value } from "../../src/store/index.js";
 import { subscribe } from "../../src/wire/index.js";
+import { killStarted, startSpool } from "../support/cli.js";
+import { until } from "../support/until.js";
 
-const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 const cwd = mkdtempSync(join(tmpdir(), "spool-serve-"));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
-});
+afterEach(killStarted);
 
-function start(args: string[], dir: string) {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let stderr = "";
-  child.stdout!.resume();
-  child.stderr!.on("data", (d: Buffer) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, exited, err: () => stderr };
-}
-
-async function until<T>(get: () => T | null | undefined | false, what: string, ms = 30_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = get();
-    if (v) return v;
-    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const start = (args: string[], dir: string) => startSpool(args, { cwd: dir });
 
 const serving = (err: string) => /at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+)/.exec(err);
 

@@ -6,19 +6,13 @@ import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { createStateHost } from "../../src/harness/index.js";
 import { createWireServer, subscribe, type Subscription, type WireServer } from "../../src/wire/index.js";
+import { until } from "../support/until.js";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function until(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
 
 /** An SSE request whose body is never read: the socket is paused as soon as the headers arrive. */

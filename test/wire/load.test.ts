@@ -8,19 +8,12 @@ import { request, type IncomingMessage } from "node:http";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { subscribe, type Subscription } from "../../src/wire/index.js";
+import { until } from "../support/until.js";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
-
-async function until(cond: () => boolean, what: string, ms = 60_000): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 type Big = { batch: number; text: string };
 type Paused = { res: IncomingMessage; ended: boolean };
