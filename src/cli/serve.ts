@@ -1,45 +1,84 @@
 // `spool serve`: the viewer for every session under a root — finished ones replayed from their logs,
-// live ones (recorded by another `spool run` process) followed as their logs grow (session-watch.ts).
+// live ones (recorded by another `spool run` process) followed as they grow (session-watch.ts).
 import { createStateHost } from "../harness/index.js";
-import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
+import { DEFAULT_ROOT, followPostgresCommits, listPostgresSpills, openPostgresSpill, sessionsDir, type Follower } from "../store/index.js";
 import { defineCommand, intOption } from "./command.js";
+import { listEntries } from "./session-catalog.js";
 import { watchSessions } from "./session-watch.js";
 import { ROOT } from "./shared-options.js";
+import { STORE, storeTarget } from "./store-option.js";
 import { startViewerServer } from "./viewer-server.js";
 
 export const serveCommand = defineCommand({
   name: "serve",
   summary: "serve the viewer for every recorded session (live ones streaming)",
-  synopsis: "[--port N] [--root DIR] [--interval MS]",
+  synopsis: "[--port N] [--root DIR] [--store STORE] [--interval MS]",
   description:
     "Serves the live viewer for every session under DIR/sessions until Ctrl-C. Sessions being recorded\n" +
-    "by a running 'spool run' are followed live; finished ones are replayed from their logs.",
+    "by a running 'spool run' are followed live; finished ones are replayed from their logs. With a\n" +
+    "postgres:// store it serves every machine's sessions in that database, told of new commits by\n" +
+    "LISTEN/NOTIFY.",
   options: {
     port: { type: "string", value: "N", help: "port on 127.0.0.1 (default: any free port)" },
     root: ROOT,
-    interval: { type: "string", value: "MS", help: "how often to look for changes, in milliseconds (default 250)" },
+    store: STORE,
+    interval: { type: "string", value: "MS", help: "how often to look for changes, in milliseconds (default 250; 5000 with postgres)" },
   },
   async run(values) {
     const port = intOption("port", values.port, 0, 65535) ?? 0;
-    const interval = intOption("interval", values.interval, 20, 3_600_000) ?? 250;
     const root = values.root ?? DEFAULT_ROOT;
+    const target = storeTarget(values.store);
+    // With a database, commits announce themselves; the timer only notices writers that went away.
+    const interval = intOption("interval", values.interval, 20, 3_600_000) ?? (target.kind === "postgres" ? 5000 : 250);
+    // Database sessions: the last seq each one was notified at stands in for a file's size and mtime.
+    const notified = new Map<string, number>();
+    let follower: Follower | undefined;
 
     const host = createStateHost();
-    const sessions = watchSessions(root, host, (line) => process.stderr.write(`${line}\n`));
-    await sessions.refresh();
-    const viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), port });
-    process.stderr.write(`spool: serving ${sessions.count} session${sessions.count === 1 ? "" : "s"} from ${sessionsDir(root)} at ${viewer.pageUrl}\n`);
+    const sessions = watchSessions(host, {
+      list: () => listEntries(root, target),
+      report: (line) => process.stderr.write(`${line}\n`),
+      databaseStamp: (e) => String(notified.get(e.id) ?? 0),
+    });
+    const refresh = (): Promise<void> => sessions.refresh();
     let busy = false;
-    const timer = setInterval(() => {
-      if (busy) return;
+    let again = false;
+    const kick = (): void => {
+      if (busy) {
+        again = true;
+        return;
+      }
       busy = true;
-      sessions.refresh().finally(() => (busy = false));
-    }, interval);
+      refresh().finally(() => {
+        busy = false;
+        if (again) {
+          again = false;
+          kick();
+        }
+      });
+    };
+    if (target.kind === "postgres") {
+      follower = await followPostgresCommits(target.url, (n) => {
+        notified.set(n.sessionId, n.seq);
+        kick();
+      }, { onGap: kick });
+    }
+    await refresh();
+    // Spills recorded on other machines are streamed from the database, chunk by chunk.
+    const remoteSpill =
+      target.kind === "postgres"
+        ? async (id: string, name: string) => ((await listPostgresSpills(target.url, id)).some((s) => s.name === name) ? openPostgresSpill(target.url, id, name) : undefined)
+        : undefined;
+    const viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), port, ...(remoteSpill ? { remoteSpill } : {}) });
+    const from = target.kind === "postgres" ? target.shown : sessionsDir(root);
+    process.stderr.write(`spool: serving ${sessions.count} session${sessions.count === 1 ? "" : "s"} from ${from} at ${viewer.pageUrl}\n`);
+    const timer = setInterval(kick, interval);
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);
     });
     clearInterval(timer);
+    await follower?.close();
     await viewer.close();
     return 0;
   },

@@ -4,14 +4,39 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { SpoolError } from "../errors/index.js";
-import { isSessionId, openSqliteStore, readJsonlSnapshot, sessionsDir, type SessionSnapshot } from "../store/index.js";
+import { isSessionId, listPostgresSessions, openSqliteStore, readJsonlSnapshot, readPostgresSnapshot, sessionsDir, type SessionSnapshot } from "../store/index.js";
+import type { StoreTarget } from "./store-option.js";
 import { directorySize, RUN_INFO, viewFromSnapshot, type SessionSummary, type SessionView } from "./session-view.js";
 
 export interface SessionEntry {
   readonly id: string;
   readonly dir: string;
   readonly file: string;
-  readonly backend: "jsonl" | "sqlite";
+  readonly backend: "jsonl" | "sqlite" | "postgres";
+  /** postgres: the database URL (`file` shows it redacted), whether a writer holds it now, stored bytes. */
+  readonly url?: string;
+  readonly live?: boolean;
+  readonly storedBytes?: number;
+}
+
+/** The sessions of the store named by --store: a root's directories, or a database's rows. */
+export async function listEntries(root: string, target: StoreTarget): Promise<SessionEntry[]> {
+  if (target.kind !== "postgres") return listSessions(root);
+  return (await listPostgresSessions(target.url)).map((s) => ({
+    id: s.id,
+    dir: join(sessionsDir(root), s.id),
+    file: `${target.shown}#${s.id}`,
+    backend: "postgres" as const,
+    url: target.url,
+    live: s.live,
+    storedBytes: s.bytes,
+  }));
+}
+
+/** Accepts a full id or a unique prefix of one, in the store named by --store. */
+export async function findEntry(root: string, target: StoreTarget, id: string): Promise<SessionEntry> {
+  if (target.kind !== "postgres") return findSession(root, id);
+  return pick(await listEntries(root, target), id, `in ${target.shown}`);
 }
 
 /** No session, or an ambiguous prefix: bad input (exit 2). */
@@ -36,17 +61,21 @@ export function listSessions(root: string): SessionEntry[] {
 
 /** Accepts a full id or a unique prefix of one. */
 export function findSession(root: string, id: string): SessionEntry {
-  const all = listSessions(root);
+  return pick(listSessions(root), id, `under ${sessionsDir(root)}`);
+}
+
+function pick(all: SessionEntry[], id: string, where: string): SessionEntry {
   const exact = all.find((s) => s.id === id);
   if (exact) return exact;
   const matches = all.filter((s) => s.id.startsWith(id));
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1) throw new SessionLookupError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((s) => s.id).join(", ")}…); give more of the id`);
-  throw new SessionLookupError(`no session "${id}" under ${sessionsDir(root)}; \`spool sessions\` lists them`);
+  throw new SessionLookupError(`no session "${id}" ${where}; \`spool sessions\` lists them`);
 }
 
 export async function withSnapshot<R>(entry: SessionEntry, read: (snap: SessionSnapshot) => R): Promise<R> {
   if (entry.backend === "jsonl") return read(readJsonlSnapshot(entry.file));
+  if (entry.backend === "postgres") return read(await readPostgresSnapshot(entry.url, entry.id));
   const store = await openSqliteStore(entry.file, { create: false, sessionId: entry.id });
   try {
     return read(store);
@@ -71,11 +100,11 @@ export interface LoadedSession {
   readonly summary: SessionSummary;
   /** The process that records it is still running. */
   readonly live: boolean;
-  /** That process, while it runs. */
+  /** That process, while it runs on this machine. */
   readonly writer?: number;
 }
 
-/** The process recording this session, while it is still running. */
+/** The process recording this session on this machine, while it is still running. */
 export function liveWriter(snap: Pick<SessionSnapshot, "get">): number | undefined {
   const info = snap.get(RUN_INFO);
   return info?.status === "running" && alive(info.pid) ? info.pid : undefined;
@@ -85,8 +114,9 @@ export { alive as processAlive };
 
 /** The view and summary of a session from a snapshot of it (a fresh one, or a follower's). */
 export function sessionFromSnapshot(entry: SessionEntry, snap: Pick<SessionSnapshot, "get" | "readList">): LoadedSession {
-  const writer = liveWriter(snap);
-  const live = writer !== undefined;
+  // A database session's writer may be on another machine: its lease says whether it lives.
+  const writer = entry.backend === "postgres" ? undefined : liveWriter(snap);
+  const live = entry.backend === "postgres" ? entry.live === true : writer !== undefined;
   const view = viewFromSnapshot(entry.id, snap, live);
   const summary: SessionSummary = {
     id: entry.id,
@@ -95,7 +125,7 @@ export function sessionFromSnapshot(entry: SessionEntry, snap: Pick<SessionSnaps
     startedAt: view.startedAt,
     endedAt: view.endedAt,
     exitCode: view.exitCode,
-    bytes: directorySize(entry.dir),
+    bytes: directorySize(entry.dir) + (entry.storedBytes ?? 0),
   };
   return { entry, view, summary, live, ...(writer !== undefined ? { writer } : {}) };
 }

@@ -2,15 +2,16 @@
 // `sessions` list. Each tick costs a few stats per session when nothing changed. A finished session is
 // read once (and again only if its files change, e.g. a later `spool run --session` adds to it); a
 // live JSONL session is followed from the byte offsets already read, so a change costs its new bytes;
-// a live SQLite session is re-read when its database or WAL changes. A session that cannot be read is
-// reported once, and tried again only when its files change.
+// a live SQLite session is re-read when its database or WAL changes, a database (PostgreSQL) session
+// when a commit is announced for it or its writer comes or goes. A session that cannot be read is
+// reported once, and tried again only when it changes.
 // Measured before (every session re-read before the change check): 7 finished sessions, the largest
 // log 150 MB, held 1.04 GB and 0.55 CPU-seconds per second with nobody watching, and a damaged session
 // printed its "skipping" line every tick.
 import { statSync } from "node:fs";
 import type { MutableState, StateHost } from "../harness/index.js";
 import { followJsonlSession, type JsonlFollower } from "../store/index.js";
-import { listSessions, liveWriter, loadSession, processAlive, sessionFromSnapshot, type LoadedSession, type SessionEntry } from "./session-catalog.js";
+import { liveWriter, loadSession, processAlive, sessionFromSnapshot, type LoadedSession, type SessionEntry } from "./session-catalog.js";
 import type { SessionSummary, SessionView } from "./session-view.js";
 
 export interface SessionWatch {
@@ -42,13 +43,25 @@ function statStamp(path: string): string {
   }
 }
 
-function stampOf(entry: SessionEntry): string {
+function fileStamp(entry: SessionEntry): string {
   return entry.backend === "jsonl"
     ? `${statStamp(entry.file)}|${statStamp(`${entry.file}.scopes`)}`
     : `${statStamp(entry.file)}|${statStamp(`${entry.file}-wal`)}`;
 }
 
-export function watchSessions(root: string, host: StateHost, report: (line: string) => void): SessionWatch {
+export interface WatchOptions {
+  /** The sessions to serve, looked up on every refresh. */
+  readonly list: () => Promise<SessionEntry[]>;
+  /** One line per session that cannot be read (once per problem). */
+  readonly report: (line: string) => void;
+  /** What stands in for a database session's file stamp (e.g. the last commit announced for it). */
+  readonly databaseStamp?: (entry: SessionEntry) => string;
+}
+
+export function watchSessions(host: StateHost, options: WatchOptions): SessionWatch {
+  const { report } = options;
+  const stampOf = (entry: SessionEntry): string =>
+    entry.backend === "postgres" ? `db:${options.databaseStamp?.(entry) ?? ""}:${entry.live === true}` : fileStamp(entry);
   const list = host.state("sessions", { sessions: [] as SessionSummary[] });
   const watched = new Map<string, Watched>();
 
@@ -100,7 +113,7 @@ export function watchSessions(root: string, host: StateHost, report: (line: stri
     async refresh() {
       let changed = false;
       const present = new Set<string>();
-      for (const entry of listSessions(root)) {
+      for (const entry of await options.list()) {
         present.add(entry.id);
         let w = watched.get(entry.id);
         if (!w) watched.set(entry.id, (w = { stamp: "", live: false }));

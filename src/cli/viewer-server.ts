@@ -3,9 +3,12 @@
 // rule. A spill file is served only when it is a regular file that resolves inside its session
 // directory, and the session directory itself is not a symlink: a link planted in spill/ or in place
 // of a session cannot turn this route into a reader of arbitrary files.
+import { existsSync } from "node:fs";
 import { lstat, open, realpath } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join, sep } from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { isSessionId } from "../store/index.js";
 import { createWireServer, decodeSegment, sendJson, serveViewer, type StateSource, type WireServer } from "../wire/index.js";
@@ -64,6 +67,8 @@ export async function startViewerServer(options: {
   readonly sessionsDir: string;
   readonly port?: number;
   readonly host?: string;
+  /** A spill this machine does not have (a database session recorded elsewhere), or undefined. */
+  readonly remoteSpill?: (sessionId: string, name: string) => Promise<Readable | undefined>;
 }): Promise<ViewerServer> {
   const viewer = serveViewer(WEB_DIST);
   const fallback = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> => {
@@ -76,10 +81,19 @@ export async function startViewerServer(options: {
       sendJson(req, res, 400, { code: "bad_request", message: `${url.pathname} is not valid percent-encoding` });
       return true;
     }
-    const path = isSessionId(id) && SAFE_NAME.test(name) ? await spillPath(options.sessionsDir, id, name) : undefined;
-    if (path === undefined || !(await sendSpill(req, res, path))) {
-      sendJson(req, res, 404, { code: "not_found", message: `no spill file ${name} in session ${id}` });
+    const valid = isSessionId(id) && SAFE_NAME.test(name);
+    const path = valid ? await spillPath(options.sessionsDir, id, name) : undefined;
+    if (path !== undefined && (await sendSpill(req, res, path))) return true;
+    // Only when this machine has no such session directory: a local link that was refused stays refused.
+    const remote = valid && !existsSync(join(options.sessionsDir, id)) ? await options.remoteSpill?.(id, name) : undefined;
+    if (remote) {
+      res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff" });
+      if (req.method === "HEAD") remote.destroy();
+      else await pipeline(remote, res).catch(() => res.destroy());
+      if (req.method === "HEAD") res.end();
+      return true;
     }
+    sendJson(req, res, 404, { code: "not_found", message: `no spill file ${name} in session ${id}` });
     return true;
   };
   const server = await createWireServer({

@@ -1,4 +1,4 @@
-// Configuration from the environment, with the seed's defaults. Unlike upstream (which silently fell
+// Configuration from the environment, with the defaults below. Unlike chatcli (which silently fell
 // back to the default on a bad value), an invalid value is an error naming the variable: a typo in
 // a budget should not quietly send 10× more text to the model.
 import { DEFAULT_MAX_RESULT_CHARS, DEFAULT_TURN_BUDGET_CHARS } from "./budget.js";

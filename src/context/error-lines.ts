@@ -1,5 +1,5 @@
 // Lines in the omitted middle of a cut result that mention errors. A fixed head/tail split hides
-// the one failing test in the middle of a long build log (peers §2.2, §7.8); listing those lines, with
+// the one failing test in the middle of a long build log; listing those lines, with
 // their numbers, where the text was cut tells the model what it missed and where to read.
 const ERROR_RE = /\b(?:error|errors|err!|failed|failure|fail|panic|panicked|exception|fatal|traceback|segmentation fault|assertionerror)\b/gi;
 

@@ -1,7 +1,7 @@
 // Pairing repair: every tool call gets exactly one result, right after the assistant message that
 // made it. Positional (block-scoped), not a global id map: providers reuse ids across turns (Kimi's
 // "web_fetch:0" every turn), and a global map once matched an old dangling call to a newer turn's
-// result (chatcli #1208). A result is claimed only between its assistant message and the next one.
+// result. A result is claimed only between its assistant message and the next one.
 // A repair touches only the turn that is broken: every other turn is copied message for message, so
 // its provider bytes (and the prompt cache behind them) stay the same.
 import { lateResult } from "./late-result.js";

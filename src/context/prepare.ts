@@ -1,7 +1,7 @@
 // prepareHistory: the one choke point every history passes through before a model call, in the
-// seed's order — pairing (then ids made unique where the provider needs it), budget, microcompact —
+// order pairing (then ids made unique where the provider needs it), budget, microcompact —
 // then the pairing invariant is checked again on the final list (repairs must run after every edit,
-// not once: the lesson of every "tool_use without tool_result" 400 in the peers' trackers), and, as a
+// not once: the lesson of every "tool_use without tool_result" 400 in other agents' issue trackers), and, as a
 // debug assertion, every rule of the provider API. Results that pairing drops are archived first, so
 // even a result that lost its call (or came late) can be read back.
 import type { Format } from "./adapters/index.js";

@@ -1,18 +1,15 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// `spool compact` and `spool recall` through the built binary: damaged transcripts repaired, cut results
+// read back, idempotence, the input formats, and bad input answered with one line.
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { runSpool } from "../support/cli.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 
-const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
-const cwd = mkdtempSync(join(tmpdir(), "spool-cli-compact-"));
-afterAll(() => rmSync(cwd, { recursive: true, force: true }));
-
-function spool(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", input, maxBuffer: 64 << 20 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cwd = tempDir("spool-cli-compact-");
+afterAll(removeTempDirs);
+const spool = (args: string[], input?: string) => runSpool(args, { cwd, ...(input !== undefined ? { input } : {}) });
 
 const buildLog = Array.from({ length: 2_500 }, (_, i) => `[${i}] build step ${i} compiled module_${i.toString(36)}.ts in ${i % 97}ms`).join("\n");
 

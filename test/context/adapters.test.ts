@@ -170,7 +170,7 @@ describe("adapters: lossless round trips on realistic transcripts", () => {
   });
 });
 
-describe("error markers on the wire — chatcli §11.3", () => {
+describe("error markers on the wire", () => {
   const err = (text: string, errorCode?: string) => toolResult("t1", text, { isError: true, ...(errorCode ? { errorCode } : {}) });
   const call = assistant("", [{ id: "t1", name: "read" }]);
   const anthropicBlock = (m: ToolResultMessage) => (toAnthropic([call, m])[1]!["content"] as Record<string, unknown>[])[0]!;

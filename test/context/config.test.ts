@@ -23,7 +23,7 @@ const VARS = [
 ] as const;
 
 describe("contextConfigFromEnv", () => {
-  it("has the seed's defaults", () => {
+  it("has the documented defaults", () => {
     expect(contextConfigFromEnv({})).toEqual({
       maxResultChars: 20_000,
       turnBudgetChars: 200_000,

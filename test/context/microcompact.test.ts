@@ -15,7 +15,7 @@ import {
 } from "../../src/context/index.js";
 import { lines } from "./helpers.js";
 
-/** chatcli's fixture: [user, assistant(call), tool(tc-1), then `age` × (user "next", assistant "ok")]. */
+/** The fixture: [user, assistant(call), tool(tc-1), then `age` × (user "next", assistant "ok")]. */
 function fixture(content: Message, age: number, tool = "web_fetch"): Message[] {
   const h: Message[] = [userText("start"), assistant("", [{ id: "tc-1", name: tool }]), content];
   for (let i = 0; i < age; i++) h.push(userText("next"), assistant("ok"));
@@ -23,7 +23,7 @@ function fixture(content: Message, age: number, tool = "web_fetch"): Message[] {
 }
 const result = (text: string, opts: Parameters<typeof toolResult>[2] = {}) => toolResult("tc-1", text, opts);
 
-describe("applyMicrocompact — chatcli §11.6 cases", () => {
+describe("applyMicrocompact — ageing", () => {
   it("TruncatePreservesContentViaCCR: a 2-turn-old result becomes a preview with one marker that recalls the original", () => {
     const archive = new MemoryArchive();
     const original = "line of important tool output\n".repeat(300);
@@ -76,7 +76,7 @@ describe("applyMicrocompact — chatcli §11.6 cases", () => {
   });
 });
 
-describe("applyMicrocompact — the seed's promises, kept", () => {
+describe("applyMicrocompact — exemptions and lossless steps", () => {
   it("results of the current and previous turn are never touched", () => {
     for (const age of [0, 1]) {
       const h = fixture(result(lines(9_000, 2)), age);
@@ -165,7 +165,7 @@ describe("applyMicrocompact — the seed's promises, kept", () => {
     expect(how).toBe(`[full content recoverable via recall <<ccr:${archiveKey(go)}>>]`);
   });
 
-  it("with default sizes a level-1 preview is still summarised at level 2, with the original's numbers (upstream never did)", () => {
+  it("with default sizes a level-1 preview is still summarised at level 2, with the original's numbers, not the preview's", () => {
     const archive = new MemoryArchive();
     const original = lines(9_000, 6);
     const h = fixture(result(original), 2);

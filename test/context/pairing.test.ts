@@ -21,7 +21,7 @@ const tool = (m: Message | undefined): ToolResultMessage => {
 };
 const text = (m: Message | undefined): string => (m?.content[0]?.type === "text" ? m.content[0].text : "");
 
-describe("ensureToolResultPairing — chatcli §11.1 cases", () => {
+describe("ensureToolResultPairing — repairs", () => {
   it("ValidHistoryUnchanged: a valid history comes back as the same array with no repairs", () => {
     const h = [systemText("sys"), U("go"), A("wf:0", "wf:1"), T("wf:0", "a"), T("wf:1", "b"), say("done")];
     const { messages, report } = ensureToolResultPairing(h);

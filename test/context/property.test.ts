@@ -24,7 +24,7 @@ import {
   type PrepareOptions,
 } from "../../src/context/index.js";
 import { damage, DAMAGES, history } from "./gen.js";
-import { tempDir } from "./helpers.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 
 const LONG = process.env["SPOOL_LONG"] === "1";
 /** fast-check runs synchronously; the timeout only has to cover a slow CI machine (or the long run). */
@@ -113,8 +113,7 @@ function check(s: Scenario, options: PrepareOptions, lookup: KeyLookup, snapshot
 }
 
 describe("prepareHistory properties", () => {
-  const dirs: { remove(): void }[] = [];
-  afterAll(() => dirs.forEach((d) => d.remove()));
+  afterAll(removeTempDirs);
 
   it("damaged histories in every format come out valid, idempotent and lossless (memory archive)", () => {
     const archive: ArchiveStore = new MemoryArchive();
@@ -132,9 +131,7 @@ describe("prepareHistory properties", () => {
   }, TIMEOUT);
 
   it("the same holds with a real workspace on disk, and a second pass writes no file", () => {
-    const tmp = tempDir();
-    dirs.push(tmp);
-    const ws = createWorkspace({ root: tmp.dir, sessionId: "prop", env: {} });
+    const ws = createWorkspace({ root: tempDir("spool-context-"), sessionId: "prop", env: {} });
     const listing = () => [...readdirSync(ws.resultsDir), "|", ...readdirSync(ws.archiveDir)].join(",");
     fc.assert(
       fc.property(scenario, (s) => {

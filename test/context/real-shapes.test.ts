@@ -1,7 +1,7 @@
 // Small fixtures that reproduce the shapes found by running `spool compact` over real public agent
 // transcripts (Claude Code sessions, SWE-agent and mini-swe-agent trajectories, a Codex rollout):
 // what must not change, how repairs stay local, and what the provider APIs would reject.
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   adapters,
   archiveKey,
@@ -22,7 +22,10 @@ import {
   type Format,
   type Message,
 } from "../../src/context/index.js";
-import { lines, tempDir } from "./helpers.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { lines } from "./helpers.js";
+
+afterAll(removeTempDirs);
 
 const bytes = (v: unknown) => JSON.stringify(v);
 const opts = (extra: Record<string, unknown> = {}) => ({ archive: new MemoryArchive(), env: {}, assertValid: true, ...extra });
@@ -49,7 +52,7 @@ const claudeCode = [
   { role: "assistant", content: [{ type: "text", text: "Done.", cache_control: { type: "ephemeral" } }] },
 ];
 
-describe("§1 never change bytes nobody asked to change", () => {
+describe("never change bytes nobody asked to change", () => {
   it("Anthropic: every result of a multi-result message keeps its string form and key order (Claude Code shape)", () => {
     expect(bytes(toAnthropic(fromAnthropic(claudeCode)))).toBe(bytes(claudeCode));
     const { messages } = prepareHistory(fromAnthropic(claudeCode), opts({ format: "anthropic" }));
@@ -176,24 +179,20 @@ describe("§1 never change bytes nobody asked to change", () => {
     ];
     const prompts: string[] = [];
     for (const name of ["checkout-a", "elsewhere/checkout-b"]) {
-      const tmp = tempDir();
-      try {
-        const ws = createWorkspace({ root: `${tmp.dir}/${name}`, sessionId: "s", env: {} });
-        const { messages } = prepareHistory(fromAnthropic(wire), { workspace: ws, env: {}, format: "anthropic" });
-        const preview = textOf(messages[2]!);
-        expect(preview).toContain(`read the file results/${archiveKey(log)}.txt by line range`);
-        expect(preview).not.toContain(tmp.dir);
-        expect(ws.readText(`results/${archiveKey(log)}.txt`)).toBe(log);
-        prompts.push(bytes(toAnthropic(messages)));
-      } finally {
-        tmp.remove();
-      }
+      const tmp = tempDir("spool-context-");
+      const ws = createWorkspace({ root: `${tmp}/${name}`, sessionId: "s", env: {} });
+      const { messages } = prepareHistory(fromAnthropic(wire), { workspace: ws, env: {}, format: "anthropic" });
+      const preview = textOf(messages[2]!);
+      expect(preview).toContain(`read the file results/${archiveKey(log)}.txt by line range`);
+      expect(preview).not.toContain(tmp);
+      expect(ws.readText(`results/${archiveKey(log)}.txt`)).toBe(log);
+      prompts.push(bytes(toAnthropic(messages)));
     }
     expect(prompts[0]).toBe(prompts[1]);
   });
 });
 
-describe("§2 every provider rule, checked", () => {
+describe("every provider rule, checked", () => {
   it("validateForProvider names each rule a history breaks, per format", () => {
     const call = (id: string) => ({ role: "assistant" as const, content: [{ type: "toolCall" as const, id, name: "bash", input: {} }] });
     const result = (id: string, text = "ok"): Message => ({ role: "tool", toolCallId: id, isError: false, content: [{ type: "text", text }] });
@@ -324,7 +323,7 @@ function bashOnlySession(results: number): unknown[] {
   return wire;
 }
 
-describe("§3 compaction that pays for bash-only agents", () => {
+describe("compaction that pays for bash-only agents", () => {
   it("a bash-only session of 60 results loses at least 60% of its tool-result characters, and every cut text is recallable byte-identically", () => {
     const wire = bashOnlySession(60);
     const input = fromOpenAIChat(wire);
@@ -351,7 +350,7 @@ describe("§3 compaction that pays for bash-only agents", () => {
   });
 });
 
-describe("§3 late results and the report", () => {
+describe("late results and the report", () => {
   it("a result that arrives after the next assistant message: its call is told the output exists and where, and recall returns it", () => {
     const late = lines(5_000, 9, "pytest");
     const h = fromOpenAIChat([
