@@ -32,6 +32,8 @@ export class OutputCapture {
   private readonly ansi = new AnsiStripper();
   private readonly lines: LineCleaner;
   private readonly window: BoundedWindow;
+  /** The start of a CSI sequence cut by the end of the previous read (byte path), glued to the next. */
+  private heldCsi: Buffer | undefined;
 
   constructor(readonly limits: CaptureLimits) {
     this.lines = new LineCleaner(limits.maxLineBytes);
@@ -46,6 +48,10 @@ export class OutputCapture {
     this.rawBytes += chunk.length;
     this.sniffer.push(chunk);
     if (this.sniffer.binary || chunk.length === 0) return;
+    if (this.heldCsi !== undefined) {
+      chunk = Buffer.concat([this.heldCsi, chunk]);
+      this.heldCsi = undefined;
+    }
     // Reads split characters often (every 64 KiB boundary in non-ASCII text). The leading
     // continuation bytes finish (or invalidate) whatever the decoder holds from the previous read;
     // after them the read starts on a character boundary. Only a read made of nothing but 1–2
@@ -59,11 +65,12 @@ export class OutputCapture {
       chunk.indexOf(BS) === -1;
     if (bytePath) {
       const body = k > 0 ? chunk.subarray(k) : chunk;
-      const stripped = body.indexOf(ESC) === -1 ? body : stripCompleteCsi(body);
+      const stripped = body.indexOf(ESC) === -1 ? { bytes: body, held: 0 } : stripCompleteCsi(body);
       if (stripped !== undefined) {
         const finished = (k > 0 ? this.decoder.write(chunk.subarray(0, k)) : "") + this.decoder.end();
         if (finished) this.lines.appendOpen(finished);
-        if (stripped.length > 0) this.pushPlain(stripped);
+        if (stripped.bytes.length > 0) this.pushPlain(stripped.bytes);
+        if (stripped.held > 0) this.heldCsi = Buffer.from(body.subarray(body.length - stripped.held));
         return;
       }
     }
@@ -73,6 +80,11 @@ export class OutputCapture {
   end(): void {
     this.sniffer.end();
     if (this.sniffer.binary) return;
+    if (this.heldCsi !== undefined) {
+      // Never completed: the string path cleans it as it would have without the byte path.
+      this.pushText(this.decoder.write(this.heldCsi));
+      this.heldCsi = undefined;
+    }
     this.pushText(this.decoder.end());
     const held = this.ansi.end();
     if (held) this.commitText(this.lines.push(held));

@@ -82,11 +82,14 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
         signal,
         capture: { limits: output, spill: { dir: ctx.workspace.dir, id: toolCallId } },
         onUpdate: (u) => {
+          const before = view?.text.length;
           view = applyUpdate(view, u);
           const v = view;
           // One batch: the text and its totals are published together.
           out.batch(() => {
             if (u.kind === "append") out.write(u.text);
+            // A slide of the text the sink holds is two explicit ops; anything else is a replacement.
+            else if (u.kind === "slide" && out.state.content[0].text.length === before) out.slide(u.drop, u.text);
             else out.replace(v.text);
             out.capture(v);
             if (v.spillPath !== undefined && out.details.spillPath !== v.spillPath) out.details.spillPath = v.spillPath;
