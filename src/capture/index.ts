@@ -4,8 +4,6 @@
 // update kinds, the adaptive publisher, and the lossless spill with backpressure.
 // A leaf layer: it must not import anything else from spool (it knows nothing of ops, storage or models).
 export { exec } from "./exec.js";
-export * from "./errors.js";
-export * from "./types.js";
 export { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, DEFAULT_MAX_LINE_BYTES, resolveLimits } from "./limits.js";
 export { OutputCapture } from "./output-capture.js";
 export { AdaptivePublisher, type PublisherOptions } from "./publisher.js";
@@ -13,3 +11,5 @@ export { applyUpdate, deriveUpdate, measureUpdate, metadataOf } from "./updates.
 export { describeTruncation, formatBytes } from "./describe.js";
 export { utf8Length, utf8Prefix, utf8Suffix } from "./utf8.js";
 export { countLines } from "./window.js";
+export { CallbackError, CaptureError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError } from "./errors.js";
+export { type CaptureLimits, type CaptureMetadata, type CaptureUpdate, type CaptureView, type ExecOptions, type ExecResult, type Retain, type SpillOptions, type TruncatedBy, type Truncation } from "./types.js";

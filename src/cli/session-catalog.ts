@@ -127,35 +127,48 @@ export interface LoadedSession {
   readonly summary: SessionSummary;
   /** The process that records it is still running. */
   readonly live: boolean;
+  /** That process, while it runs on this machine. */
+  readonly writer?: number;
   /** Damage that does not stop the session loading, e.g. an open operation whose sidecar is missing. */
   readonly warnings: readonly string[];
 }
 
-export async function loadSession(entry: SessionEntry): Promise<LoadedSession> {
-  return withSnapshot(entry, (snap) => {
-    const info = snap.get(RUN_INFO);
-    // A database session's writer may be on another machine: its lease says whether it lives.
-    const live = entry.backend === "postgres" ? entry.live === true : info?.status === "running" && alive(info.pid);
-    const view = viewFromSnapshot(entry.id, snap, live);
-    const summary: SessionSummary = {
-      id: entry.id,
-      command: view.command,
-      status: view.status,
-      startedAt: view.startedAt,
-      endedAt: view.endedAt,
-      lastActivityAt: view.lastActivityAt,
-      exitCode: view.exitCode,
-      bytes: directorySize(entry.dir) + (entry.storedBytes ?? 0),
-    };
-    const warnings: string[] = [];
-    if (entry.backend === "jsonl" && !live) {
-      for (const opId of Object.keys(snap.get(OPEN_OPERATIONS) ?? {})) {
-        const sidecar = join(sidecarDir(entry.file), sidecarName(operationScope(opId).id));
-        if (!existsSync(sidecar)) {
-          warnings.push(`${entry.id}: operation ${opId} was still open when its run stopped, and its sidecar ${sidecar} is missing: any output it streamed is lost`);
-        }
+/** The process recording this session on this machine, while it is still running. */
+export function liveWriter(snap: Pick<SessionSnapshot, "get">): number | undefined {
+  const info = snap.get(RUN_INFO);
+  return info?.status === "running" && alive(info.pid) ? info.pid : undefined;
+}
+
+export { alive as processAlive };
+
+/** The view and summary of a session from a snapshot of it (a fresh one, or a follower's). */
+export function sessionFromSnapshot(entry: SessionEntry, snap: Pick<SessionSnapshot, "get" | "readList">): LoadedSession {
+  // A database session's writer may be on another machine: its lease says whether it lives.
+  const writer = entry.backend === "postgres" ? undefined : liveWriter(snap);
+  const live = entry.backend === "postgres" ? entry.live === true : writer !== undefined;
+  const view = viewFromSnapshot(entry.id, snap, live);
+  const summary: SessionSummary = {
+    id: entry.id,
+    command: view.command,
+    status: view.status,
+    startedAt: view.startedAt,
+    endedAt: view.endedAt,
+    lastActivityAt: view.lastActivityAt,
+    exitCode: view.exitCode,
+    bytes: directorySize(entry.dir) + (entry.storedBytes ?? 0),
+  };
+  const warnings: string[] = [];
+  if (entry.backend === "jsonl" && !live) {
+    for (const opId of Object.keys(snap.get(OPEN_OPERATIONS) ?? {})) {
+      const sidecar = join(sidecarDir(entry.file), sidecarName(operationScope(opId).id));
+      if (!existsSync(sidecar)) {
+        warnings.push(`${entry.id}: operation ${opId} was still open when its run stopped, and its sidecar ${sidecar} is missing: any output it streamed is lost`);
       }
     }
-    return { entry, view, summary, live, warnings };
-  });
+  }
+  return { entry, view, summary, live, warnings, ...(writer !== undefined ? { writer } : {}) };
+}
+
+export async function loadSession(entry: SessionEntry): Promise<LoadedSession> {
+  return withSnapshot(entry, (snap) => sessionFromSnapshot(entry, snap));
 }
