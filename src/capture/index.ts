@@ -9,7 +9,7 @@ export { OutputCapture } from "./output-capture.js";
 export { AdaptivePublisher, type PublisherOptions } from "./publisher.js";
 export { applyUpdate, deriveUpdate, measureUpdate, metadataOf } from "./updates.js";
 export { describeTruncation, formatBytes } from "./describe.js";
-export { utf8Length, utf8Prefix, utf8Suffix } from "./utf8.js";
+export { isHighSurrogate, isLowSurrogate, utf8Length, utf8Prefix, utf8Suffix } from "./utf8.js";
 export { countLines } from "./window.js";
 export { CallbackError, CaptureError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError } from "./errors.js";
 export { type CaptureLimits, type CaptureMetadata, type CaptureUpdate, type CaptureView, type ExecOptions, type ExecResult, type Retain, type SpillOptions, type TruncatedBy, type Truncation } from "./types.js";
