@@ -42,6 +42,17 @@ export class SpawnError extends CaptureError {
   }
 }
 
+export class InputClosedError extends CaptureError {
+  constructor(pty: boolean) {
+    super(
+      "SPOOL_CAPTURE_INPUT",
+      pty
+        ? "the command has finished, so its terminal takes no more input; start it again to interact with it."
+        : 'the command\'s input is closed (it has finished, or was started without stdin: "pipe"); start it with stdin: "pipe" to write to it.',
+    );
+  }
+}
+
 export class CallbackError extends CaptureError {
   constructor(cause: unknown) {
     super(

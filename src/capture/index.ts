@@ -3,7 +3,8 @@
 // control characters, long lines, binary), the bounded head/tail view with truncation metadata,
 // update kinds, the adaptive publisher, and the lossless spill with backpressure.
 // A leaf layer: it must not import anything else from spool (it knows nothing of ops, storage or models).
-export { exec } from "./exec.js";
+export { exec, start, type RunningCommand } from "./exec.js";
+export { DEFAULT_COLS, DEFAULT_ROWS, type TerminalSize } from "./output-capture.js";
 export * from "./errors.js";
 export * from "./types.js";
 export { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, DEFAULT_MAX_LINE_BYTES, resolveLimits } from "./limits.js";

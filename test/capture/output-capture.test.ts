@@ -202,6 +202,8 @@ describe("bounded view", () => {
 describe("properties", () => {
   const piece = fc.oneof(
     fc.constantFrom("\n", "\r", "\r\n", "\b", "\t", "\x1b[", "31m", "\x1b]8;;u\x07", "\x1b\\", "\x00", "é", "😀", "€"),
+    // Cursor movement, erasing and the alternate screen: from the first of these on, the terminal model.
+    fc.constantFrom("\x1b[2A", "\x1b[1B", "\x1b[2K", "\x1b[H", "\x1b[2J", "\x1b[?1049h", "\x1b[?1049l", "\x1b7", "\x1b8"),
     fc.string({ maxLength: 30 }),
     fc.uint8Array({ maxLength: 12 }).map((a) => Buffer.from(a).toString("latin1")),
   );
