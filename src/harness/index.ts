@@ -8,5 +8,7 @@ export type { HarnessEvent, HarnessListener } from "./events.js";
 export { reduceLane, emptyLane, type LaneView, type LaneTool } from "./lane.js";
 export { createStateHost, StateError, type MutableState, type StateHost, type BatchListener } from "./state.js";
 export { createBashTool, type BashArgs, type BashToolOptions } from "./tools/bash.js";
+export { createProcessTools, formatProcessRead, type ProcessOutputArgs, type ProcessWriteArgs, type ProcessKillArgs } from "./tools/process.js";
+export { describeStatus, MAX_WAIT_SECONDS, type ProcessHost, type ProcessInfo, type ProcessRead, type ProcessStatus } from "./processes.js";
 export { createReadTool, type ReadArgs } from "./tools/read.js";
 export { createRecallTool, type RecallArgs } from "./tools/recall.js";

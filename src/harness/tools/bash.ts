@@ -1,13 +1,25 @@
 // bash: thin on purpose. The exec env captures with the tool's limits and spill; the tool maps each
 // update onto its sink (append → write, anything else → replace of the bounded view) and records the
-// spill path and truncation once, as plain mutation.
-import { applyUpdate, describeTruncation, exec, type CaptureView } from "../../capture/index.js";
+// spill path and truncation once, as plain mutation. With `background` or `yieldSeconds` the call
+// returns when the command ends or the yield time is up, whichever is first; a command still
+// running then becomes a background process (its own sink, read with process_output).
+import { applyUpdate, describeTruncation, start, type CaptureUpdate, type CaptureView, type ExecResult } from "../../capture/index.js";
+import type { ToolOutput } from "../../output/index.js";
+import { mirrorUpdate } from "../capture-target.js";
+import { MAX_WAIT_SECONDS } from "../processes.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
+import { formatProcessRead } from "./process.js";
 
 export interface BashArgs {
   readonly command: string;
   /** Seconds. */
   readonly timeout?: number;
+  /** Return at once (or after yieldSeconds) and leave the command running as a background process. */
+  readonly background?: boolean;
+  /** Return after this many seconds if the command is still running; it keeps running in the background. */
+  readonly yieldSeconds?: number;
+  /** Run under a pseudo-terminal (for prompts, REPLs, programs that only draw progress on a terminal). */
+  readonly pty?: boolean;
 }
 
 export interface BashToolOptions {
@@ -16,6 +28,45 @@ export interface BashToolOptions {
   readonly maxBytes?: number;
   readonly maxLines?: number;
   readonly retain?: "head" | "tail";
+  /** Run every command under a pseudo-terminal (`spool run --pty`). */
+  readonly pty?: boolean;
+  readonly cols?: number;
+  readonly rows?: number;
+}
+
+function checkArgs(args: BashArgs): void {
+  if (typeof args !== "object" || args === null || typeof args.command !== "string" || args.command.trim() === "") {
+    throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'bash needs a non-empty "command" string argument');
+  }
+  if (args.timeout !== undefined && !(typeof args.timeout === "number" && args.timeout > 0 && args.timeout <= 2_147_483)) {
+    throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `bash "timeout" must be a positive number of seconds, got ${JSON.stringify(args.timeout)}`);
+  }
+  if (args.yieldSeconds !== undefined && !(typeof args.yieldSeconds === "number" && args.yieldSeconds >= 0 && args.yieldSeconds <= MAX_WAIT_SECONDS)) {
+    throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `bash "yieldSeconds" must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}, got ${JSON.stringify(args.yieldSeconds)}`);
+  }
+  for (const flag of ["background", "pty"] as const) {
+    if (args[flag] !== undefined && typeof args[flag] !== "boolean") {
+      throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `bash "${flag}" must be true or false, got ${JSON.stringify(args[flag])}`);
+    }
+  }
+}
+
+/** How the command ended, as plain details and a footer; throws for a failed command. */
+function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", timeout: number | undefined): void {
+  if (out.state.content[0].text !== result.text) out.replace(result.text);
+  out.capture(result);
+  if (result.spillPath !== undefined && out.details.spillPath !== result.spillPath) out.details.spillPath = result.spillPath;
+  // How it ended, as plain details: a viewer shows it, and `spool run` exits with it.
+  out.details.exitCode = result.exitCode;
+  if (result.signal) out.details.signal = result.signal;
+  if (result.timedOut) out.details.timedOut = true;
+  if (result.aborted) out.details.aborted = true;
+  if (result.binary) out.details.binary = true;
+  const footer = describeTruncation(result, retain);
+  if (footer) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${footer}`);
+  if (result.timedOut) throw new Error(`Command timed out after ${timeout}s (exit ${result.exitCode})`);
+  if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
+  if (result.exitCode !== 0) throw new Error(`Command exited with code ${result.exitCode}`);
 }
 
 export function createBashTool(options: BashToolOptions = {}): ToolDefinition<BashArgs> {
@@ -23,53 +74,72 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
   return {
     name: "bash",
     description:
-      "Run a shell command. Output (stdout and stderr interleaved) is cleaned and bounded; when it is cut, the result says what was kept and names a file with the full output that the read tool can page through.",
+      "Run a shell command. Output (stdout and stderr interleaved) is cleaned and bounded; when it is cut, the result says what was kept and names a file with the full output that the read tool can page through. " +
+      "For servers, watchers and long builds pass background: true (or yieldSeconds): the call returns with a processId and the command keeps running; read it with process_output, type into it with process_write (pty: true gives it a terminal, for prompts and REPLs), stop it with process_kill.",
     parameters: {
       type: "object",
       properties: {
         command: { type: "string", description: "The command line, run with bash -c." },
         timeout: { type: "number", description: "Seconds before the command's process group is killed." },
+        background: { type: "boolean", description: "Return at once (or after yieldSeconds) and keep the command running as a background process." },
+        yieldSeconds: { type: "number", description: `Return after this many seconds (0-${MAX_WAIT_SECONDS}) if the command is still running; it keeps running in the background.` },
+        pty: { type: "boolean", description: "Run under a pseudo-terminal: the program sees a terminal (prompts, REPLs, progress displays)." },
       },
       required: ["command"],
     },
     output,
     kind: "exec",
     async execute(toolCallId, args, signal, out, ctx) {
-      if (typeof args?.command !== "string" || args.command.trim() === "") {
-        throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'bash needs a non-empty "command" string argument');
-      }
-      if (args.timeout !== undefined && !(typeof args.timeout === "number" && args.timeout > 0)) {
-        throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `bash "timeout" must be a positive number of seconds, got ${JSON.stringify(args.timeout)}`);
-      }
+      checkArgs(args);
+      const pty = args.pty ?? options.pty ?? false;
+      const yieldMs = args.yieldSeconds !== undefined ? args.yieldSeconds * 1000 : args.background ? 0 : undefined;
+      const retain = yieldMs !== undefined ? "tail" : output.retain;
+      // A command that may outlive this call must not die with the call's signal once it is handed over.
+      const control = new AbortController();
+      const onAbort = (): void => control.abort();
+      if (signal.aborted) control.abort();
+      else signal.addEventListener("abort", onAbort, { once: true });
       let view: CaptureView | undefined;
-      const result = await exec(args.command, {
+      let receiver = (u: CaptureUpdate): void => {
+        view = applyUpdate(view, u);
+        mirrorUpdate(out, view, u);
+      };
+      const handle = start(args.command, {
         ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
         ...(options.env !== undefined ? { env: options.env } : {}),
         ...(args.timeout !== undefined ? { timeoutMs: args.timeout * 1000 } : {}),
-        signal,
-        capture: { limits: output, spill: { dir: ctx.workspace.dir, id: toolCallId } },
-        onUpdate: (u) => {
-          view = applyUpdate(view, u);
-          if (u.kind === "append") out.write(u.text);
-          else out.replace(view.text);
-          out.capture(view);
-          if (view.spillPath !== undefined && out.details.spillPath !== view.spillPath) out.details.spillPath = view.spillPath;
-        },
+        ...(pty ? { pty: true, ...(options.cols !== undefined ? { cols: options.cols } : {}), ...(options.rows !== undefined ? { rows: options.rows } : {}) } : {}),
+        ...(yieldMs !== undefined && !pty ? { stdin: "pipe" as const } : {}),
+        signal: control.signal,
+        capture: { limits: { ...output, retain }, spill: { dir: ctx.workspace.dir, id: toolCallId } },
+        onUpdate: (u) => receiver(u),
       });
-      if (out.state.content[0].text !== result.text) out.replace(result.text);
-      out.capture(result);
-      if (result.spillPath !== undefined && out.details.spillPath !== result.spillPath) out.details.spillPath = result.spillPath;
-      // How it ended, as plain details: a viewer shows it, and `spool run` exits with it.
-      out.details.exitCode = result.exitCode;
-      if (result.signal) out.details.signal = result.signal;
-      if (result.timedOut) out.details.timedOut = true;
-      if (result.aborted) out.details.aborted = true;
-      if (result.binary) out.details.binary = true;
-      const footer = describeTruncation(result, output.retain);
-      if (footer) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${footer}`);
-      if (result.timedOut) throw new Error(`Command timed out after ${args.timeout}s (exit ${result.exitCode})`);
-      if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
-      if (result.exitCode !== 0) throw new Error(`Command exited with code ${result.exitCode}`);
+      try {
+        if (yieldMs !== undefined) {
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const ended = await Promise.race([
+            handle.result.then(
+              () => true,
+              () => true,
+            ),
+            new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), yieldMs))),
+          ]);
+          clearTimeout(timer);
+          if (!ended) {
+            signal.removeEventListener("abort", onAbort);
+            const seed = structuredClone(out.state);
+            const processId = ctx.processes.adopt({ handle, command: args.command, pty, seed, view, redirect: (r) => (receiver = r) });
+            const first = await ctx.processes.read(processId, 0);
+            out.replace(formatProcessRead(first));
+            out.details.processId = processId;
+            if (first.spillPath !== undefined) out.details.spillPath = first.spillPath;
+            return;
+          }
+        }
+        finish(out, await handle.result, output.retain, args.timeout);
+      } finally {
+        signal.removeEventListener("abort", onAbort);
+      }
     },
   };
 }
