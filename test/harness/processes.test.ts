@@ -33,9 +33,10 @@ async function setup() {
   return { harness, store: s.store, events, call };
 }
 
-const textOf = (r: { content: { type: string; text?: string }[] }): string => (r.content[0] as { text: string }).text;
-const bodyOf = (r: { content: { type: string; text?: string }[] }): string => textOf(r).replace(/\[process [^\]]*\]$/, "");
-const processIdOf = (r: { content: { type: string; text?: string }[] }): string => /process (proc-\w+)/.exec(textOf(r))![1]!;
+type Result = { readonly content: readonly { type: string; text?: string }[] };
+const textOf = (r: Result): string => (r.content[0] as { text: string }).text;
+const bodyOf = (r: Result): string => textOf(r).replace(/\[process [^\]]*\]$/, "");
+const processIdOf = (r: Result): string => /process (proc-\w+)/.exec(textOf(r))![1]!;
 const running = (h: Harness, id: string): boolean => h.processes.list().find((p) => p.processId === id)?.status.state === "running";
 
 describe("background processes", () => {
