@@ -1,16 +1,16 @@
 // Errors exec can fail with. Each has a stable `code` and says what to do about it.
+import { SpoolError } from "../errors/index.js";
 import type { CaptureView } from "./types.js";
 
-export class CaptureError extends Error {
+export class CaptureError extends SpoolError {
   /** The latest bounded view at the moment of failure, when there was one. */
   view: CaptureView | undefined;
   constructor(
-    readonly code: string,
+    code: string,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
-    this.name = new.target.name;
+    super(code, message, options);
   }
 }
 

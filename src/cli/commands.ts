@@ -1,17 +1,21 @@
-// The command table. Each command lives in its own file and is listed here once.
-import { compactCommand } from "./compact.js";
-import { gcCommand } from "./gc.js";
-import { inspectCommand } from "./inspect.js";
-import { foldCommand } from "./fold.js";
-import { recallCommand } from "./recall.js";
-import { runCommand } from "./run.js";
-import { serveCommand } from "./serve.js";
-import { sessionsCommand } from "./sessions.js";
+// The command table. Each command lives in its own file and is loaded only when it runs: an agent may
+// wrap every shell command in `spool run`, so startup must not pay for the other commands' imports.
+import type { Command } from "./command.js";
 
-export interface Command {
+export interface CommandEntry {
   readonly name: string;
   readonly summary: string;
-  run(args: readonly string[]): Promise<number>;
+  load(): Promise<Command>;
 }
 
-export const commands: readonly Command[] = [runCommand, serveCommand, sessionsCommand, inspectCommand, gcCommand, compactCommand, recallCommand, foldCommand];
+export const commands: readonly CommandEntry[] = [
+  { name: "run", summary: "run a command as a recorded session: bounded, cleaned output, lossless spill, optional live viewer", load: async () => (await import("./run.js")).runCommand },
+  { name: "mcp", summary: "serve spool's tools (bash, read, recall) to an MCP client over stdio, recorded as a session", load: async () => (await import("./mcp.js")).mcpCommand },
+  { name: "serve", summary: "serve the viewer for every recorded session (live ones streaming)", load: async () => (await import("./serve.js")).serveCommand },
+  { name: "sessions", summary: "list recorded sessions (id, started, command, status, size)", load: async () => (await import("./sessions.js")).sessionsCommand },
+  { name: "inspect", summary: "summarise a session: calls, output sizes, truncation, spill files, open scopes, recovered output", load: async () => (await import("./inspect.js")).inspectCommand },
+  { name: "gc", summary: "remove old sessions and report what was freed", load: async () => (await import("./gc.js")).gcCommand },
+  { name: "compact", summary: "repair, budget and compact a conversation file (prints it back in the same format)", load: async () => (await import("./compact.js")).compactCommand },
+  { name: "recall", summary: "print the original text behind an archive key or <<ccr:KEY>> marker", load: async () => (await import("./recall.js")).recallCommand },
+  { name: "fold", summary: "fold a stream of wire batches (JSON lines) and print the value", load: async () => (await import("./fold.js")).foldCommand },
+];

@@ -1,10 +1,9 @@
 // `spool compact`: run a conversation file through prepareHistory and print it back in its own
 // format. The result goes to stdout, the human report to stderr, and the input file is only read.
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
+import { relative } from "node:path";
 import {
   adapters,
-  ContextError,
   createWorkspace,
   detectFormat,
   formatMarker,
@@ -14,95 +13,79 @@ import {
   unwrapConversation,
   type Format,
   type PrepareReport,
+  type Workspace,
 } from "../context/index.js";
-import type { Command } from "./commands.js";
-import { exitQuietlyOnClosedPipe, parseCount, UsageError } from "./cli-errors.js";
+import { DEFAULT_ROOT, newSessionId, openSessionRepo, sessionsDir, setValue } from "../store/index.js";
+import { defineCommand, intOption } from "./command.js";
+import { RUN_INFO } from "./session-view.js";
+import { ROOT } from "./shared-options.js";
+import { UsageError } from "./usage-error.js";
 
-const USAGE = `Usage: spool compact [--format auto|${FORMATS.join("|")}] [--turn N] [--workspace DIR] FILE|-
-
-Reads a conversation (a JSON array of messages, or an object with a "messages"/"input" array),
-repairs tool call/result pairing, cuts oversized results (full text saved to the workspace),
-compacts old results, and prints the result in the same format. A report goes to stderr.
-
-  --format     input format (default: auto-detect)
-  --turn N     age results as of turn N (default: the number of assistant messages)
-  --workspace  session directory for saved results and the archive
-               (default: a new .spool/sessions/<id> under the current directory; it is kept)`;
-
-export const compactCommand: Command = {
+export const compactCommand = defineCommand({
   name: "compact",
   summary: "repair, budget and compact a conversation file (prints it back in the same format)",
-  async run(args) {
-    exitQuietlyOnClosedPipe();
-    try {
-      return await compact(args);
-    } catch (err) {
-      if (err instanceof UsageError || err instanceof ContextError) {
-        process.stderr.write(`spool compact: ${err.message}\n`);
-        return 2;
-      }
-      throw err;
-    }
+  synopsis: `[--format auto|${FORMATS.join("|")}] [--turn N] [--workspace DIR | --root DIR] FILE|-`,
+  description:
+    'Reads a conversation (a JSON array of messages, or an object with a "messages"/"input" array),\n' +
+    "repairs tool call/result pairing, cuts oversized results (full text saved to the workspace),\n" +
+    "compacts old results, and prints the result in the same format. A report goes to stderr.\n" +
+    "Without --workspace the saved text goes to a new session under DIR/sessions, which\n" +
+    "'spool sessions', 'serve' and 'gc' see like any other.",
+  options: {
+    format: { type: "string", value: "FORMAT", help: "input format (default: auto-detect)" },
+    turn: { type: "string", value: "N", help: "age results as of turn N (default: the number of assistant messages)" },
+    workspace: { type: "string", value: "DIR", help: "session directory for saved results and the archive" },
+    root: ROOT,
   },
-};
-
-async function compact(args: readonly string[]): Promise<number> {
-  const { values, positionals } = parse(args);
-  if (values.help) {
-    process.stdout.write(USAGE + "\n");
+  positionals: { min: 1, max: 1, name: "one FILE (or - for stdin)" },
+  async run(values, positionals) {
+    const file = positionals[0]!;
+    const format = values.format ?? "auto";
+    if (format !== "auto" && !(FORMATS as readonly string[]).includes(format)) {
+      throw new UsageError(`unknown --format ${JSON.stringify(format)}; use auto, ${FORMATS.join(", ")}`);
+    }
+    const turn = intOption("turn", values.turn, 0, Number.MAX_SAFE_INTEGER);
+    const source = file === "-" ? await readStdin() : readInput(file);
+    let json: unknown;
+    try {
+      json = JSON.parse(source);
+    } catch (err) {
+      throw new UsageError(`${file === "-" ? "stdin" : file} is not valid JSON (${(err as Error).message}); nothing was written`);
+    }
+    const conversation = unwrapConversation(json);
+    const resolved: Format = format === "auto" ? detectFormat(json) : (format as Format);
+    const adapter = getAdapter(resolved);
+    const messages = adapter.fromProvider(conversation.items);
+    const workspace = values.workspace !== undefined ? createWorkspace({ dir: values.workspace, keep: true }) : await newSessionWorkspace(values.root ?? DEFAULT_ROOT, file);
+    const { messages: prepared, report } = prepareHistory(messages, { workspace, ...(turn !== undefined ? { turn } : {}) });
+    const wire = adapter.toProvider(prepared);
+    const problems = adapters[resolved].check(wire);
+    process.stdout.write(JSON.stringify(conversation.wrap(wire), null, 2) + "\n");
+    process.stderr.write(describe(resolved, conversation.items.length, wire.length, report, workspace.dir, problems));
     return 0;
-  }
-  if (positionals.length !== 1) throw new UsageError(`expected one FILE (or - for stdin).\n\n${USAGE}`);
-  const file = positionals[0]!;
-  const format = values.format ?? "auto";
-  if (format !== "auto" && !(FORMATS as readonly string[]).includes(format)) {
-    throw new UsageError(`unknown --format ${JSON.stringify(format)}; use auto, ${FORMATS.join(", ")}.`);
-  }
-  const turn = parseCount("turn", values.turn, 0);
+  },
+});
 
-  const source = file === "-" ? await readStdin() : readInput(file);
-  let json: unknown;
+/** A session like `spool run`'s, so the saved text is listed, served and collected like any other. */
+async function newSessionWorkspace(root: string, file: string): Promise<Workspace> {
+  const session = await openSessionRepo(sessionsDir(root), { backend: "jsonl" }).create({ id: newSessionId() });
+  const now = new Date().toISOString();
+  const command = `spool compact ${file === "-" ? "(stdin)" : file}`;
   try {
-    json = JSON.parse(source);
-  } catch (err) {
-    throw new UsageError(`${file === "-" ? "stdin" : file} is not valid JSON (${(err as Error).message}). Nothing was written.`);
+    await session.store.commit([setValue(RUN_INFO, { command, cwd: process.cwd(), pid: process.pid, startedAt: now, endedAt: now, status: "succeeded", exitCode: 0 })]);
+  } finally {
+    await session.store.close();
   }
-  const conversation = unwrapConversation(json);
-  const resolved: Format = format === "auto" ? detectFormat(json) : (format as Format);
-  const adapter = getAdapter(resolved);
-  const messages = adapter.fromProvider(conversation.items);
-
-  const workspace = createWorkspace(values.workspace !== undefined ? { dir: values.workspace, keep: true } : { keep: true });
-  const { messages: prepared, report } = prepareHistory(messages, { workspace, ...(turn !== undefined ? { turn } : {}) });
-  const wire = adapter.toProvider(prepared);
-  const problems = adapters[resolved].check(wire);
-  process.stdout.write(JSON.stringify(conversation.wrap(wire), null, 2) + "\n");
-  process.stderr.write(describe(resolved, conversation.items.length, wire.length, report, workspace.dir, problems));
-  return 0;
-}
-
-function parse(args: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: {
-        format: { type: "string" },
-        turn: { type: "string" },
-        workspace: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n\n${USAGE}`);
-  }
+  return createWorkspace({ dir: session.dir, keep: true });
 }
 
 function readInput(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : (err as Error).message;
+    throw new UsageError(`cannot read ${file}: ${why}`);
   }
 }
 
@@ -130,6 +113,7 @@ function describe(format: Format, before: number, after: number, r: PrepareRepor
   if (r.orphanKeys.length > 0) lines.push(`  removed orphans are recallable: ${r.orphanKeys.map(formatMarker).join(" ")}`);
   for (const e of [...r.budget.errors, ...r.microcompact.errors]) lines.push(`  warning: ${e}`);
   for (const problem of problems) lines.push(`  provider check: ${problem}`);
-  lines.push(`  workspace: ${dir} (read any key back with: spool recall KEY --workspace ${dir})`);
+  const shown = relative(process.cwd(), dir) || dir;
+  lines.push(`  workspace: ${shown} (read any key back with: spool recall KEY --workspace ${shown})`);
   return lines.join("\n") + "\n";
 }

@@ -2,68 +2,49 @@
 // the resulting value. The same decode + apply every spool client uses; handy for debugging a stream.
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
 import { apply, decoder } from "../delta/index.js";
-import type { Command } from "./commands.js";
+import { defineCommand } from "./command.js";
+import { UsageError } from "./usage-error.js";
 
-const usage = `Usage: spool fold [FILE] [--pretty]
-
-Reads wire batches, one JSON array of WireOps per line (from FILE, or stdin when FILE is
-omitted or "-"), decodes and applies them in order, and prints the folded value as JSON.`;
-
-export const foldCommand: Command = {
+export const foldCommand = defineCommand({
   name: "fold",
-  summary: "fold a stream of wire op batches (JSON lines) and print the value",
-  async run(args) {
-    const { values, positionals } = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: { pretty: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    });
-    if (values.help) {
-      process.stdout.write(usage + "\n");
-      return 0;
-    }
-    if (positionals.length > 1) {
-      process.stderr.write(`spool fold: expected at most one FILE, got ${positionals.length}.\n${usage}\n`);
-      return 2;
-    }
+  summary: "fold a stream of wire batches (JSON lines) and print the value",
+  synopsis: "[FILE] [--pretty]",
+  description:
+    'Reads wire batches, one JSON array of WireOps per line (from FILE, or stdin when FILE is omitted\nor "-"), decodes and applies them in order, and prints the folded value as JSON.',
+  options: { pretty: { type: "boolean", help: "indent the printed value" } },
+  positionals: { min: 0, max: 1, name: "at most one FILE" },
+  async run(values, positionals) {
     const file = positionals[0];
     const input = file === undefined || file === "-" ? process.stdin : createReadStream(file);
     const source = file ?? "stdin";
     const dec = decoder();
-    let state: unknown = undefined;
+    let state: unknown;
     let lineNo = 0;
-    const lines = createInterface({ input, crlfDelay: Infinity });
+    // Bad input, whatever the line: the stream is the user's to fix (exit 2).
+    const bad = (detail: string, cause?: unknown): UsageError => new UsageError(`${source}:${lineNo}: ${detail}`, { cause });
     try {
-      for await (const line of lines) {
+      for await (const line of createInterface({ input, crlfDelay: Infinity })) {
         lineNo++;
         if (line.trim() === "") continue;
         let batch: unknown;
         try {
           batch = JSON.parse(line);
         } catch (err) {
-          throw new Error(`${source}:${lineNo}: not JSON (${(err as Error).message}); each line must be one JSON array of wire ops`);
+          throw bad(`not JSON (${(err as Error).message}); each line must be one JSON array of wire ops`, err);
         }
-        if (!Array.isArray(batch)) {
-          throw new Error(`${source}:${lineNo}: expected a JSON array of wire ops, got ${batch === null ? "null" : typeof batch}`);
-        }
+        if (!Array.isArray(batch)) throw bad(`expected a JSON array of wire ops, got ${batch === null ? "null" : typeof batch}`);
         try {
           state = apply(state as object | undefined, dec.decode(batch));
         } catch (err) {
-          throw new Error(`${source}:${lineNo}: ${(err as Error).message}`);
+          throw bad((err as Error).message, err);
         }
       }
     } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      if (e.code === "ENOENT") {
-        process.stderr.write(`spool fold: no such file ${file}. Pass a path to a JSON-lines file of wire batches.\n`);
-        return 1;
-      }
-      process.stderr.write(`spool fold: ${e.message}\n`);
-      return 1;
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new UsageError(`no such file ${file}; pass a path to a JSON-lines file of wire batches`);
+      throw err;
     }
     process.stdout.write(JSON.stringify(state ?? null, null, values.pretty ? 2 : undefined) + "\n");
     return 0;
   },
-};
+});

@@ -3,37 +3,27 @@
 // last durable flush.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { formatBytes } from "../capture/index.js";
-import type { Command } from "./commands.js";
-import { UsageError } from "./cli-errors.js";
-import { DEFAULT_ROOT, findSession, loadSession } from "./session-catalog.js";
+import { DEFAULT_ROOT, sidecarDir } from "../store/index.js";
+import { defineCommand } from "./command.js";
+import { findSession, loadSession } from "./session-catalog.js";
+import { JSON_OUTPUT, ROOT } from "./shared-options.js";
 
-const USAGE = `Usage: spool inspect SESSION [--root DIR] [--json]
-
-SESSION is a session id (or a unique prefix of one) from \`spool sessions\`.`;
-
-export const inspectCommand: Command = {
+export const inspectCommand = defineCommand({
   name: "inspect",
   summary: "summarise a session: calls, output sizes, truncation, spill files, open scopes, recovered output",
-  async run(args) {
-    const { values, positionals } = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: { root: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    });
-    if (values.help) {
-      process.stdout.write(USAGE + "\n");
-      return 0;
-    }
-    if (positionals.length !== 1) throw new UsageError(`expected one SESSION id, got ${positionals.length}`);
+  synopsis: "SESSION [--root DIR] [--json]",
+  description: "SESSION is a session id (or a unique prefix of one) from 'spool sessions'.",
+  options: { root: ROOT, json: JSON_OUTPUT },
+  positionals: { min: 1, max: 1, name: "SESSION (an id from 'spool sessions')" },
+  async run(values, positionals) {
     const entry = findSession(values.root ?? DEFAULT_ROOT, positionals[0]!);
     const { view, summary, live } = await loadSession(entry);
     const spillDir = join(entry.dir, "spill");
     const spills = existsSync(spillDir)
       ? readdirSync(spillDir).map((name) => ({ path: join(spillDir, name), bytes: statSync(join(spillDir, name)).size }))
       : [];
-    const scopesDir = `${entry.file}.scopes`;
+    const scopesDir = sidecarDir(entry.file);
     const openScopes = existsSync(scopesDir) ? readdirSync(scopesDir).filter((f) => !f.endsWith(".tmp")) : [];
     const calls = view.calls.map((c) => ({
       id: c.id,
@@ -70,4 +60,4 @@ export const inspectCommand: Command = {
     process.stdout.write(lines.join("\n") + "\n");
     return 0;
   },
-};
+});

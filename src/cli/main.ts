@@ -1,25 +1,33 @@
-#!/usr/bin/env node
-// The `spool` command. Argument parsing is node:util `parseArgs` (built in, well kept, no dependency).
+// The `spool` command: finds the command, loads it, and ends the process with the exit code exit.ts
+// chooses. Nothing here imports a layer: `spool --version` and an unknown command cost only this file.
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { commands, type Command } from "./commands.js";
+import module from "node:module";
+import { commands } from "./commands.js";
+
+// Node 22 warns when node:sqlite loads (`--store sqlite`): a note about Node, not about the command.
+const emitWarning = process.emitWarning;
+process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+  if (String(warning).includes("SQLite is an experimental feature")) return;
+  (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+}) as typeof process.emitWarning;
+
+// Compiled code is cached across runs (Node >= 22.1): most of a short command's startup is compiling.
+module.enableCompileCache?.();
 
 function version(): string {
-  const pkgPath = fileURLToPath(new URL("../../package.json", import.meta.url));
-  const pkg = JSON.parse(readFileSync(pkgPath, "utf8")) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   return pkg.version;
 }
 
 function help(): string {
   const width = Math.max(0, ...commands.map((c) => c.name.length));
-  const rows = commands.map((c: Command) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return [
     `spool ${version()} — own what happens to a tool's output inside an LLM agent`,
     "",
     "Usage: spool <command> [options]",
     "",
     "Commands:",
-    ...rows,
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
     "Options:",
     "  -h, --help     show this help (or `spool <command> --help`)",
@@ -27,34 +35,40 @@ function help(): string {
   ].join("\n");
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+/** A reader that closes our output early (`spool sessions | head -1`) ends the command quietly. */
+function exitQuietlyOnClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
+      throw err;
+    });
+  }
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  exitQuietlyOnClosedPipes();
   const [first, ...rest] = argv;
   if (first === undefined || first === "-h" || first === "--help" || first === "help") {
     process.stdout.write(help() + "\n");
-    return 0;
+    return;
   }
   if (first === "-v" || first === "--version") {
     process.stdout.write(version() + "\n");
-    return 0;
+    return;
   }
-  const command = commands.find((c) => c.name === first);
-  if (!command) {
-    process.stderr.write(`spool: unknown command "${first}". Run \`spool --help\` to see the commands.\n`);
-    return 2;
+  const entry = commands.find((c) => c.name === first);
+  if (!entry) {
+    process.stderr.write(`spool: unknown command "${first}". Run 'spool --help' to see the commands.\n`);
+    process.exitCode = 2;
+    return;
   }
-  return command.run(rest);
+  const { errorLine, exitCodeFor } = await import("./exit.js");
+  try {
+    process.exitCode = await (await entry.load()).run(rest);
+  } catch (err) {
+    process.stderr.write(errorLine(entry.name, err));
+    process.exitCode = exitCodeFor(err);
+  }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    const message = err instanceof Error ? err.message : String(err);
-    const code = (err as { code?: unknown } | null)?.code;
-    // Bad arguments (ours, or node:util parseArgs's) exit 2; a failed operation exits 1.
-    const usage = code === "SPOOL_CLI_USAGE" || (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"));
-    process.stderr.write(`spool: ${message}${usage ? "\nRun `spool <command> --help` for usage." : ""}\n`);
-    process.exitCode = usage ? 2 : 1;
-  },
-);
+await main(process.argv.slice(2));

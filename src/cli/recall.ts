@@ -1,87 +1,55 @@
 // `spool recall`: print the text behind an archive key or marker, whole or a page at a time.
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
-import { ContextError, DEFAULT_SESSIONS_ROOT, readOnlyLookup, recall, RecallError, type KeyLookup } from "../context/index.js";
-import type { Command } from "./commands.js";
-import { exitQuietlyOnClosedPipe, parseCount, UsageError } from "./cli-errors.js";
+import { readOnlyLookup, recall, type KeyLookup } from "../context/index.js";
+import { DEFAULT_ROOT, isSessionId, sessionsDir } from "../store/index.js";
+import { defineCommand, intOption } from "./command.js";
+import { ROOT } from "./shared-options.js";
+import { UsageError } from "./usage-error.js";
 
-const USAGE = `Usage: spool recall KEY_OR_MARKER [--workspace DIR] [--offset N] [--limit N] [--grep RE]
-
-Prints the original text behind a <<ccr:KEY>> marker (or a bare 16-hex key), byte for byte.
-With --offset/--limit it prints a range of lines, with --grep only matching lines (numbered);
-each page says which lines it shows and how to ask for the next.
-
-  --workspace  the session directory (default: search every session under ${DEFAULT_SESSIONS_ROOT})`;
-
-export const recallCommand: Command = {
+export const recallCommand = defineCommand({
   name: "recall",
   summary: "print the original text behind an archive key or <<ccr:KEY>> marker",
-  async run(args) {
-    exitQuietlyOnClosedPipe();
-    try {
-      return run(args);
-    } catch (err) {
-      if (err instanceof RecallError && (err.code === "SPOOL_RECALL_NOT_FOUND")) {
-        process.stderr.write(`spool recall: ${err.message}\n`);
-        return 1;
-      }
-      if (err instanceof UsageError || err instanceof ContextError) {
-        process.stderr.write(`spool recall: ${err.message}\n`);
-        return 2;
-      }
-      throw err;
-    }
+  synopsis: "KEY_OR_MARKER [--workspace DIR | --root DIR] [--offset N] [--limit N] [--grep RE]",
+  description:
+    "Prints the original text behind a <<ccr:KEY>> marker (or a bare 16-hex key), byte for byte.\n" +
+    "With --offset/--limit it prints a range of lines, with --grep only matching lines (numbered);\n" +
+    "each page says which lines it shows and how to ask for the next.",
+  options: {
+    workspace: { type: "string", value: "DIR", help: "the session directory to read from (default: every session under the root)" },
+    root: ROOT,
+    offset: { type: "string", value: "N", help: "first line to print (1-based)" },
+    limit: { type: "string", value: "N", help: "how many lines to print" },
+    grep: { type: "string", value: "RE", help: "print only lines matching RE, numbered" },
   },
-};
-
-function run(args: readonly string[]): number {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: {
-        workspace: { type: "string" },
-        offset: { type: "string" },
-        limit: { type: "string" },
-        grep: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
+  positionals: { min: 1, max: Number.MAX_SAFE_INTEGER, name: "KEY_OR_MARKER" },
+  async run(values, positionals) {
+    const offset = intOption("offset", values.offset, 1, Number.MAX_SAFE_INTEGER);
+    const limit = intOption("limit", values.limit, 1, Number.MAX_SAFE_INTEGER);
+    const result = recall(positionals.join(" "), lookup(values.workspace, values.root ?? DEFAULT_ROOT), {
+      ...(offset !== undefined ? { offset } : {}),
+      ...(limit !== undefined ? { limit } : {}),
+      ...(values.grep !== undefined ? { grep: values.grep } : {}),
     });
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n\n${USAGE}`);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(USAGE + "\n");
+    process.stdout.write(result.text);
+    if (result.missing.length > 0) process.stderr.write(`spool recall: not found: ${result.missing.join(", ")}\n`);
     return 0;
-  }
-  if (positionals.length === 0) throw new UsageError(`expected a key or marker.\n\n${USAGE}`);
-  const offset = parseCount("offset", values.offset, 1);
-  const limit = parseCount("limit", values.limit, 1);
-  const store = lookup(values.workspace);
-  const result = recall(positionals.join(" "), store, {
-    ...(offset !== undefined ? { offset } : {}),
-    ...(limit !== undefined ? { limit } : {}),
-    ...(values.grep !== undefined ? { grep: values.grep } : {}),
-  });
-  process.stdout.write(result.text);
-  if (result.missing.length > 0) process.stderr.write(`spool recall: not found: ${result.missing.join(", ")}\n`);
-  return 0;
-}
+  },
+});
 
 /**
- * One workspace, or every session under the default root (a key is content-addressed, so any hit is
- * the text). Read-only: looking a key up never creates, sweeps or expires anything.
+ * One workspace, or every session under the root (a key is content-addressed, so any hit is the
+ * text). Read-only: looking a key up never creates, sweeps or expires anything.
  */
-function lookup(dir: string | undefined): KeyLookup {
+function lookup(dir: string | undefined, root: string): KeyLookup {
   if (dir !== undefined) {
-    if (!existsSync(dir)) throw new UsageError(`workspace ${dir} does not exist.`);
+    if (!existsSync(dir)) throw new UsageError(`workspace ${dir} does not exist; pass a session directory (see 'spool sessions')`);
     return readOnlyLookup(dir);
   }
-  const sessions = existsSync(DEFAULT_SESSIONS_ROOT) ? readdirSync(DEFAULT_SESSIONS_ROOT).map((id) => readOnlyLookup(join(DEFAULT_SESSIONS_ROOT, id))) : [];
-  if (sessions.length === 0) throw new UsageError(`no sessions under ${DEFAULT_SESSIONS_ROOT}; pass --workspace DIR.`);
+  const base = sessionsDir(root);
+  const ids = existsSync(base) ? readdirSync(base).filter(isSessionId) : [];
+  if (ids.length === 0) throw new UsageError(`no sessions under ${base}; pass --workspace DIR or --root DIR`);
+  const sessions = ids.map((id) => readOnlyLookup(join(base, id)));
   return {
     get(key) {
       for (const session of sessions) {

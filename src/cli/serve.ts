@@ -1,35 +1,29 @@
 // `spool serve`: the viewer for every session under a root — finished ones replayed from their logs,
 // live ones (recorded by another `spool run` process) followed by re-reading their logs as they grow.
 import { statSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { createStateHost, type MutableState } from "../harness/index.js";
-import type { Command } from "./commands.js";
-import { UsageError } from "./cli-errors.js";
-import { DEFAULT_ROOT, listSessions, loadSession, sessionsDir, type SessionEntry } from "./session-catalog.js";
+import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
+import { defineCommand, intOption } from "./command.js";
+import { listSessions, loadSession, type SessionEntry } from "./session-catalog.js";
+import { ROOT } from "./shared-options.js";
 import type { SessionSummary, SessionView } from "./session-view.js";
 import { startViewerServer } from "./viewer-server.js";
 
-const USAGE = `Usage: spool serve [--port N] [--root DIR] [--interval MS]
-
-Serves the live viewer for every session under DIR/sessions (default .spool) until Ctrl-C. Sessions
-being recorded by a running \`spool run\` are followed live; finished ones are replayed from their logs.`;
-
-export const serveCommand: Command = {
+export const serveCommand = defineCommand({
   name: "serve",
   summary: "serve the viewer for every recorded session (live ones streaming)",
-  async run(args) {
-    const { values } = parseArgs({
-      args: [...args],
-      options: { port: { type: "string" }, root: { type: "string" }, interval: { type: "string" }, help: { type: "boolean", short: "h" } },
-    });
-    if (values.help) {
-      process.stdout.write(USAGE + "\n");
-      return 0;
-    }
-    const port = values.port === undefined ? 0 : Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port needs a port number 0-65535, got "${values.port}"`);
-    const interval = values.interval === undefined ? 250 : Number(values.interval);
-    if (!Number.isInteger(interval) || interval < 20) throw new UsageError(`--interval needs a whole number of milliseconds ≥ 20, got "${values.interval}"`);
+  synopsis: "[--port N] [--root DIR] [--interval MS]",
+  description:
+    "Serves the live viewer for every session under DIR/sessions until Ctrl-C. Sessions being recorded\n" +
+    "by a running 'spool run' are followed live; finished ones are replayed from their logs.",
+  options: {
+    port: { type: "string", value: "N", help: "port on 127.0.0.1 (default: any free port)" },
+    root: ROOT,
+    interval: { type: "string", value: "MS", help: "how often to look for changes, in milliseconds (default 250)" },
+  },
+  async run(values) {
+    const port = intOption("port", values.port, 0, 65535) ?? 0;
+    const interval = intOption("interval", values.interval, 20, 3_600_000) ?? 250;
     const root = values.root ?? DEFAULT_ROOT;
 
     const host = createStateHost();
@@ -83,4 +77,4 @@ export const serveCommand: Command = {
     await viewer.close();
     return 0;
   },
-};
+});

@@ -2,11 +2,10 @@
 // process that may still be writing one: JSONL through a lock-free snapshot, SQLite through its own
 // connection (SQLite arbitrates readers itself).
 import { existsSync, readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { openSqliteStore, readJsonlSnapshot, type SessionSnapshot } from "../store/index.js";
+import { join } from "node:path";
+import { SpoolError } from "../errors/index.js";
+import { isSessionId, openSqliteStore, readJsonlSnapshot, sessionsDir, type SessionSnapshot } from "../store/index.js";
 import { directorySize, RUN_INFO, viewFromSnapshot, type SessionSummary, type SessionView } from "./session-view.js";
-
-export const DEFAULT_ROOT = ".spool";
 
 export interface SessionEntry {
   readonly id: string;
@@ -15,18 +14,19 @@ export interface SessionEntry {
   readonly backend: "jsonl" | "sqlite";
 }
 
-export class SessionLookupError extends Error {
-  readonly code = "SPOOL_CLI_NO_SUCH_SESSION";
+/** No session, or an ambiguous prefix: bad input (exit 2). */
+export class SessionLookupError extends SpoolError {
+  constructor(message: string) {
+    super("SPOOL_CLI_NO_SUCH_SESSION", message);
+  }
 }
-
-export const sessionsDir = (root: string): string => resolve(root, "sessions");
 
 export function listSessions(root: string): SessionEntry[] {
   const dir = sessionsDir(root);
   if (!existsSync(dir)) return [];
   const out: SessionEntry[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (!e.isDirectory()) continue;
+    if (!e.isDirectory() || !isSessionId(e.name)) continue;
     const sdir = join(dir, e.name);
     if (existsSync(join(sdir, "session.jsonl"))) out.push({ id: e.name, dir: sdir, file: join(sdir, "session.jsonl"), backend: "jsonl" });
     else if (existsSync(join(sdir, "session.sqlite"))) out.push({ id: e.name, dir: sdir, file: join(sdir, "session.sqlite"), backend: "sqlite" });

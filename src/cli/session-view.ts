@@ -4,36 +4,28 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolResultMessage } from "../context/index.js";
-import { applyImmutable } from "../delta/index.js";
-import { OPEN_OPERATIONS, readDurableOutput, readTranscript, type HarnessEvent } from "../harness/index.js";
+import {
+  OPEN_OPERATIONS,
+  readDurableOutput,
+  readTranscript,
+  reduceCalls,
+  SESSION_RECORD,
+  type CallView as HarnessCallView,
+  type HarnessEvent,
+  type SessionRecord,
+  type SessionStatus,
+} from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
-import { value, type SessionSnapshot } from "../store/index.js";
+import type { SessionSnapshot } from "../store/index.js";
 
-export type SessionStatus = "running" | "succeeded" | "failed" | "interrupted";
+/** Written by `spool run` (and `spool mcp`, `createSpool`) when it starts and when it ends. */
+export type RunInfo = SessionRecord;
+export type { SessionStatus };
+export const RUN_INFO = SESSION_RECORD;
 
-/** Written by `spool run` when it starts and when it ends. */
-export interface RunInfo {
-  command: string;
-  cwd: string;
-  pid: number;
-  startedAt: string;
-  endedAt: string | null;
-  status: SessionStatus;
-  exitCode: number | null;
-  /** The tool output's truncation and details at the end (the transcript holds only the text). */
-  truncation?: ToolOutputState["truncation"];
-  details?: Record<string, unknown>;
-}
-
-export const RUN_INFO = value<RunInfo>("spool", "run");
-
-export interface CallView {
-  id: string;
-  name: string;
-  args: unknown;
+/** A call as the session view holds it: the harness's call fold, with its output typed. */
+export interface CallView extends HarnessCallView {
   output: ToolOutputState | undefined;
-  ended: boolean;
-  isError: boolean;
 }
 
 export interface SessionView {
@@ -63,27 +55,7 @@ export function newSessionView(id: string, info: RunInfo): SessionView {
 
 /** Fold one harness event into a view (by mutation: it runs under a tracked state). */
 export function reduceSessionView(view: SessionView, event: HarnessEvent): void {
-  switch (event.type) {
-    case "tool_start":
-      view.calls.push({ id: event.toolCallId, name: event.toolName, args: event.args, output: undefined, ended: false, isError: false });
-      return;
-    case "tool_update": {
-      const call = view.calls.find((c) => c.id === event.toolCallId);
-      // Immutable fold: `call` is a tracked proxy; the assignment is diffed, so appends stay appends.
-      if (call) call.output = applyImmutable(call.output, event.ops);
-      return;
-    }
-    case "tool_end": {
-      const call = view.calls.find((c) => c.id === event.toolCallId);
-      if (call) {
-        call.ended = true;
-        call.isError = event.isError;
-      }
-      return;
-    }
-    default:
-      return;
-  }
+  reduceCalls(view.calls, event);
 }
 
 /** A session as its log holds it: settled calls from the transcript, unsettled ones from their last durable flush. */
@@ -121,7 +93,7 @@ export function viewFromSnapshot(id: string, snap: Pick<SessionSnapshot, "get" |
 
 export function directorySize(dir: string): number {
   let total = 0;
-  let entries;
+  let entries: import("node:fs").Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {

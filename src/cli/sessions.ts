@@ -1,23 +1,18 @@
 // `spool sessions`: the recorded sessions, newest last — id, started, command, status, size.
-import { parseArgs } from "node:util";
 import { formatBytes } from "../capture/index.js";
-import type { Command } from "./commands.js";
-import { DEFAULT_ROOT, listSessions, loadSession, sessionsDir } from "./session-catalog.js";
+import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
+import { defineCommand } from "./command.js";
+import { listSessions, loadSession } from "./session-catalog.js";
+import { JSON_OUTPUT, ROOT } from "./shared-options.js";
 
-const USAGE = `Usage: spool sessions [--root DIR] [--json]
-
-Lists the sessions recorded under DIR/sessions (default .spool): id, start time, command, status
-(running, succeeded, failed, interrupted) and size on disk.`;
-
-export const sessionsCommand: Command = {
+export const sessionsCommand = defineCommand({
   name: "sessions",
   summary: "list recorded sessions (id, started, command, status, size)",
-  async run(args) {
-    const { values } = parseArgs({ args: [...args], options: { root: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } } });
-    if (values.help) {
-      process.stdout.write(USAGE + "\n");
-      return 0;
-    }
+  synopsis: "[--root DIR] [--json]",
+  description:
+    "Lists the sessions recorded under DIR/sessions: id, start time, status (running, succeeded,\nfailed, timed out, interrupted) and size on disk, and the command.",
+  options: { root: ROOT, json: JSON_OUTPUT },
+  async run(values) {
     const root = values.root ?? DEFAULT_ROOT;
     const rows = [];
     for (const entry of listSessions(root)) {
@@ -32,18 +27,21 @@ export const sessionsCommand: Command = {
       return 0;
     }
     if (rows.length === 0) {
-      process.stdout.write(`No sessions under ${sessionsDir(root)}. \`spool run -- COMMAND\` records one.\n`);
+      process.stdout.write(`No sessions under ${sessionsDir(root)}. 'spool run -- COMMAND' records one.\n`);
       return 0;
     }
-    const table = [["ID", "STARTED", "STATUS", "SIZE", "COMMAND"], ...rows.map((r) => [
-      r.id,
-      r.startedAt ? r.startedAt.replace("T", " ").slice(0, 19) : "?",
-      r.exitCode !== null && r.status !== "running" ? `${r.status} (${r.exitCode})` : r.status,
-      formatBytes(r.bytes),
-      r.command.length > 60 ? `${r.command.slice(0, 57)}...` : r.command,
-    ])];
+    const table = [
+      ["ID", "STARTED", "STATUS", "SIZE", "COMMAND"],
+      ...rows.map((r) => [
+        r.id,
+        r.startedAt ? r.startedAt.replace("T", " ").slice(0, 19) : "?",
+        r.exitCode !== null && r.status === "failed" ? `${r.status} (${r.exitCode})` : r.status,
+        formatBytes(r.bytes),
+        r.command.length > 60 ? `${r.command.slice(0, 57)}...` : r.command,
+      ]),
+    ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
     for (const row of table) process.stdout.write(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join("  ") + "\n");
     return 0;
   },
-};
+});

@@ -1,13 +1,13 @@
 // Errors of the context layer. Each has a stable `code` and a message that says what was wrong and
 // what to do about it, because these surface in CLI output and in tool results the model reads.
+import { SpoolError } from "../errors/index.js";
 
-export class ContextError extends Error {
+export class ContextError extends SpoolError {
   constructor(
-    readonly code: string,
+    code: string,
     message: string,
   ) {
-    super(message);
-    this.name = new.target.name;
+    super(code, message);
   }
 }
 

@@ -32,7 +32,7 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
     const clipped = payload.length > 120 ? `${payload.slice(0, 120)}...` : payload;
     throw new RecallError(
       "SPOOL_RECALL_NO_KEY",
-      `recall: no archive key found in ${JSON.stringify(clipped)} — pass the value from a <<ccr:KEY>> marker (16 hex chars), ` +
+      `no archive key found in ${JSON.stringify(clipped)} — pass the value from a <<ccr:KEY>> marker (16 hex chars), ` +
         "e.g. <<ccr:0123456789abcdef>> or just 0123456789abcdef.",
     );
   }
@@ -45,8 +45,8 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
     throw new RecallError(
       "SPOOL_RECALL_NOT_FOUND",
       keys.length === 1
-        ? `recall: key "${keys[0]}" not found (it may have expired or been evicted from the local store, or belong to another workspace).`
-        : `recall: none of the ${keys.length} keys were found (${keys.join(", ")}); they may have expired or belong to another workspace.`,
+        ? `key "${keys[0]}" not found (it may have expired or been evicted from the local store, or belong to another workspace).`
+        : `none of the ${keys.length} keys were found (${keys.join(", ")}); they may have expired or belong to another workspace.`,
     );
   }
   const render = (key: string, content: string): string => (paged ? page(key, content, options, grep) : content);
@@ -94,10 +94,10 @@ export function extractRecallKeys(payload: string): string[] {
 
 function validatePaging(options: RecallOptions): void {
   if (options.offset !== undefined && !(Number.isInteger(options.offset) && options.offset >= 1)) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `recall: offset must be a line number ≥ 1, got ${String(options.offset)}.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `offset must be a line number ≥ 1, got ${String(options.offset)}.`);
   }
   if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 1)) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `recall: limit must be a whole number of lines ≥ 1, got ${String(options.limit)}.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `limit must be a whole number of lines ≥ 1, got ${String(options.limit)}.`);
   }
 }
 
@@ -106,7 +106,7 @@ function compileGrep(source: string): RegExp {
   try {
     return literal ? new RegExp(literal[1]!, literal[2]!.replace(/[gy]/g, "")) : new RegExp(source);
   } catch (err) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `recall: grep is not a valid regular expression (${(err as Error).message}). Escape special characters or pass a plain word.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `grep is not a valid regular expression (${(err as Error).message}). Escape special characters or pass a plain word.`);
   }
 }
 

@@ -12,8 +12,7 @@ import { contextConfigFromEnv } from "./config.js";
 import { DiskArchive } from "./disk-archive.js";
 import { WorkspaceError } from "./errors.js";
 import { resultFilePath } from "./save-full-text.js";
-
-export const DEFAULT_SESSIONS_ROOT = ".spool/sessions";
+import { DEFAULT_ROOT, isSessionId, sessionsDir } from "../store/index.js";
 
 export interface WorkspaceOptions {
   /** Directory holding session directories; default `.spool/sessions` under the current directory. */
@@ -48,8 +47,6 @@ export interface Workspace extends KeyLookup {
   cleanup(): void;
 }
 
-const SESSION_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-
 export function createWorkspace(options: WorkspaceOptions = {}): Workspace {
   const env = options.env ?? process.env;
   let dir: string;
@@ -59,13 +56,13 @@ export function createWorkspace(options: WorkspaceOptions = {}): Workspace {
     sessionId = basename(dir);
   } else {
     sessionId = options.sessionId ?? randomUUID();
-    if (!SESSION_ID_RE.test(sessionId) || sessionId.includes("..")) {
+    if (!isSessionId(sessionId)) {
       throw new WorkspaceError(
         "SPOOL_WORKSPACE_SESSION_ID",
         `invalid session id ${JSON.stringify(sessionId)}: use letters, digits, ".", "_" and "-" (no path separators, at most 128 chars).`,
       );
     }
-    dir = resolve(options.root ?? DEFAULT_SESSIONS_ROOT, sessionId);
+    dir = resolve(options.root ?? sessionsDir(DEFAULT_ROOT), sessionId);
   }
   const keep = options.keep ?? (env["SPOOL_KEEP_WORKSPACE"] ?? "").toLowerCase() === "true";
   const spillDir = join(dir, "spill");

@@ -6,8 +6,11 @@ import type { ToolOutput } from "../output/index.js";
 
 /** `view` is the view after `u` was applied. */
 export function mirrorUpdate(out: ToolOutput, view: CaptureView, u: CaptureUpdate): void {
-  if (u.kind === "append") out.write(u.text);
-  else out.replace(view.text);
-  out.capture(view);
-  if (view.spillPath !== undefined && out.details.spillPath !== view.spillPath) out.details.spillPath = view.spillPath;
+  // One batch: the text and its totals are published together.
+  out.batch(() => {
+    if (u.kind === "append") out.write(u.text);
+    else out.replace(view.text);
+    out.capture(view);
+    if (view.spillPath !== undefined && out.details.spillPath !== view.spillPath) out.details.spillPath = view.spillPath;
+  });
 }

@@ -259,7 +259,8 @@ export function createHarness(options: HarnessOptions): Harness {
     const fail = (text: string): void => {
       isError = true;
       const current = out.state.content[0].text;
-      out.write(`${current.length > 0 && !current.endsWith("\n") ? "\n" : ""}${text}`);
+      // A footer, so the sentence is part of what the model reads but not of the output's totals.
+      out.footer(`${current.length > 0 && !current.endsWith("\n") ? "\n" : ""}${text}`);
     };
     if (!tool) {
       fail(`Unknown tool "${call.toolName}". Available tools: ${[...tools.keys()].join(", ") || "none"}.`);

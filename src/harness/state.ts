@@ -2,6 +2,7 @@
 // batch first and then every later batch, as decoded ops — the binding that carries them (SSE in
 // spool/wire) owns numbering and one encoder per subscriber, because a shared encoder would hand a late
 // joiner path ids it never saw.
+import { SpoolError } from "../errors/index.js";
 import { track, type Op, type Tracker } from "../delta/index.js";
 
 export type BatchListener = (ops: readonly Op[]) => void;
@@ -32,13 +33,12 @@ export interface StateHost {
   onState(listener: (name: string) => void): () => void;
 }
 
-export class StateError extends Error {
+export class StateError extends SpoolError {
   constructor(
-    readonly code: "SPOOL_STATE_EXISTS" | "SPOOL_STATE_CLOSED",
+    override readonly code: "SPOOL_STATE_EXISTS" | "SPOOL_STATE_CLOSED",
     message: string,
   ) {
-    super(message);
-    this.name = "StateError";
+    super(code, message);
   }
 }
 

@@ -1,5 +1,6 @@
 // What a tool is to the harness. `execute` returns nothing: it writes into its sink, and a throw is
 // the error (partial output and the error text both survive).
+import { SpoolError } from "../errors/index.js";
 import type { Retain } from "../capture/index.js";
 import type { Workspace } from "../context/index.js";
 import type { ToolOutput } from "../output/index.js";
@@ -40,9 +41,10 @@ export interface ToolCall {
   readonly args: unknown;
 }
 
-export class HarnessError extends Error {
+export class HarnessError extends SpoolError {
   constructor(
-    readonly code:       | "SPOOL_HARNESS_BAD_CALL"
+    override readonly code:
+      | "SPOOL_HARNESS_BAD_CALL"
       | "SPOOL_HARNESS_UNKNOWN_OPERATION"
       | "SPOOL_HARNESS_DUPLICATE_TOOL"
       | "SPOOL_HARNESS_OPERATION_OPEN"
@@ -50,7 +52,6 @@ export class HarnessError extends Error {
       | "SPOOL_HARNESS_PROCESS_ENDED",
     message: string,
   ) {
-    super(message);
-    this.name = "HarnessError";
+    super(code, message);
   }
 }

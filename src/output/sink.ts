@@ -3,7 +3,8 @@
 // and ~100 KB/s of batch bytes). Forced flushes — completion, error, abort, memo checkpoints — bypass
 // the pacing once; close() cancels the trailing timer so nothing is emitted after the terminal flush.
 // Every `rebaseEvery`-th flush is a base batch, so durable recovery replays at most that many batches.
-import { AdaptivePublisher, countLines, utf8Length as byteLength, type CaptureMetadata, type Retain, type Truncation } from "../capture/index.js";
+import { SpoolError } from "../errors/index.js";
+import { AdaptivePublisher, countLines, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, utf8Length as byteLength, type CaptureMetadata, type Retain, type Truncation } from "../capture/index.js";
 import { isBase, track, type Op, type Tracker } from "../delta/index.js";
 import { fitHead, fitTail } from "./window.js";
 
@@ -59,8 +60,9 @@ export interface ToolOutput {
   /** Replace the retained text (e.g. a capture view that evicted lines); the tracker still finds t + a. */
   replace(text: string): void;
   /**
-   * Set the text that follows the window (e.g. what was kept and where the rest is); not windowed.
-   * Writes after it extend it rather than the window.
+   * Append to the text that follows the window (what was kept and where the rest is, the status
+   * sentence of a failed call): never windowed, never counted in the output's totals. Writes after a
+   * footer extend it rather than the window.
    */
   footer(text: string): void;
   /** Append an image block; images are never windowed. */
@@ -73,6 +75,11 @@ export interface ToolOutput {
   usage(usage: Usage): void;
   addTools(names: readonly string[]): void;
   terminate(value: boolean): void;
+  /**
+   * Apply several changes as one: nothing is published until `fn` returns, so a reader never sees new
+   * text with the previous totals (the first change after a quiet spell is otherwise published at once).
+   */
+  batch(fn: () => void): void;
   /** Publish pending changes: paced, or now with force. */
   flush(options?: { force?: boolean }): void;
   /** The next flush is a base batch. */
@@ -84,11 +91,9 @@ export interface ToolOutput {
   readonly closed: boolean;
 }
 
-export class ToolOutputClosedError extends Error {
-  readonly code = "SPOOL_OUTPUT_CLOSED";
-  constructor() {
-    super("this tool output is closed (the call has ended); writes after tool_end are not delivered — finish writing before execute() returns");
-    this.name = "ToolOutputClosedError";
+export class ToolOutputClosedError extends SpoolError {
+    constructor() {
+    super("SPOOL_OUTPUT_CLOSED", "this tool output is closed (the call has ended); writes after tool_end are not delivered — finish writing before execute() returns");
   }
 }
 
@@ -111,8 +116,8 @@ function emptyTruncation(maxBytes: number, maxLines: number): Mutable<Truncation
 
 export function createToolOutput(options: ToolOutputOptions): ToolOutput {
   const retain = options.retain ?? "tail";
-  const maxBytes = options.maxBytes ?? options.initial?.truncation.maxBytes ?? 50 * 1024;
-  const maxLines = options.maxLines ?? options.initial?.truncation.maxLines ?? 2000;
+  const maxBytes = options.maxBytes ?? options.initial?.truncation.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxLines = options.maxLines ?? options.initial?.truncation.maxLines ?? DEFAULT_MAX_LINES;
   const rebaseEvery = options.rebaseEvery ?? DEFAULT_REBASE_EVERY;
   const initial: ToolOutputState = options.initial
     ? structuredClone(options.initial)
@@ -149,9 +154,12 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
     ...(options.targetBytesPerSecond !== undefined ? { targetBytesPerSecond: options.targetBytesPerSecond } : {}),
   });
 
+  let batching = 0;
+  let batched = false;
   const changed = (): void => {
     if (closed) throw new ToolOutputClosedError();
-    publisher.markDirty();
+    if (batching > 0) batched = true;
+    else publisher.markDirty();
   };
   const guard = (): void => {
     if (closed) throw new ToolOutputClosedError();
@@ -211,7 +219,7 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
     },
     footer(text) {
       guard();
-      footer = text;
+      footer += text;
       s.content[0].text = windowText + footer;
       changed();
     },
@@ -219,6 +227,19 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       guard();
       (s.content as (TextBlock | ImageBlock)[]).push({ type: "image", data: image.data, mimeType: image.mimeType });
       changed();
+    },
+    batch(fn) {
+      guard();
+      batching++;
+      try {
+        fn();
+      } finally {
+        batching--;
+        if (batching === 0 && batched) {
+          batched = false;
+          changed();
+        }
+      }
     },
     capture(metadata) {
       guard();

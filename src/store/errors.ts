@@ -1,135 +1,121 @@
 // Every failure the store reports is one of these: a stable `code` for callers to branch on and a
 // message that says what was wrong and what to do about it.
+import { SpoolError } from "../errors/index.js";
 
-export class ScopeIdError extends Error {
-  readonly code = "SPOOL_STORE_SCOPE_ID";
-  constructor(detail: string) {
-    super(`invalid ephemeral scope id: ${detail}. Use a non-empty, well-formed string whose encodeURIComponent form is at most 180 characters (e.g. an operation id).`);
-    this.name = "ScopeIdError";
+export class ScopeIdError extends SpoolError {
+    constructor(detail: string) {
+    super("SPOOL_STORE_SCOPE_ID", `invalid ephemeral scope id: ${detail}. Use a non-empty, well-formed string whose encodeURIComponent form is at most 180 characters (e.g. an operation id).`);
   }
 }
 
-export class AddressError extends Error {
-  readonly code = "SPOOL_STORE_ADDRESS";
-  constructor(detail: string) {
-    super(`invalid storage address: ${detail}. Namespaces are non-empty strings, keys are strings, both well-formed Unicode.`);
-    this.name = "AddressError";
+export class AddressError extends SpoolError {
+    constructor(detail: string) {
+    super("SPOOL_STORE_ADDRESS", `invalid storage address: ${detail}. Namespaces are non-empty strings, keys are strings, both well-formed Unicode.`);
   }
 }
 
-export class WriteError extends Error {
-  readonly code = "SPOOL_STORE_WRITE";
-  constructor(detail: string) {
-    super(`invalid write: ${detail}`);
-    this.name = "WriteError";
+export class WriteError extends SpoolError {
+    constructor(detail: string) {
+    super("SPOOL_STORE_WRITE", `invalid write: ${detail}`);
   }
 }
 
 /** A transaction touched more than one scope; nothing was written. */
-export class MixedScopeError extends Error {
-  readonly code = "SPOOL_STORE_MIXED_SCOPE";
-  constructor(detail: string) {
-    super(
+export class MixedScopeError extends SpoolError {
+    constructor(detail: string) {
+    super("SPOOL_STORE_MIXED_SCOPE", 
       `a transaction must stay in one scope (${detail}); nothing was written. ` +
         "Commit session writes (and retireScope) separately from ephemeral writes, one ephemeral scope id per transaction.",
     );
-    this.name = "MixedScopeError";
   }
 }
 
-export class ReadOptionsError extends Error {
-  readonly code = "SPOOL_STORE_READ_OPTIONS";
-  constructor(detail: string) {
-    super(`invalid list read options: ${detail}`);
-    this.name = "ReadOptionsError";
+export class ReadOptionsError extends SpoolError {
+    constructor(detail: string) {
+    super("SPOOL_STORE_READ_OPTIONS", `invalid list read options: ${detail}`);
   }
 }
 
-export class StoreClosedError extends Error {
-  readonly code = "SPOOL_STORE_CLOSED";
-  constructor(what: string) {
-    super(`cannot ${what}: the store is closed. Open it again to keep using the session.`);
-    this.name = "StoreClosedError";
+export class StoreClosedError extends SpoolError {
+    constructor(what: string) {
+    super("SPOOL_STORE_CLOSED", `cannot ${what}: the store is closed. Open it again to keep using the session.`);
   }
 }
 
 /** A write or fsync hit an I/O error that leaves the log in an unknown state. */
-export class StoreFailedError extends Error {
-  readonly code = "SPOOL_STORE_FAILED";
-  constructor(
+export class StoreFailedError extends SpoolError {
+    constructor(
     readonly file: string,
     override readonly cause: unknown,
   ) {
-    super(
+    super("SPOOL_STORE_FAILED", 
       `an I/O error left ${file} in an unknown state (${String((cause as Error)?.message ?? cause)}). ` +
         "The store refuses further writes; close it and reopen the session, which repairs a torn tail.",
     );
-    this.name = "StoreFailedError";
   }
 }
 
 /** Damage that is not a crash signature (anything but the final line), or a file that is not ours. */
-export class CorruptSessionError extends Error {
-  readonly code = "SPOOL_STORE_CORRUPT";
-  constructor(
+export class CorruptSessionError extends SpoolError {
+    constructor(
     readonly file: string,
     readonly line: number,
     detail: string,
   ) {
-    super(
+    super("SPOOL_STORE_CORRUPT", 
       `${file}:${line}: ${detail}. This is damage a crash cannot cause, so the session was not opened; ` +
         "restore the file from a backup or move it aside (spool never rewrites a corrupt log).",
     );
-    this.name = "CorruptSessionError";
   }
 }
 
-export class SessionLockedError extends Error {
-  readonly code = "SPOOL_STORE_LOCKED";
-  constructor(
+export class SessionLockedError extends SpoolError {
+    constructor(
     readonly file: string,
     readonly pid: number,
     readonly host: string,
   ) {
-    super(
+    super("SPOOL_STORE_LOCKED", 
       `session ${file} is open in process ${pid}${host ? ` on ${host}` : ""}${pid === process.pid ? " (this process)" : ""}. ` +
         "One writer per session: close it there first (a lock left by a dead process is cleared automatically).",
     );
-    this.name = "SessionLockedError";
   }
 }
 
-export class SessionNotFoundError extends Error {
-  readonly code = "SPOOL_STORE_NOT_FOUND";
-  constructor(readonly what: string) {
-    super(`session not found: ${what}. Create it first, or check the id and the repository root.`);
-    this.name = "SessionNotFoundError";
+export class SessionNotFoundError extends SpoolError {
+    constructor(readonly what: string) {
+    super("SPOOL_STORE_NOT_FOUND", `session not found: ${what}. Create it first, or check the id and the repository root.`);
   }
 }
 
-export class SessionExistsError extends Error {
-  readonly code = "SPOOL_STORE_EXISTS";
-  constructor(readonly what: string) {
-    super(`session already exists: ${what}. Open it instead, or pick another id.`);
-    this.name = "SessionExistsError";
+export class SessionExistsError extends SpoolError {
+    constructor(readonly what: string) {
+    super("SPOOL_STORE_EXISTS", `session already exists: ${what}. Open it instead, or pick another id.`);
   }
 }
 
-export class SessionIdError extends Error {
-  readonly code = "SPOOL_STORE_SESSION_ID";
-  constructor(id: unknown, rule = "use 1–128 characters from [A-Za-z0-9._-], not starting with '.' or '-'") {
-    super(`invalid session id ${JSON.stringify(id)}: ${rule}.`);
-    this.name = "SessionIdError";
+export class SessionIdError extends SpoolError {
+    constructor(id: unknown, rule = "use 1–128 characters from [A-Za-z0-9._-], not starting with '.' or '-'") {
+    super("SPOOL_STORE_SESSION_ID", `invalid session id ${JSON.stringify(id)}: ${rule}.`);
   }
 }
 
-export class UnsupportedFormatError extends Error {
-  readonly code = "SPOOL_STORE_FORMAT";
-  constructor(
+export class UnsupportedFormatError extends SpoolError {
+    constructor(
     readonly file: string,
     version: unknown,
   ) {
-    super(`${file} uses format version ${JSON.stringify(version)}, which this spool does not read (it reads version 1). Upgrade spool to open it.`);
-    this.name = "UnsupportedFormatError";
+    super("SPOOL_STORE_FORMAT", `${file} uses format version ${JSON.stringify(version)}, which this spool does not read (it reads version 1). Upgrade spool to open it.`);
+  }
+}
+
+/** The session root or a session directory cannot be created (not writable, not a directory, /proc…). */
+export class SessionDirError extends SpoolError {
+  constructor(
+    readonly dir: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super("SPOOL_STORE_DIR", `cannot create ${dir}: ${reason}. Choose a writable directory (e.g. --root DIR).`, options);
   }
 }

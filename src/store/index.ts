@@ -17,5 +17,6 @@ export type { JsonlStoreOptions } from "./jsonl/store.js";
 export * from "./errors.js";
 export { openSqliteStore } from "./sqlite/store.js";
 export type { SqliteStoreOptions } from "./sqlite/store.js";
+export { DEFAULT_ROOT, SESSION_ID, checkSessionId, ensureDir, isSessionId, newSessionId, sessionsDir, sidecarDir } from "./layout.js";
 export { openSessionRepo } from "./repo.js";
 export type { SessionRepo, SessionInfo, SessionOpenOptions, RepoBackend } from "./repo.js";

@@ -3,10 +3,11 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { SessionExistsError, SessionIdError, SessionLockedError, SessionNotFoundError } from "./errors.js";
+import { SessionExistsError, SessionLockedError, SessionNotFoundError } from "./errors.js";
+import { checkSessionId, ensureDir, isSessionId, sidecarDir } from "./layout.js";
 import { lockHolder } from "./jsonl/lock.js";
 import { encodeHeader, encodeTransaction } from "./jsonl/records.js";
-import { loadSession, sidecarDir } from "./jsonl/replay.js";
+import { loadSession } from "./jsonl/replay.js";
 import { createWithHeader, newSessionHeader, openJsonlStore } from "./jsonl/store.js";
 import { forkSqliteSession, openSqliteStore } from "./sqlite/store.js";
 import type { Durability, Store } from "./store.js";
@@ -40,13 +41,6 @@ export interface SessionRepo {
   fork(id: string, options?: { readonly id?: string }): Promise<SessionInfo>;
 }
 
-const SESSION_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
-
-function checkId(id: unknown): string {
-  if (typeof id !== "string" || !SESSION_ID.test(id)) throw new SessionIdError(id);
-  return id;
-}
-
 const MAIN_FILE: Record<RepoBackend, string> = { jsonl: "session.jsonl", sqlite: "session.sqlite" };
 
 export function openSessionRepo(root: string, options: { readonly backend: RepoBackend }): SessionRepo {
@@ -61,16 +55,16 @@ export function openSessionRepo(root: string, options: { readonly backend: RepoB
       ? openJsonlStore(s.file, { ...o, create, sessionId: s.id })
       : openSqliteStore(s.file, { durability: o.durability ?? "process", create, sessionId: s.id });
   const makeDir = (s: SessionInfo): void => {
-    mkdirSync(root, { recursive: true });
+    ensureDir(root);
     try {
-      mkdirSync(s.dir);
+      mkdirSync(s.dir, { mode: 0o700 });
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new SessionExistsError(s.dir);
       throw e;
     }
   };
   const existing = (id: string): SessionInfo => {
-    const s = info(checkId(id));
+    const s = info(checkSessionId(id));
     if (!existsSync(s.file)) throw new SessionNotFoundError(s.file);
     return s;
   };
@@ -79,7 +73,7 @@ export function openSessionRepo(root: string, options: { readonly backend: RepoB
     root,
     backend,
     async create(o = {}) {
-      const s = info(checkId(o.id ?? randomUUID()));
+      const s = info(checkSessionId(o.id ?? randomUUID()));
       makeDir(s);
       return { ...s, store: await openStore(s, true, o) };
     },
@@ -89,7 +83,7 @@ export function openSessionRepo(root: string, options: { readonly backend: RepoB
     async list() {
       if (!existsSync(root)) return [];
       return readdirSync(root, { withFileTypes: true })
-        .filter((e) => e.isDirectory() && SESSION_ID.test(e.name))
+        .filter((e) => e.isDirectory() && isSessionId(e.name))
         .map((e) => info(e.name))
         .filter((s) => existsSync(s.file))
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -108,7 +102,7 @@ export function openSessionRepo(root: string, options: { readonly backend: RepoB
     },
     async fork(id, o = {}) {
       const src = existing(id);
-      const dst = info(checkId(o.id ?? randomUUID()));
+      const dst = info(checkSessionId(o.id ?? randomUUID()));
       makeDir(dst);
       try {
         if (backend === "sqlite") {

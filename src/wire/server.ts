@@ -2,6 +2,7 @@
 // the first batch is a base, and the subscription has its own encoder. A subscriber that stops reading
 // is dropped once its unsent backlog passes a limit — it reconnects to a fresh base — so one slow client
 // cannot grow server memory.
+import { SpoolError } from "../errors/index.js";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -30,13 +31,12 @@ export interface WireServer {
   close(): Promise<void>;
 }
 
-export class WireError extends Error {
+export class WireError extends SpoolError {
   constructor(
-    readonly code: "SPOOL_WIRE_PORT_IN_USE" | "SPOOL_WIRE_LISTEN",
+    override readonly code: "SPOOL_WIRE_PORT_IN_USE" | "SPOOL_WIRE_LISTEN",
     message: string,
   ) {
-    super(message);
-    this.name = "WireError";
+    super(code, message);
   }
 }
 
@@ -143,7 +143,7 @@ export async function createWireServer(options: WireServerOptions): Promise<Wire
   await new Promise<void>((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) => {
       if (err.code === "EADDRINUSE") {
-        reject(new WireError("SPOOL_WIRE_PORT_IN_USE", `port ${options.port} on ${host} is already in use; pick another with --port, or 0 for any free port`));
+        reject(new WireError("SPOOL_WIRE_PORT_IN_USE", `port ${options.port} on ${host} is already in use`));
       } else reject(new WireError("SPOOL_WIRE_LISTEN", `could not listen on ${host}:${options.port ?? 0}: ${err.message}`));
     });
     server.listen(options.port ?? 0, host, () => resolve());

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 
-const bin = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 const cwd = mkdtempSync(join(tmpdir(), "spool-cli-compact-"));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
@@ -118,7 +118,7 @@ describe("spool compact (built binary)", () => {
     const r = spool(["compact", file]);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/broken\.json is not valid JSON .*Nothing was written/);
+    expect(r.stderr).toMatch(/^spool compact: \S*broken\.json is not valid JSON .*nothing was written\nRun 'spool compact --help' for usage\.\n$/);
     expect(readFileSync(file, "utf8")).toBe('[{"role": "user", "content": ');
   });
 
@@ -127,7 +127,7 @@ describe("spool compact (built binary)", () => {
     expect(spool(["compact", "-"], '{"foo": 1}').stderr).toContain('an object with a "messages" or "input" array');
     expect(spool(["compact", "-"], '[{"role":"wizard","content":"x"}]').stderr).toMatch(/unknown role "wizard"/);
     expect(spool(["compact", "--format", "gemini", "-"], "[]").stderr).toContain('unknown --format "gemini"');
-    expect(spool(["compact", "--turn", "soon", "-"], "[]").stderr).toContain("--turn expects a whole number");
+    expect(spool(["compact", "--turn", "soon", "-"], "[]").stderr).toContain("--turn must be a whole number from 0 to");
     expect(spool(["compact"]).status).toBe(2);
   });
 
@@ -166,7 +166,7 @@ describe("spool recall (built binary)", () => {
     expect(miss.stderr).toContain('key "0123456789abcdef" not found');
     expect(spool(["recall", "0123456789abcdef", "--workspace", join(cwd, "nope")]).stderr).toContain("does not exist");
     expect(spool(["recall", "no key here", "--workspace", ws])).toMatchObject({ status: 2 });
-    expect(spool(["recall", "0123456789abcdef", "--workspace", ws, "--offset", "0"]).stderr).toContain("--offset expects a whole number ≥ 1");
+    expect(spool(["recall", "0123456789abcdef", "--workspace", ws, "--offset", "0"]).stderr).toContain("--offset must be a whole number from 1 to");
   });
 
   it("without --workspace it searches the sessions under .spool/sessions", () => {

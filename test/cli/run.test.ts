@@ -1,19 +1,17 @@
-// `spool run` through the built binary, in a scratch working directory.
+// `spool run` through the built binary, in a scratch working directory: results, exit codes, the
+// live view in pipes and terminals, Ctrl-C, timeouts and usage errors.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { killStarted, runSpool, SPOOL_BIN, startSpool } from "../support/cli.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { until } from "../support/until.js";
 
-const bin = new URL("../../dist/cli/main.js", import.meta.url).pathname;
-const cwd = mkdtempSync(join(tmpdir(), "spool-run-"));
-afterAll(() => rmSync(cwd, { recursive: true, force: true }));
-
-function spool(args: string[]) {
-  const started = Date.now();
-  const r = spawnSync("node", [bin, ...args], { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - started };
-}
+const cwd = tempDir("spool-run-");
+afterAll(removeTempDirs);
+afterEach(killStarted);
+const spool = (args: string[]) => runSpool(args, { cwd });
 
 describe("spool run", () => {
   it("--json on seq 1 200000: 200000 total lines, the last 2000 kept, a spill file holding all 200000", () => {
@@ -38,25 +36,39 @@ describe("spool run", () => {
     expect(spilled.startsWith("1\n2\n3\n")).toBe(true);
   });
 
-  it("exits with the command's status: false exits 1", () => {
-    const r = spool(["run", "--", "false"]);
-    expect(r.status).toBe(1);
-    expect(r.stdout).toContain("[Command exited with code 1]");
+  it("exits with the command's status and prints the status sentence once", () => {
+    const r = spool(["run", "--", "sh -c 'echo out; exit 3'"]);
+    expect(r.status).toBe(3);
+    expect(r.stdout).toMatch(/^out\nCommand exited with code 3\nSession: \.spool\/sessions\/[^/\n]+\n$/);
+    expect(r.stdout.match(/exited with code/g)).toHaveLength(1);
   });
 
-  it("--timeout 1 on sleep 30 returns within 3 s and says it timed out", () => {
+  it("--json counts only the command's output: a silent failing command has 0 bytes and 0 lines", () => {
+    const r = spool(["run", "--json", "-q", "--", "false"]);
+    expect(r.status).toBe(1);
+    const out = JSON.parse(r.stdout) as { text: string; truncation: { totalBytes: number; totalLines: number } };
+    expect(out.truncation.totalBytes).toBe(0);
+    expect(out.truncation.totalLines).toBe(0);
+    expect(out.text).toBe("Command exited with code 1");
+  });
+
+  it("--timeout exits 124 (as GNU timeout) and sessions say 'timed out'", () => {
     const r = spool(["run", "--timeout", "1", "--", "sleep", "30"]);
-    expect(r.ms).toBeLessThan(3000);
-    expect(r.stdout).toContain("timed out after 1 seconds");
-    expect(r.status).toBe(143);
+    expect(r.ms).toBeLessThan(5000);
+    expect(r.status).toBe(124);
+    expect(r.stdout).toContain("Command timed out after 1s");
+    const sessions = JSON.parse(spool(["sessions", "--json"]).stdout) as { command: string; status: string }[];
+    expect(sessions.find((s) => s.command === "sleep 30")?.status).toBe("timed out");
+    const table = spool(["sessions"]).stdout;
+    expect(table).toMatch(/timed out\s+\S+ \S+\s+sleep 30/);
+    expect(table).not.toContain("143");
   });
 
   it("the model-facing result says loudly what was kept and where the rest is", () => {
     const r = spool(["run", "-q", "--max-lines", "10", "--", "seq 1 15000"]);
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines.slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => String(14991 + i)));
-    expect(r.stdout).toMatch(/\[Showing the last 10 of 15000 lines \(60 B of 77\.0 KB\)\. Full output: \/\S+\/\.spool\/sessions\/[^/]+\/spill\/call-1\.log\]/);
-    expect(r.stdout).toMatch(/\[Command exited with code 0\]\nSession: \.spool\/sessions\/[^/\n]+\n$/);
+    expect(r.stdout).toMatch(/\[Showing the last 10 of 15000 lines \(60 B of 77\.0 KB\)\. Full output: \/\S+\/\.spool\/sessions\/[^/]+\/spill\/call-1\.log\]\nSession: \.spool\/sessions\/[^/\n]+\n$/);
   });
 
   it("--head keeps the start", () => {
@@ -64,48 +76,103 @@ describe("spool run", () => {
     expect((JSON.parse(r.stdout) as { text: string }).text).toMatch(/^1\n2\n3\n\n\[Showing the first 3 of 100 lines /);
   });
 
-  it("a non-terminal stderr gets the output appended live; stdout gets only the result", () => {
+  it("a non-terminal stderr gets each line once; stdout gets only the result", () => {
     const r = spool(["run", "--", "echo live-line"]);
     expect(r.stderr).toBe("live-line\n");
-    expect(r.stdout).toMatch(/^live-line\n\n\[Command exited with code 0\]\nSession: \.spool\/sessions\/[^/\n]+\n$/);
+    expect(r.stdout).toMatch(/^live-line\nSession: \.spool\/sessions\/[^/\n]+\n$/);
+  });
+
+  it("piped, a long noisy build streams each cleaned line once: stderr ≤ 1.1× the output, no repeated window", () => {
+    // ~40k lines over ~1.5 s with progress frames: the window slides many times while it streams.
+    const script = "for i in $(seq 1 400); do for j in $(seq 1 100); do echo \"step $i.$j compiling module_$j\"; done; printf 'progress %d%%\\r' $i; sleep 0.003; done; echo done";
+    const r = spool(["run", "--max-lines", "50", "--", script]);
+    expect(r.status).toBe(0);
+    const expected = Array.from({ length: 400 }, (_, i) => Array.from({ length: 100 }, (_, j) => `step ${i + 1}.${j + 1} compiling module_${j + 1}`).join("\n")).join("\n");
+    const outputBytes = Buffer.byteLength(`${expected}\ndone\n`);
+    expect(Buffer.byteLength(r.stderr)).toBeLessThanOrEqual(outputBytes * 1.1);
+    const lines = r.stderr.split("\n").filter((l) => l.startsWith("step "));
+    expect(new Set(lines).size).toBe(lines.length);
+    // Every line is shown, or accounted for in a "went by faster than shown" line.
+    const skipped = [...r.stderr.matchAll(/\[… (\d+) lines? went by/g)].reduce((n, m) => n + Number(m[1]), 0);
+    expect(lines.length + skipped).toBe(40_000);
+    expect(r.stdout.match(/Showing the last 50 of/g)).toHaveLength(1);
+  });
+
+  it("stdout and stderr into one pipe: the streamed lines are not printed again, the footer is", () => {
+    const r = spawnSync("sh", ["-c", `node ${SPOOL_BIN} run --max-lines 5 -- 'seq 1 20' 2>&1 | cat`], { cwd, encoding: "utf8" });
+    const lines = r.stdout.split("\n");
+    expect(lines.filter((l) => l === "20")).toHaveLength(1);
+    expect(r.stdout).toMatch(/\n16\n17\n18\n19\n20\n\[Showing the last 5 of 20 lines[^\n]*\]\nSession: [^\n]+\n$/);
+    const shown = lines.filter((l) => /^\d+$/.test(l)).length;
+    const skipped = Number(/\[… (\d+) lines? went by/.exec(r.stdout)?.[1] ?? 0);
+    expect(shown + skipped).toBe(20);
   });
 
   it("a terminal gets a live region with a status line that is erased at the end", () => {
-    const r = spawnSync(
-      "script",
-      ["-qfc", `stty rows 40 cols 100; node ${bin} run -- sh -c 'echo hello; sleep 1.3; echo bye'`, "/dev/null"],
-      { cwd, encoding: "utf8" },
-    );
+    const r = spawnSync("script", ["-qfc", `stty rows 40 cols 100; node ${SPOOL_BIN} run -- sh -c 'echo hello; sleep 1.3; echo bye'`, "/dev/null"], {
+      cwd,
+      encoding: "utf8",
+    });
     expect(r.stdout).toMatch(/⏵ 1\.\ds · 6 B · 1 line/);
     expect(r.stdout).toContain("\x1b[2K"); // the region erases what it drew
-    expect(r.stdout.replace(/\r/g, "")).toMatch(/hello\nbye\n\n\[Command exited with code 0\]\nSession: /);
+    expect(r.stdout.replace(/\r/g, "")).toMatch(/hello\nbye\nSession: /);
   });
 
-  it("Ctrl-C (SIGINT to spool) aborts the command's whole process group and still prints the result", async () => {
-    const { spawn } = await import("node:child_process");
-    const child = spawn("node", [bin, "run", "-q", "--", "echo started; sleep 30 & wait"], { cwd });
-    let stdout = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    await new Promise((r) => setTimeout(r, 800));
+  it("Ctrl-C (SIGINT to spool) aborts the command's whole process group, prints the result and exits 130", async () => {
+    const run = startSpool(["run", "--", "echo started; sleep 30 & wait"], { cwd });
+    await until(() => run.err().includes("started"), "the command to start");
     const started = Date.now();
-    child.kill("SIGINT");
-    const status = await new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    run.child.kill("SIGINT");
+    const status = await run.exited;
     expect(Date.now() - started).toBeLessThan(3000);
-    expect(status).toBe(143);
-    expect(stdout).toMatch(/^started\n[\s\S]*\[Command aborted; exit code 143\]\n/);
+    expect(status).toBe(130);
+    expect(run.out()).toMatch(/^started\n\[aborted\] Command aborted[^\n]*\nSession: /);
+    const sessions = JSON.parse(spool(["sessions", "--json"]).stdout) as { command: string; status: string }[];
+    expect(sessions.find((s) => s.command.startsWith("echo started"))?.status).toBe("interrupted");
   });
 
-  it("usage errors exit 2 and say what was wrong", () => {
+  it("usage errors exit 2, say what was wrong in one line and how to get help", () => {
     const noCommand = spool(["run"]);
     expect(noCommand.status).toBe(2);
-    expect(noCommand.stderr).toContain("no command given");
+    expect(noCommand.stderr).toBe("spool run: missing a COMMAND (put it after --)\nRun 'spool run --help' for usage.\n");
     const badNumber = spool(["run", "--max-lines", "ten", "--", "true"]);
     expect(badNumber.status).toBe(2);
-    expect(badNumber.stderr).toContain('--max-lines needs a positive whole number, got "ten"');
+    expect(badNumber.stderr).toContain('spool run: --max-lines must be a whole number from 1 to 9,007,199,254,740,991, got "ten"');
+    const unknown = spool(["run", "--frobnicate", "--", "true"]);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toBe("spool run: Unknown option --frobnicate\nRun 'spool run --help' for usage.\n");
+    const port = spool(["run", "--serve=70000", "--", "true"]);
+    expect(port.status).toBe(2);
+    expect(port.stderr).toContain("--serve must be a whole number from 0 to 65,535");
+  });
+
+  it("--help prints the usage with every option and exits 0", () => {
+    const r = spool(["run", "--help"]);
+    expect(r.status).toBe(0);
+    for (const flag of ["--max-bytes N", "--timeout SECONDS", "--serve[=PORT]", "--session ID", "-q, --quiet", "-h, --help"]) expect(r.stdout).toContain(flag);
   });
 
   it("binary output is reported, not printed", () => {
     const r = spool(["run", "-q", "--", "head -c 10000 /dev/urandom"]);
     expect(r.stdout).toMatch(/^\[Binary output \(9\.8 KB\) not shown\. Full output: \/\S+\/spill\/call-1\.log\]/);
+  });
+
+  it("--root under /proc fails at once with the reason, exit 1, and creates nothing", () => {
+    const r = spool(["run", "--root", "/proc/spool-test/x", "--", "echo should-not-run"]);
+    expect(r.ms).toBeLessThan(5000);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^spool run: cannot create \/proc\/spool-test\/x\/sessions: \w+\. Choose a writable directory/);
+    expect(r.stdout).toBe("");
+  });
+
+  it("--session ID creates the session when it does not exist yet, and continues it after", () => {
+    const first = spool(["run", "-q", "--session", "my-task", "--", "echo one"]);
+    expect(first.status).toBe(0);
+    expect(first.stdout).toContain("Session: .spool/sessions/my-task");
+    const second = spool(["run", "-q", "--session", "my-task", "--", "echo two"]);
+    expect(second.status).toBe(0);
+    const bad = spool(["run", "-q", "--session", "../escape", "--", "true"]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^spool run: .*session id/);
   });
 });

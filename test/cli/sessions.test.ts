@@ -1,13 +1,13 @@
 // Sessions through the built binary: run (with and without --serve), sessions, inspect (including a
 // run SIGKILLed mid-command), gc, serve, and the error cases.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
-const bin = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 const cwd = mkdtempSync(join(tmpdir(), "spool-sessions-"));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 const children: ChildProcess[] = [];
@@ -52,7 +52,7 @@ describe("spool sessions / inspect / gc", () => {
     expect(existsSync(join(dir, ".spool/sessions", ids[0]!, "session.jsonl"))).toBe(true);
     const table = spool(["sessions"], dir);
     expect(table.status).toBe(0);
-    expect(table.stdout).toMatch(new RegExp(`${ids[0]}\\s+\\S+ \\S+\\s+succeeded \\(0\\)\\s+\\S+ \\S+\\s+echo hello`));
+    expect(table.stdout).toMatch(new RegExp(`${ids[0]}\\s+\\S+ \\S+\\s+succeeded\\s+\\S+ \\S+\\s+echo hello`));
     expect(table.stdout).toMatch(new RegExp(`${ids[1]}.*failed \\(4\\)`));
     const json = JSON.parse(spool(["sessions", "--json"], dir).stdout) as { id: string; status: string; bytes: number }[];
     expect(json.map((s) => s.id)).toEqual(ids);
@@ -139,9 +139,13 @@ describe("spool run --serve and spool serve", () => {
     await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const r = spool(["run", `--serve=${port}`, "--exit", "--", "true"]);
-      expect(r.status).toBe(1);
-      expect(r.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+      const before = existsSync(join(cwd, ".spool/sessions")) ? readdirSync(join(cwd, ".spool/sessions")).length : 0;
+      const r = spool(["run", `--serve=${port}`, "--exit", "--", "touch ran-anyway"]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(`port ${port} on 127.0.0.1 is already in use; pick another with --serve=PORT`);
+      // The command never ran, so no session was recorded for it.
+      expect(existsSync(join(cwd, "ran-anyway"))).toBe(false);
+      expect(existsSync(join(cwd, ".spool/sessions")) ? readdirSync(join(cwd, ".spool/sessions")).length : 0).toBe(before);
     } finally {
       blocker.close();
     }
@@ -168,7 +172,7 @@ describe("spool run --serve and spool serve", () => {
 describe("CLI errors", () => {
   it("an unknown session is a clear error", () => {
     const r = spool(["inspect", "no-such-session"]);
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(2);
     expect(r.stderr).toContain('no session "no-such-session"');
     expect(r.stderr).toContain("spool sessions");
   });

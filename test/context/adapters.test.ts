@@ -105,6 +105,24 @@ describe("adapters: lossless round trips on realistic transcripts", () => {
     expect(parsed.success, JSON.stringify(parsed.error?.issues?.slice(0, 1))).toBe(true);
   });
 
+  it("ai-sdk: an image in a tool result round-trips as AI SDK 7's file part, or as the media part of earlier versions", () => {
+    const result = (value: unknown[]) => [
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: "i", toolName: "shot", input: {} }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "i", toolName: "shot", output: { type: "content", value } }] },
+    ];
+    const v7 = result([{ type: "file", mediaType: "image/png", data: { type: "data", data: "iVBORw0KGgo=" }, filename: "a.png" }]);
+    const v6 = result([{ type: "media", data: "iVBORw0KGgo=", mediaType: "image/png" }]);
+    for (const wire of [v7, v6]) {
+      const neutral = fromAISDK(wire);
+      expect((neutral[1] as ToolResultMessage).content[0]).toMatchObject({ type: "image", data: "iVBORw0KGgo=", mediaType: "image/png" });
+      expect(toAISDK(neutral)).toEqual(wire);
+    }
+    expect(modelMessageSchema.array().safeParse(v7).success).toBe(true);
+    // An image the neutral model made itself goes out in the current shape.
+    const made = toAISDK([...fromAISDK(v7).slice(0, 1), { role: "tool", toolCallId: "i", toolName: "shot", isError: false, content: [{ type: "image", data: "AAAA", mediaType: "image/jpeg" }] }]);
+    expect(modelMessageSchema.array().safeParse(made).success).toBe(true);
+  });
+
   it("ai-sdk: json output stays JSON and error-text carries the error code", () => {
     const neutral = adapters["ai-sdk"].fromProvider(aiSdkTranscript);
     const results = neutral.filter((m): m is ToolResultMessage => m.role === "tool");

@@ -105,7 +105,7 @@ export const aiSdkTranscript: unknown[] = [
     role: "tool",
     content: [
       { type: "tool-result", toolCallId: "tc_1", toolName: "read", output: { type: "json", value: { name: "spool", version: "0.1.0", private: false, keywords: ["agent", "llm"] } } },
-      { type: "tool-result", toolCallId: "tc_2", toolName: "fetch_image", output: { type: "content", value: [{ type: "text", text: "logo:" }, { type: "media", data: "iVBORw0KGgo=", mediaType: "image/png" }] } },
+      { type: "tool-result", toolCallId: "tc_2", toolName: "fetch_image", output: { type: "content", value: [{ type: "text", text: "logo:" }, { type: "file", mediaType: "image/png", data: { type: "data", data: "iVBORw0KGgo=" } }] } },
       { type: "tool-result", toolCallId: "tc_3", toolName: "stat", output: { type: "error-text", value: "[ERROR:ENOENT] no such file" }, providerOptions: { x: { y: 1 } } },
     ],
   },

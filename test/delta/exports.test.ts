@@ -42,7 +42,7 @@ console.log(JSON.stringify({
   rootDelta: Object.keys(r.delta ?? {}).sort(),
   sameTrack: r.delta?.track === d.track,
   replica,
-  notJsonIsTypeError: new d.NotJsonError([], "x") instanceof TypeError,
+  notJsonIsSpoolError: new d.NotJsonError([], "x") instanceof (await import("spool")).SpoolError && new d.NotJsonError([], "x").code === "SPOOL_DELTA_NOT_JSON",
   deep,
 }));
 `;
@@ -53,7 +53,7 @@ type ProbeResult = {
   rootDelta: string[];
   sameTrack: boolean;
   replica: unknown;
-  notJsonIsTypeError: boolean;
+  notJsonIsSpoolError: boolean;
   deep: string;
 };
 
@@ -83,7 +83,7 @@ describe("package exports (built dist, resolved by Node)", () => {
     expect(res.rootDelta).toEqual(res.names);
     expect(res.sameTrack).toBe(true);
     expect(res.replica).toEqual({ out: "hi", xs: [1] });
-    expect(res.notJsonIsTypeError).toBe(true);
+    expect(res.notJsonIsSpoolError).toBe(true);
     expect(res.deep).toBe("ERR_PACKAGE_PATH_NOT_EXPORTED");
   };
 

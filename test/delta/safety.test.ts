@@ -1,5 +1,6 @@
 // pi-design.md §10.3: safety and validation (rules in §1.4 and §2.5), plus the lead's decision that the
-// tracker rejects non-JSON values at record time with NotJsonError (a TypeError).
+// tracker rejects non-JSON values at record time with NotJsonError (a SpoolError).
+import { SpoolError } from "../../src/errors/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   apply,
@@ -191,10 +192,10 @@ describe("array indices", () => {
     }).toThrow();
     expect(() => {
       t.state.xs[0] = undefined;
-    }).toThrow(TypeError);
+    }).toThrow(NotJsonError);
     expect(() => {
       t.state.xs.push(undefined);
-    }).toThrow(TypeError);
+    }).toThrow(NotJsonError);
     expect(t.target).toEqual({ xs: [1, 2] });
     expect(t.flush()).toEqual([]);
   });
@@ -412,7 +413,7 @@ describe("non-JSON values are rejected at record time", () => {
         return undefined;
       })();
       expect(err).toBeInstanceOf(NotJsonError);
-      expect(err).toBeInstanceOf(TypeError);
+      expect(err).toBeInstanceOf(SpoolError);
       expect((err as { code?: unknown }).code).toEqual(expect.any(String));
       expect((err as Error).message.length).toBeGreaterThan(20);
       expect(t.target).toEqual({ keep: 1, o: { n: 1 } });

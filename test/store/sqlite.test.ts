@@ -1,8 +1,8 @@
 // SQLite focused tests (pi-design §10.9): schema, atomic retirement, rollback, next_seq, query
 // plans, shared-container isolation, forks and deletion.
-import Database from "better-sqlite3";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   appendList,
@@ -22,7 +22,7 @@ afterAll(removeTempDirs);
 
 const A = ephemeralScope("op:A");
 const dbPath = () => join(tempDir(), "session.sqlite");
-const raw = (path: string) => new Database(path);
+const raw = (path: string) => new DatabaseSync(path);
 
 describe("SQLite backend", () => {
   it("has scope_id in both tables and keeps untagged list rows' tag NULL", async () => {
@@ -152,8 +152,8 @@ describe("SQLite backend", () => {
     await s.close();
     deleteSqliteSession(path, "src");
     const db = raw(path);
-    expect(db.prepare("SELECT DISTINCT session_id FROM list_values ORDER BY 1").pluck().all()).toEqual(["fork"]);
-    expect(db.prepare("SELECT count(*) FROM scalar_values WHERE session_id = 'src'").pluck().get()).toBe(0);
+    expect(db.prepare("SELECT DISTINCT session_id AS s FROM list_values ORDER BY 1").all().map((r) => r.s)).toEqual(["fork"]);
+    expect(db.prepare("SELECT count(*) AS n FROM scalar_values WHERE session_id = 'src'").get()).toEqual({ n: 0 });
     db.close();
     await expect(openSqliteStore(path, { sessionId: "src", create: false })).rejects.toMatchObject({ code: "SPOOL_STORE_NOT_FOUND" });
   });

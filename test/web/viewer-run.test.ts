@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openPage, outputScroll, outputShows, outputText, type OpenedPage } from "./browser.js";
 
-const bin = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 const example = new URL("../../examples/noisy-build.mjs", import.meta.url).pathname;
 const ERROR_LINE = "src/net/socket.c:214:9: error: ‘struct sock_opts’ has no member named ‘linger_ms’; did you mean ‘linger_s’?";
 

@@ -1,45 +1,21 @@
-// The shapes the server publishes (issue 7's contract between `spool run --serve` / `spool serve` and
-// this page). Only types: the page must not pull server code into the bundle.
-import type { ToolResultMessage } from "../../src/context/messages.js";
-import type { ToolOutputState } from "../../src/output/sink.js";
+// The shapes the server publishes (the contract between `spool run --serve` / `spool serve` and this
+// page), imported from the code that produces them. Only types: the page must not pull server code
+// into the bundle.
+import type { CallView, SessionSummary, SessionView } from "../../src/cli/session-view.js";
 
-export type SessionStatus = "running" | "succeeded" | "failed" | "interrupted";
-
-export interface SessionSummary {
-  readonly id: string;
-  readonly command: string;
-  readonly status: SessionStatus;
-  readonly startedAt: string;
-  readonly endedAt: string | null;
-  readonly exitCode: number | null;
-  readonly bytes: number;
-}
+export type { BashDetails } from "../../src/harness/index.js";
+export type { SessionStatus, SessionSummary } from "../../src/cli/session-view.js";
 
 /** State `sessions`. */
 export interface SessionsState {
   readonly sessions: readonly SessionSummary[];
 }
 
-export interface SessionCall {
-  readonly id: string;
-  readonly name: string;
-  readonly args: unknown;
-  readonly output: ToolOutputState | undefined;
-  readonly ended: boolean;
-  readonly isError: boolean;
-}
+/** One call of a session. */
+export type SessionCall = Readonly<CallView>;
 
 /** State `session:<id>`. */
-export interface SessionState {
-  readonly id: string;
-  readonly command: string;
-  readonly status: SessionStatus;
-  readonly exitCode: number | null;
-  readonly startedAt: string;
-  readonly endedAt: string | null;
-  readonly calls: readonly SessionCall[];
-  readonly transcript: readonly ToolResultMessage[];
-}
+export type SessionState = Readonly<SessionView>;
 
 export const SESSIONS_STATE = "sessions";
 export const sessionStateName = (id: string): string => `session:${id}`;

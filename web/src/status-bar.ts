@@ -1,6 +1,6 @@
 // The status line of the selected session and call: state / exit code, elapsed, bytes, lines, whether
 // the window is truncated, and a link to the spill file that holds the full output.
-import type { SessionCall, SessionState } from "./contract.js";
+import type { BashDetails, SessionCall, SessionState } from "./contract.js";
 import { byId } from "./dom.js";
 import { elapsedMs, formatBytes, formatElapsed } from "./format.js";
 
@@ -50,7 +50,7 @@ export function createStatusBar(token: string): StatusBar {
       lines.textContent = t ? `${t.totalLines} lines` : "–";
       truncated.textContent = t ? (t.truncated ? `truncated: yes (${t.outputLines} of ${t.totalLines} lines shown)` : "truncated: no") : "–";
       truncated.dataset.truncated = String(t?.truncated ?? false);
-      const path = call?.output?.details["spillPath"];
+      const path = (call?.output?.details as BashDetails | undefined)?.spillPath;
       if (typeof path === "string" && path) {
         const name = basename(path);
         spill.href = `/files/${encodeURIComponent(session.id)}/spill/${encodeURIComponent(name)}?token=${encodeURIComponent(token)}`;

@@ -7,6 +7,7 @@ import { errorPrefix, markError, unmarkError } from "./error-marker.js";
 import { build, extraOf, isRecord, kindOf, record, str, withOptional, type Json } from "./shape.js";
 
 const OUTPUT_KEY = "aisdk:output";
+const LEGACY_MEDIA = "aisdk:media";
 
 export function fromAISDK(input: readonly unknown[]): Message[] {
   const out: Message[] = [];
@@ -67,8 +68,14 @@ function toolResultFrom(p: Json, at: string, messageExtra: Json | undefined, hin
     parts = output["value"].map((raw, j): ContentPart => {
       const c = record(raw, `${at}.output.value[${j}]`, "a content item");
       if (c["type"] === "text" && typeof c["text"] === "string") return withOptional({ type: "text", text: c["text"] } as TextPart, { extra: extraOf(c, ["type", "text"]) });
+      // AI SDK 7: { type: "file", mediaType, data: { type: "data", data } }; before 7: { type: "media", data, mediaType },
+      // remembered so it goes back in the shape it came in.
+      const fileData = isRecord(c["data"]) && c["data"]["type"] === "data" && typeof c["data"]["data"] === "string" && Object.keys(c["data"]).length === 2 ? c["data"]["data"] : undefined;
+      if (c["type"] === "file" && fileData !== undefined && typeof c["mediaType"] === "string") {
+        return withOptional({ type: "image", data: fileData, mediaType: c["mediaType"] } as ImagePart, { extra: extraOf(c, ["type", "data", "mediaType"]) });
+      }
       if (c["type"] === "media" && typeof c["data"] === "string" && typeof c["mediaType"] === "string") {
-        return withOptional({ type: "image", data: c["data"], mediaType: c["mediaType"] } as ImagePart, { extra: extraOf(c, ["type", "data", "mediaType"]) });
+        return withOptional({ type: "image", data: c["data"], mediaType: c["mediaType"] } as ImagePart, { extra: { ...extraOf(c, ["type", "data", "mediaType"]), [LEGACY_MEDIA]: true } });
       }
       return { type: "raw", value: c };
     });
@@ -164,7 +171,7 @@ function renderResult(message: ToolResultMessage, extra: Json): Json {
         p.type === "text"
           ? build(p.extra, { type: "text", text: p.text })
           : p.type === "image"
-            ? build(p.extra, { type: "media", data: p.data ?? p.url ?? "", mediaType: p.mediaType ?? "image/png" })
+            ? renderImageResult(p)
             : (p.value as Json),
       ),
     };
@@ -182,6 +189,15 @@ function renderResult(message: ToolResultMessage, extra: Json): Json {
   }
   if (isRecord(outputExtra)) output = build(outputExtra, output);
   return build(partExtra, { type: "tool-result", toolCallId: message.toolCallId, toolName: message.toolName ?? "unknown", output });
+}
+
+/** An image in a tool result: AI SDK 7's file part, or the `media` part it arrived as. */
+function renderImageResult(p: ImagePart): Json {
+  const { [LEGACY_MEDIA]: legacy, ...extra } = (p.extra ?? {}) as Json;
+  const mediaType = p.mediaType ?? "image/png";
+  const rest = Object.keys(extra).length > 0 ? extra : undefined;
+  if (legacy === true) return build(rest, { type: "media", data: p.data ?? p.url ?? "", mediaType });
+  return build(rest, { type: "file", mediaType, data: p.data !== undefined ? { type: "data", data: p.data } : { type: "url", url: p.url ?? "" } });
 }
 
 function renderContent(parts: readonly AssistantPart[], hints: Hints | undefined): unknown {

@@ -3,7 +3,7 @@
 // spill path and truncation once, as plain mutation. With `background` or `yieldSeconds` the call
 // returns when the command ends or the yield time is up, whichever is first; a command still
 // running then becomes a background process (its own sink, read with process_output).
-import { applyUpdate, describeTruncation, start, type CaptureUpdate, type CaptureView, type ExecResult } from "../../capture/index.js";
+import { applyUpdate, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, describeTruncation, start, type CaptureUpdate, type CaptureView, type ExecResult } from "../../capture/index.js";
 import type { ToolOutput } from "../../output/index.js";
 import { mirrorUpdate } from "../capture-target.js";
 import { MAX_WAIT_SECONDS } from "../processes.js";
@@ -22,24 +22,59 @@ export interface BashArgs {
   readonly pty?: boolean;
 }
 
+/**
+ * What bash records in its output's `details`, the contract every reader shares (`spool run`, the
+ * session view, the viewer's status bar): how the command ended and where its full output is.
+ */
+export interface BashDetails {
+  exitCode?: number;
+  signal?: string;
+  timedOut?: true;
+  aborted?: true;
+  binary?: true;
+  /** Absolute path of the spill file, once the output outgrew the window. */
+  spillPath?: string;
+  /** Set when the command was handed over to a background process. */
+  processId?: string;
+}
+
+/** Reads bash's details from any tool output's details, keeping only well-typed fields. */
+export function bashDetails(details: Readonly<Record<string, unknown>> | undefined): BashDetails {
+  const d = details ?? {};
+  const out: BashDetails = {};
+  if (typeof d["exitCode"] === "number") out.exitCode = d["exitCode"];
+  if (typeof d["signal"] === "string") out.signal = d["signal"];
+  if (d["timedOut"] === true) out.timedOut = true;
+  if (d["aborted"] === true) out.aborted = true;
+  if (d["binary"] === true) out.binary = true;
+  if (typeof d["spillPath"] === "string") out.spillPath = d["spillPath"];
+  if (typeof d["processId"] === "string") out.processId = d["processId"];
+  return out;
+}
+
 export interface BashToolOptions {
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly maxBytes?: number;
   readonly maxLines?: number;
   readonly retain?: "head" | "tail";
+  /** Seconds, for calls that give no timeout of their own (default: none). */
+  readonly timeout?: number;
   /** Run every command under a pseudo-terminal (`spool run --pty`). */
   readonly pty?: boolean;
   readonly cols?: number;
   readonly rows?: number;
 }
 
+// Node's timers hold at most 2^31-1 ms; a longer timeout would fire at once.
+const MAX_TIMEOUT_SECONDS = 2_147_483;
+
 function checkArgs(args: BashArgs): void {
   if (typeof args !== "object" || args === null || typeof args.command !== "string" || args.command.trim() === "") {
     throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'bash needs a non-empty "command" string argument');
   }
-  if (args.timeout !== undefined && !(typeof args.timeout === "number" && args.timeout > 0 && args.timeout <= 2_147_483)) {
-    throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `bash "timeout" must be a positive number of seconds, got ${JSON.stringify(args.timeout)}`);
+  if (args.timeout !== undefined && !(typeof args.timeout === "number" && args.timeout > 0 && args.timeout <= MAX_TIMEOUT_SECONDS)) {
+    throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `bash "timeout" must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got ${JSON.stringify(args.timeout)}`);
   }
   if (args.yieldSeconds !== undefined && !(typeof args.yieldSeconds === "number" && args.yieldSeconds >= 0 && args.yieldSeconds <= MAX_WAIT_SECONDS)) {
     throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `bash "yieldSeconds" must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}, got ${JSON.stringify(args.yieldSeconds)}`);
@@ -64,13 +99,13 @@ function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", ti
   if (result.binary) out.details.binary = true;
   const footer = describeTruncation(result, retain);
   if (footer) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${footer}`);
-  if (result.timedOut) throw new Error(`Command timed out after ${timeout}s (exit ${result.exitCode})`);
+  if (result.timedOut) throw new Error(`Command timed out after ${timeout}s; its process group was killed`);
   if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
   if (result.exitCode !== 0) throw new Error(`Command exited with code ${result.exitCode}`);
 }
 
 export function createBashTool(options: BashToolOptions = {}): ToolDefinition<BashArgs> {
-  const output = { retain: options.retain ?? "tail", maxBytes: options.maxBytes ?? 50 * 1024, maxLines: options.maxLines ?? 2000 } as const;
+  const output = { retain: options.retain ?? "tail", maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES } as const;
   return {
     name: "bash",
     description:
@@ -91,6 +126,7 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
     kind: "exec",
     async execute(toolCallId, args, signal, out, ctx) {
       checkArgs(args);
+      const timeout = args.timeout ?? options.timeout;
       const pty = args.pty ?? options.pty ?? false;
       const yieldMs = args.yieldSeconds !== undefined ? args.yieldSeconds * 1000 : args.background ? 0 : undefined;
       const retain = yieldMs !== undefined ? "tail" : output.retain;
@@ -107,7 +143,7 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
       const handle = start(args.command, {
         ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
         ...(options.env !== undefined ? { env: options.env } : {}),
-        ...(args.timeout !== undefined ? { timeoutMs: args.timeout * 1000 } : {}),
+        ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
         ...(pty ? { pty: true, ...(options.cols !== undefined ? { cols: options.cols } : {}), ...(options.rows !== undefined ? { rows: options.rows } : {}) } : {}),
         ...(yieldMs !== undefined && !pty ? { stdin: "pipe" as const } : {}),
         signal: control.signal,
@@ -136,7 +172,7 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
             return;
           }
         }
-        finish(out, await handle.result, output.retain, args.timeout);
+        finish(out, await handle.result, output.retain, timeout);
       } finally {
         signal.removeEventListener("abort", onAbort);
       }

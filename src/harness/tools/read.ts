@@ -1,9 +1,11 @@
-// read: a file by line offset/limit, only inside the session workspace (spill files, saved results),
-// cleaned like command output (ANSI, CR frames, control characters, binary detection). The file is
+// read: a file by line offset/limit — by default only inside the session workspace (spill files, saved
+// results); an agent surface that also runs bash (MCP, AI SDK) opens it to any file, since its bash can
+// `cat` them anyway and a bounded, paged read is the better way. Cleaned like command output (ANSI, CR
+// frames, control characters, binary detection). The file is
 // streamed, so paging through a 1 GB spill costs one pass and a bounded window of memory.
-import { createReadStream } from "node:fs";
+import { createReadStream, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { OutputCapture, describeTruncation, resolveLimits } from "../../capture/index.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, OutputCapture, describeTruncation, resolveLimits } from "../../capture/index.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
 
 export interface ReadArgs {
@@ -14,7 +16,7 @@ export interface ReadArgs {
   readonly limit?: number;
 }
 
-const DEFAULT_LIMIT = 2000;
+const DEFAULT_LIMIT = DEFAULT_MAX_LINES;
 
 function positive(name: string, v: unknown): number | undefined {
   if (v === undefined) return undefined;
@@ -24,16 +26,36 @@ function positive(name: string, v: unknown): number | undefined {
   return v;
 }
 
-export function createReadTool(): ToolDefinition<ReadArgs> {
-  const output = { retain: "head", maxBytes: 50 * 1024, maxLines: DEFAULT_LIMIT } as const;
+export interface ReadToolOptions {
+  /** Read any file, not only the session workspace's (default false). */
+  readonly anyFile?: boolean;
+  /** With anyFile: what relative paths are relative to (default: the process's working directory). */
+  readonly cwd?: string;
+}
+
+/** A readable regular file, or a model-facing reason why not. */
+function checkFile(path: string, given: string): void {
+  let isFile: boolean;
+  try {
+    isFile = statSync(path).isFile();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new HarnessError("SPOOL_HARNESS_BAD_CALL", code === "ENOENT" ? `read: no file ${given} (resolved to ${path})` : `read: cannot open ${given}: ${(err as Error).message}`);
+  }
+  if (!isFile) throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read: ${given} is not a regular file; list a directory with bash (ls)`);
+}
+
+export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<ReadArgs> {
+  const output = { retain: "head", maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_LIMIT } as const;
   return {
     name: "read",
-    description:
-      "Read a text file saved in the session workspace (spill files of cut command output, saved tool results) by line offset and limit. The answer says which lines it shows and how to get the next ones.",
+    description: options.anyFile
+      ? "Read a text file by line offset and limit — any file, including the spill files named in cut bash output. The answer is bounded like any tool result and says which lines it shows and how to get the next ones (offset=N)."
+      : "Read a text file saved in the session workspace (spill files of cut command output, saved tool results) by line offset and limit. The answer says which lines it shows and how to get the next ones.",
     parameters: {
       type: "object",
       properties: {
-        path: { type: "string", description: "Path of the file (absolute, or relative to the session directory)." },
+        path: { type: "string", description: options.anyFile ? "Path of the file (absolute, or relative to the working directory)." : "Path of the file (absolute, or relative to the session directory)." },
         offset: { type: "integer", minimum: 1, description: "First line to show, 1-based." },
         limit: { type: "integer", minimum: 1, description: `Number of lines (default ${DEFAULT_LIMIT}).` },
       },
@@ -46,8 +68,10 @@ export function createReadTool(): ToolDefinition<ReadArgs> {
       if (typeof args?.path !== "string" || args.path === "") throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'read needs a "path" string argument');
       const offset = positive("offset", args.offset) ?? 1;
       const limit = positive("limit", args.limit) ?? DEFAULT_LIMIT;
-      const path = isAbsolute(args.path) ? args.path : resolve(ctx.workspace.dir, args.path);
-      if (!ctx.workspace.canRead(path)) {
+      const base = options.anyFile ? (options.cwd ?? process.cwd()) : ctx.workspace.dir;
+      const path = isAbsolute(args.path) ? args.path : resolve(base, args.path);
+      if (options.anyFile) checkFile(path, args.path);
+      else if (!ctx.workspace.canRead(path)) {
         throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read is limited to the session workspace ${ctx.workspace.dir}; ${args.path} is outside it (or does not exist)`);
       }
       const capture = new OutputCapture(resolveLimits(output));
@@ -70,11 +94,20 @@ export function createReadTool(): ToolDefinition<ReadArgs> {
       const totalLines = size === 0 ? 0 : lastByte === 10 ? line - 1 : line;
       const view = capture.view();
       out.write(view.text);
+      // Notes go in the footer, outside the window: written into it, a page cut at the line limit
+      // would lose exactly the sentence saying where to continue.
+      const notes: string[] = [];
       const cut = describeTruncation(view, "head");
-      if (cut) out.write(`\n${cut}`);
-      const shownTo = Math.min(last, totalLines);
-      if (offset > totalLines) out.write(`[The file has ${totalLines} lines; offset ${offset} is past the end.]`);
-      else if (shownTo < totalLines) out.write(`\n[Lines ${offset}–${shownTo} of ${totalLines}. Next: offset=${shownTo + 1}.]`);
+      if (cut) notes.push(cut.replace(/ The full output was not kept\.\]$/, "]")); // the file itself is the full output
+      let shownTo = Math.min(last, totalLines);
+      const t = view.truncation;
+      if (t.truncated && t.truncatedBy !== "line-length") {
+        // Cut before `last`: continue after the last whole line shown (past an over-long first line).
+        shownTo = Math.min(shownTo, Math.max(offset, offset + t.outputLines - 1 - (t.lastLinePartial ? 1 : 0)));
+      }
+      if (offset > totalLines) notes.push(`[The file has ${totalLines} lines; offset ${offset} is past the end.]`);
+      else if (shownTo < totalLines) notes.push(`[Lines ${offset}–${shownTo} of ${totalLines}. Next: offset=${shownTo + 1}.]`);
+      if (notes.length > 0) out.footer(`${view.text === "" ? "" : view.text.endsWith("\n") ? "\n" : "\n\n"}${notes.join("\n")}`);
     },
   };
 }

@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, statSync, truncateSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { CorruptSessionError, UnsupportedFormatError } from "../errors.js";
+import { sidecarDir } from "../layout.js";
 import { encodeScopeId } from "../scope.js";
 import { ScopedState } from "../scoped-state.js";
 import { readLog, type ReadLog } from "./log-file.js";
@@ -17,9 +18,6 @@ import {
 
 const SIDECAR = /^scope-(.+)\.scope$/;
 
-export function sidecarDir(mainPath: string): string {
-  return `${mainPath}.scopes`;
-}
 export function sidecarName(scopeId: string): string {
   return `scope-${encodeScopeId(scopeId)}.scope`;
 }

@@ -14,7 +14,8 @@ import { prepareTransaction, type PreparedTransaction, type Write } from "../wri
 import { AppendFile } from "./log-file.js";
 import { acquireLock } from "./lock.js";
 import { encodeHeader, encodeTransaction, FORMAT_VERSION, SCOPE_FORMAT, SESSION_FORMAT, type SessionHeader } from "./records.js";
-import { loadSession, sidecarDir, sidecarName } from "./replay.js";
+import { sidecarDir } from "../layout.js";
+import { loadSession, sidecarName } from "./replay.js";
 
 export interface JsonlStoreOptions {
   /** Default "process" (see docs/session-format.md for why). */

@@ -1,7 +1,8 @@
-// The SQLite backend (better-sqlite3): every commit is one BEGIN IMMEDIATE transaction that reads
-// and advances sessions.next_seq, so several connections (even processes) can share a file safely.
-import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+// The SQLite backend (the built-in node:sqlite; no native build): every commit is one BEGIN
+// IMMEDIATE transaction that reads and advances sessions.next_seq, so several connections (even
+// processes) can share a file safely.
+import { existsSync, mkdirSync } from "node:fs";
+import type { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import type { Value, ValueList } from "../address.js";
 import { CorruptSessionError, SessionExistsError, SessionIdError, SessionNotFoundError, StoreClosedError, UnsupportedFormatError } from "../errors.js";
@@ -20,32 +21,58 @@ export interface SqliteStoreOptions {
   readonly create?: boolean;
 }
 
-type Db = Database.Database;
+type Db = DatabaseSync;
+
+// Loaded on first use, not at import: Node 22 prints an ExperimentalWarning when node:sqlite loads,
+// and a JSONL user should never see it.
+const sqlite = (): typeof import("node:sqlite") => process.getBuiltinModule("node:sqlite");
+
+// SQLite result codes node:sqlite reports as `errcode` (primary code in the low byte).
+const SQLITE_CORRUPT = 11;
+const SQLITE_CANTOPEN = 14;
+const SQLITE_NOTADB = 26;
+const sqliteCode = (e: unknown): number => ((e as { errcode?: number }).errcode ?? -1) & 0xff;
+
+/** Runs `fn` inside BEGIN IMMEDIATE … COMMIT (ROLLBACK on a throw). */
+function immediate<T>(db: Db, fn: () => T): T {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const out = fn();
+    db.exec("COMMIT");
+    return out;
+  } catch (e) {
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw e;
+  }
+}
+
+const pragma = (db: Db, name: string): number => Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0] as number;
 
 /** Opens a database file, creating or checking the schema. */
 export function openDatabase(path: string, durability: Durability, create: boolean): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (!create && path !== ":memory:" && !existsSync(path)) throw new SessionNotFoundError(path);
   let db: Db;
   try {
-    db = new Database(path, { fileMustExist: !create });
+    db = new (sqlite().DatabaseSync)(path);
   } catch (e) {
-    if ((e as { code?: string }).code === "SQLITE_CANTOPEN") throw new SessionNotFoundError(path);
+    if (sqliteCode(e) === SQLITE_CANTOPEN) throw new SessionNotFoundError(path);
     throw e;
   }
   try {
-    db.pragma("busy_timeout = 5000");
-    db.pragma("journal_mode = WAL");
-    db.pragma(`synchronous = ${durability === "os" ? "FULL" : "NORMAL"}`);
-    const appId = db.pragma("application_id", { simple: true }) as number;
-    const version = db.pragma("user_version", { simple: true }) as number;
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec(`PRAGMA synchronous = ${durability === "os" ? "FULL" : "NORMAL"}`);
+    const appId = pragma(db, "application_id");
+    const version = pragma(db, "user_version");
     if (appId === 0 && version === 0) {
       const tables = db.prepare("SELECT count(*) AS n FROM sqlite_schema").get() as { n: number };
       if (tables.n > 0) throw new CorruptSessionError(path, 0, "the database holds tables but is not a spool session store");
-      db.transaction(() => {
+      immediate(db, () => {
         db.exec(SCHEMA);
-        db.pragma(`application_id = ${APPLICATION_ID}`);
-        db.pragma(`user_version = ${SCHEMA_VERSION}`);
-      }).immediate();
+        db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
+        db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+      });
     } else if (appId !== APPLICATION_ID) {
       throw new CorruptSessionError(path, 0, "the database is not a spool session store");
     } else if (version !== SCHEMA_VERSION) {
@@ -54,8 +81,8 @@ export function openDatabase(path: string, durability: Durability, create: boole
     return db;
   } catch (e) {
     db.close();
-    const code = (e as { code?: string }).code;
-    if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") throw new CorruptSessionError(path, 0, (e as Error).message);
+    const code = sqliteCode(e);
+    if (code === SQLITE_NOTADB || code === SQLITE_CORRUPT) throw new CorruptSessionError(path, 0, (e as Error).message);
     throw e;
   }
 }
@@ -78,9 +105,9 @@ class SqliteStore implements Store {
     this.#sid = sessionId;
     const p = <K extends keyof typeof SQL>(k: K) => db.prepare(SQL[k]);
     this.#stmt = {
-      nextSeq: p("nextSeq").pluck(),
+      nextSeq: p("nextSeq"),
       setNextSeq: p("setNextSeq"),
-      getValue: p("getValue").pluck(),
+      getValue: p("getValue"),
       setValue: p("setValue"),
       deleteValue: p("deleteValue"),
       append: p("append"),
@@ -89,14 +116,14 @@ class SqliteStore implements Store {
       retireLists: p("retireLists"),
       pageAsc: p("pageAsc"),
       pageDesc: p("pageDesc"),
-      countValues: p("countValues").pluck(),
+      countValues: p("countValues"),
       countLists: p("countLists"),
     };
     const s = this.#stmt;
     const sid = this.#sid;
     // next_seq is read inside the IMMEDIATE transaction so other connections never get the same seq.
-    const run = db.transaction((tx: PreparedTransaction): number => {
-      const seq = s.nextSeq.get(sid) as number;
+    const run = (tx: PreparedTransaction): number => {
+      const seq = (s.nextSeq.get(sid) as { next_seq: number }).next_seq;
       const scope = tx.scope;
       for (let i = 0; i < tx.writes.length; i++) {
         const w = tx.writes[i]!;
@@ -121,8 +148,8 @@ class SqliteStore implements Store {
       }
       s.setNextSeq.run(seq + tx.writes.length, sid);
       return seq;
-    });
-    this.#run = (tx) => run.immediate(tx);
+    };
+    this.#run = (tx) => immediate(db, () => run(tx));
   }
 
   commit<Sc extends Scope>(writes: readonly Write<Sc>[]): Promise<CommitResult> {
@@ -141,8 +168,8 @@ class SqliteStore implements Store {
 
   get<T>(address: Value<T, Scope>): T | undefined {
     this.#checkOpen("read");
-    const json = this.#stmt.getValue.get(this.#sid, scopeKey(address.scope), address.namespace, address.key) as string | undefined;
-    return json === undefined ? undefined : (JSON.parse(json) as T);
+    const row = this.#stmt.getValue.get(this.#sid, scopeKey(address.scope), address.namespace, address.key) as { value: string } | undefined;
+    return row === undefined ? undefined : (JSON.parse(row.value) as T);
   }
 
   readList<T>(address: ValueList<T, Scope>, options?: ListReadOptions): ListPage<T> {
@@ -155,7 +182,7 @@ class SqliteStore implements Store {
     let more = false;
     // Fetch one row past the page to know whether a cursor is due; the tag cut happens here, in
     // TypeScript, so the query keeps its primary-key plan.
-    for (const row of stmt.iterate(this.#sid, scopeKey(address.scope), address.namespace, address.key, bound, o.limit + 1) as IterableIterator<Row>) {
+    for (const row of stmt.iterate(this.#sid, scopeKey(address.scope), address.namespace, address.key, bound, o.limit + 1) as Iterable<unknown> as Iterable<Row>) {
       if (stopped || elements.length === o.limit) {
         more = true;
         break;
@@ -169,7 +196,7 @@ class SqliteStore implements Store {
 
   stats(): StoreStats {
     this.#checkOpen("read stats");
-    const values = this.#stmt.countValues.get(this.#sid) as number;
+    const values = (this.#stmt.countValues.get(this.#sid) as { n: number }).n;
     const l = this.#stmt.countLists.get(this.#sid) as { lists: number; elements: number };
     return { values, lists: l.lists, listElements: l.elements };
   }
@@ -177,7 +204,7 @@ class SqliteStore implements Store {
   sync(): Promise<void> {
     if (this.#closed) return Promise.reject(new StoreClosedError("sync"));
     // A FULL checkpoint fsyncs the WAL and the database file.
-    this.#db.pragma("wal_checkpoint(FULL)");
+    this.#db.exec("PRAGMA wal_checkpoint(FULL)");
     return Promise.resolve();
   }
 
@@ -219,8 +246,8 @@ export function forkSqliteSession(from: { path: string; sessionId: string }, to:
     const same = from.path === to.path;
     if (!same) db.prepare("ATTACH DATABASE ? AS src").run(from.path);
     const src = same ? "main" : "src";
-    db.transaction(() => {
-      const next = db.prepare(`SELECT next_seq FROM ${src}.sessions WHERE session_id = ?`).pluck().get(from.sessionId) as number | undefined;
+    immediate(db, () => {
+      const next = (db.prepare(`SELECT next_seq FROM ${src}.sessions WHERE session_id = ?`).get(from.sessionId) as { next_seq: number } | undefined)?.next_seq;
       if (next === undefined) throw new SessionNotFoundError(`${from.path} session ${JSON.stringify(from.sessionId)}`);
       if (db.prepare(SQL.nextSeq).get(to.sessionId) !== undefined) throw new SessionExistsError(`${to.path} session ${JSON.stringify(to.sessionId)}`);
       db.prepare(SQL.insertSession).run(to.sessionId, next, new Date().toISOString(), from.sessionId, next - 1);
@@ -230,7 +257,7 @@ export function forkSqliteSession(from: { path: string; sessionId: string }, to:
       db.prepare(
         `INSERT INTO main.list_values SELECT ?, scope_id, namespace, key, seq, value, tag FROM ${src}.list_values WHERE session_id = ? AND scope_id = ''`,
       ).run(to.sessionId, from.sessionId);
-    }).immediate();
+    });
     if (!same) db.prepare("DETACH DATABASE src").run();
   } finally {
     db.close();
@@ -241,11 +268,11 @@ export function forkSqliteSession(from: { path: string; sessionId: string }, to:
 export function deleteSqliteSession(path: string, sessionId: string): void {
   const db = openDatabase(path, "process", false);
   try {
-    db.transaction(() => {
+    immediate(db, () => {
       db.prepare("DELETE FROM scalar_values WHERE session_id = ?").run(sessionId);
       db.prepare("DELETE FROM list_values WHERE session_id = ?").run(sessionId);
       db.prepare("DELETE FROM sessions WHERE session_id = ?").run(sessionId);
-    }).immediate();
+    });
   } finally {
     db.close();
   }

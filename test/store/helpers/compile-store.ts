@@ -1,5 +1,6 @@
-// Child processes cannot load TypeScript, so tests that spawn them transpile src/store (a leaf
-// layer: nothing outside it is needed) into a temp directory that resolves node_modules from the repo.
+// Child processes cannot load TypeScript, so tests that spawn them transpile src/store and the error
+// base below it (the store imports nothing else) into a temp directory that resolves node_modules
+// from the repo.
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,14 +20,16 @@ function* tsFiles(dir: string): Generator<string> {
 /** Returns the path of the transpiled `src/store/index.js`. */
 export function compileStoreForChildren(): string {
   const out = tempDir("spool-store-js-");
-  const src = join(repo, "src/store");
-  for (const file of tsFiles(src)) {
-    const js = ts.transpileModule(readFileSync(file, "utf8"), {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
-    }).outputText;
-    const dest = join(out, "store", relative(src, file)).replace(/\.ts$/, ".js");
-    mkdirSync(dirname(dest), { recursive: true });
-    writeFileSync(dest, js);
+  const src = join(repo, "src");
+  for (const layer of ["store", "errors"]) {
+    for (const file of tsFiles(join(src, layer))) {
+      const js = ts.transpileModule(readFileSync(file, "utf8"), {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+      }).outputText;
+      const dest = join(out, relative(src, file)).replace(/\.ts$/, ".js");
+      mkdirSync(dirname(dest), { recursive: true });
+      writeFileSync(dest, js);
+    }
   }
   writeFileSync(join(out, "package.json"), '{"type":"module"}');
   symlinkSync(join(repo, "node_modules"), join(out, "node_modules"), "dir");

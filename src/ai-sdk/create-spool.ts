@@ -1,0 +1,91 @@
+// createSpool: one spool session for an AI SDK agent — AI SDK tools for every harness agent tool
+// (bash, read, recall, …), a prepareStep over the same workspace, and close(). The session lives in
+// `<root>/sessions/<id>/` like any other, so `spool sessions`, `spool inspect` and `spool serve` show
+// the agent's calls live and afterwards.
+import type { Store, RepoBackend } from "../store/index.js";
+import { contextConfigFromEnv, type ContextConfig, type PrepareReport, type Workspace } from "../context/index.js";
+import { openAgentSession, type AgentSession, type BashArgs, type ReadArgs, type RecallArgs } from "../harness/index.js";
+import type { Tool } from "ai";
+import { createPrepareStep, type SpoolPrepareStep } from "./prepare-step.js";
+import type { SpoolToolOutput } from "./tool-output.js";
+import { toAiTool, type SpoolTool } from "./tools.js";
+
+export interface CreateSpoolOptions {
+  /** The spool directory; the session goes to `<root>/sessions/<id>/` (default `.spool`). */
+  readonly root?: string;
+  readonly backend?: RepoBackend;
+  /** Working directory of commands and of relative read paths (default: the process's). */
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** bash's bounded view (defaults: tail, 50 KiB, 2000 lines). */
+  readonly limits?: { readonly maxBytes?: number; readonly maxLines?: number; readonly retain?: "head" | "tail" };
+  /** Seconds, for bash calls that give no timeout (default: none). */
+  readonly timeout?: number;
+  /** Context budgets for prepareStep; the rest from SPOOL_* environment variables or the defaults. */
+  readonly context?: Partial<ContextConfig>;
+  /** Shown in `spool sessions` (default "ai-sdk"). */
+  readonly label?: string;
+  /** Use this store and workspace instead of creating a session (nothing is recorded or closed for you). */
+  readonly store?: Store;
+  readonly workspace?: Workspace;
+  /** Each prepareStep's report: chars before and after, keys archived. */
+  readonly onPrepare?: (report: PrepareReport, stepNumber: number | undefined) => void;
+}
+
+export interface SpoolTools {
+  readonly bash: Tool<BashArgs, SpoolToolOutput>;
+  readonly read: Tool<ReadArgs, SpoolToolOutput>;
+  readonly recall: Tool<RecallArgs, SpoolToolOutput>;
+  readonly [name: string]: SpoolTool;
+}
+
+export interface Spool {
+  readonly tools: SpoolTools;
+  readonly prepareStep: SpoolPrepareStep;
+  readonly sessionId: string;
+  /** The session directory (spill/, results/, archive/ and the log). */
+  readonly sessionDir: string;
+  readonly session: AgentSession;
+  /** Aborts running calls, then records the session as finished. */
+  close(): Promise<void>;
+}
+
+export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spool> {
+  const config: ContextConfig = { ...contextConfigFromEnv(), ...options.context };
+  const session = await openAgentSession({
+    label: options.label ?? "ai-sdk",
+    ...(options.root !== undefined ? { root: options.root } : {}),
+    ...(options.backend !== undefined ? { backend: options.backend } : {}),
+    ...(options.store !== undefined ? { store: options.store } : {}),
+    ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+    tools: {
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      ...(options.env !== undefined ? { env: options.env } : {}),
+      ...options.limits,
+      ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+    },
+  });
+  const tools: Record<string, SpoolTool> = {};
+  const toolCaps: Record<string, number> = {};
+  for (const def of session.tools) {
+    tools[def.name] = toAiTool(session, def);
+    if (def.maxResultChars !== undefined) toolCaps[def.name] = def.maxResultChars;
+  }
+  // A recalled text is what the model asked for: it may use the whole turn budget, or recall could
+  // never give back a text longer than one result's cap (it would be cut into a stub of itself).
+  toolCaps["recall"] ??= config.turnBudgetChars;
+  const prepareStep = createPrepareStep({
+    workspace: session.workspace,
+    config,
+    toolCaps,
+    ...(options.onPrepare !== undefined ? { onReport: options.onPrepare } : {}),
+  });
+  return {
+    tools: tools as unknown as SpoolTools,
+    prepareStep,
+    sessionId: session.id,
+    sessionDir: session.dir,
+    session,
+    close: () => session.close(),
+  };
+}

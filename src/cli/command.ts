@@ -1,0 +1,112 @@
+// The one command helper: every `spool <cmd>` is declared here as options + a run function, and this
+// file owns argument parsing (node:util parseArgs, strict), `--help`, and turning bad arguments into a
+// UsageError. Exit codes and the `spool <cmd>:` prefix live in exit.ts, in one place for all commands.
+import { parseArgs } from "node:util";
+import { UsageError } from "./usage-error.js";
+
+export interface OptionSpec {
+  readonly type: "string" | "boolean";
+  readonly short?: string;
+  /** Shown in --help after the flag: `--max-bytes N`. */
+  readonly value?: string;
+  readonly help: string;
+  /** `--serve` or `--serve=PORT`: a bare flag parses as the empty string. */
+  readonly optionalValue?: boolean;
+}
+
+export type OptionValues<O extends Record<string, OptionSpec>> = {
+  readonly [K in keyof O]?: O[K]["type"] extends "boolean" ? boolean : string;
+};
+
+export interface CommandSpec<O extends Record<string, OptionSpec>> {
+  readonly name: string;
+  readonly summary: string;
+  /** After `Usage: spool <name> `, e.g. `[options] -- COMMAND...`. */
+  readonly synopsis: string;
+  readonly description: string;
+  readonly options: O;
+  /** How many positionals the command takes (default none). */
+  readonly positionals?: { readonly min: number; readonly max: number; readonly name: string };
+  run(values: OptionValues<O>, positionals: readonly string[]): Promise<number>;
+}
+
+export interface Command {
+  readonly name: string;
+  readonly summary: string;
+  run(argv: readonly string[]): Promise<number>;
+}
+
+const HELP: OptionSpec = { type: "boolean", short: "h", help: "show this help" };
+
+export function usage(spec: CommandSpec<Record<string, OptionSpec>>): string {
+  const all = { ...spec.options, help: HELP };
+  const flags = Object.entries(all).map(([name, o]) => {
+    const value = o.value ? (o.optionalValue ? `[=${o.value}]` : ` ${o.value}`) : "";
+    return [`${o.short ? `-${o.short}, ` : "    "}--${name}${value}`, o.help] as const;
+  });
+  const width = Math.max(...flags.map(([f]) => f.length));
+  return [
+    `Usage: spool ${spec.name} ${spec.synopsis}`,
+    "",
+    spec.description,
+    "",
+    "Options:",
+    ...flags.map(([f, h]) => `  ${f.padEnd(width)}  ${h.replace(/\n/g, `\n  ${" ".repeat(width)}  `)}`),
+  ].join("\n");
+}
+
+/** Rewrites a bare `--flag` that takes an optional value to `--flag=`, up to `--`. */
+function expandOptionalValues(argv: readonly string[], options: Record<string, OptionSpec>): string[] {
+  const optional = new Set(Object.entries(options).filter(([, o]) => o.optionalValue).map(([n]) => `--${n}`));
+  const end = argv.indexOf("--");
+  return argv.map((a, i) => (optional.has(a) && (end < 0 || i < end) ? `${a}=` : a));
+}
+
+export function defineCommand<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>): Command {
+  return {
+    name: spec.name,
+    summary: spec.summary,
+    async run(argv) {
+      const options = { ...spec.options, help: HELP } as Record<string, OptionSpec>;
+      let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+      try {
+        parsed = parseArgs({
+          args: expandOptionalValues(argv, options),
+          strict: true,
+          allowPositionals: true,
+          options: Object.fromEntries(Object.entries(options).map(([n, o]) => [n, { type: o.type, ...(o.short ? { short: o.short } : {}) }])),
+        }) as typeof parsed;
+      } catch (err) {
+        throw new UsageError(parseArgsMessage((err as Error).message), { cause: err });
+      }
+      if (parsed.values.help) {
+        process.stdout.write(usage(spec as CommandSpec<Record<string, OptionSpec>>) + "\n");
+        return 0;
+      }
+      const p = spec.positionals ?? { min: 0, max: 0, name: "" };
+      const n = parsed.positionals.length;
+      if (n < p.min) throw new UsageError(`missing ${p.name}`);
+      if (n > p.max) throw new UsageError(p.max === 0 ? `unexpected argument "${parsed.positionals[0]}"` : `too many arguments: expected ${p.name}`);
+      return spec.run(parsed.values as OptionValues<O>, parsed.positionals);
+    },
+  };
+}
+
+/**
+ * parseArgs explains itself over several lines ("Unknown option '--x'. To specify a positional
+ * argument starting with a '-', …"); a user gets the first sentence, or one line for a flag whose
+ * value looks like a flag (`--timeout -1`).
+ */
+function parseArgsMessage(message: string): string {
+  const ambiguous = /^Option '?([^\s']+)'? argument is ambiguous/.exec(message);
+  if (ambiguous) return `${ambiguous[1]} needs a value; for one that starts with "-", write ${ambiguous[1]}=VALUE`;
+  return message.split("\n")[0]!.replace(/\. To specify a positional.*$/, "").replace(/'/g, "");
+}
+
+/** A whole number within [min, max]; the message says the range in words. */
+export function intOption(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(n >= min && n <= max)) throw new UsageError(`--${flag} must be a whole number from ${min} to ${max.toLocaleString("en-US")}, got "${raw}"`);
+  return n;
+}

@@ -1,0 +1,110 @@
+// `spool mcp`: an MCP server on stdio. One process is one session under `<root>/sessions/<id>/`, so
+// `spool sessions`, `spool inspect` and `spool serve` show its calls live and after a crash. stdout
+// belongs to the protocol; everything for people goes to stderr. With --serve the viewer follows this
+// session (its URL on stderr). The server stops when the client disconnects, ending running commands.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { createStateHost, openAgentSession, SESSION_RECORD, type MutableState } from "../harness/index.js";
+import { createMcpServer, serveHttp, serveStdio } from "../mcp/index.js";
+import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
+import { defineCommand, intOption } from "./command.js";
+import { directorySize, newSessionView, reduceSessionView, type SessionSummary, type SessionView } from "./session-view.js";
+import { ROOT } from "./shared-options.js";
+import { UsageError } from "./usage-error.js";
+import { startViewerServer, type ViewerServer } from "./viewer-server.js";
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
+
+export const mcpCommand = defineCommand({
+  name: "mcp",
+  summary: "serve spool's tools (bash, read, recall) to an MCP client over stdio, recorded as a session",
+  synopsis: "[--root DIR] [--cwd DIR] [--max-bytes N] [--max-lines N] [--timeout SECONDS] [--serve[=PORT]]",
+  description:
+    "Runs an MCP server on stdio offering spool's tools: bash (bounded, cleaned output with a lossless\n" +
+    "spill file), read (pages through any text file, spill files included) and recall (cut text back,\n" +
+    "byte-identical). The process records one session in DIR/sessions/<id>/ and stops when the client\n" +
+    "disconnects. Add it to a client: claude mcp add spool -- npx spool mcp (the README shows Codex,\n" +
+    "Cursor and VS Code).",
+  options: {
+    root: ROOT,
+    cwd: { type: "string", value: "DIR", help: "working directory of commands and relative read paths (default: the current one)" },
+    "max-bytes": { type: "string", value: "N", help: "bash keeps at most N bytes of cleaned text (default 51200)" },
+    "max-lines": { type: "string", value: "N", help: "bash keeps at most N lines (default 2000)" },
+    timeout: { type: "string", value: "SECONDS", help: "default timeout of bash calls that give none" },
+    serve: { type: "string", value: "PORT", optionalValue: true, help: "also serve the live viewer for this session (its URL goes to stderr)" },
+    http: {
+      type: "string",
+      value: "PORT",
+      help: "serve MCP over Streamable HTTP on 127.0.0.1:PORT (0: any free port) instead of\nstdio; the URL and bearer token go to stderr",
+    },
+  },
+  async run(values) {
+    const maxBytes = intOption("max-bytes", values["max-bytes"], 1, 1 << 30);
+    const maxLines = intOption("max-lines", values["max-lines"], 1, 100_000_000);
+    const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
+    if (timeout !== undefined && !(timeout > 0 && timeout <= 2_147_483))
+      throw new UsageError(`--timeout needs a number of seconds above 0 and at most 2147483, got "${values.timeout}"`);
+    const port = values.serve ? intOption("serve", values.serve, 0, 65535) : undefined;
+    const httpPort = intOption("http", values.http, 0, 65535);
+    const root = values.root ?? DEFAULT_ROOT;
+
+    const session = await openAgentSession({
+      root,
+      label: "mcp",
+      tools: {
+        ...(values.cwd !== undefined ? { cwd: resolve(values.cwd) } : {}),
+        ...(maxBytes !== undefined ? { maxBytes } : {}),
+        ...(maxLines !== undefined ? { maxLines } : {}),
+        ...(timeout !== undefined ? { timeout } : {}),
+      },
+    });
+    const server = createMcpServer(session, { version: packageVersion() });
+    const stop = (): void => void server.close();
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+    let viewer: ViewerServer | undefined;
+    try {
+      if (values.serve !== undefined) {
+        const host = createStateHost();
+        const view: MutableState<SessionView> = host.state(`session:${session.id}`, newSessionView(session.id, session.store.get(SESSION_RECORD)!));
+        const summary = (): SessionSummary => {
+          const v = view.value;
+          return {
+            id: session.id,
+            command: v.command,
+            status: v.status,
+            startedAt: v.startedAt,
+            endedAt: v.endedAt,
+            exitCode: v.exitCode,
+            bytes: directorySize(session.dir),
+          };
+        };
+        const list = host.state("sessions", { sessions: [summary()] });
+        session.harness.on((e) => {
+          view.mutate((v) => reduceSessionView(v, e));
+          if (e.type !== "operation_end") return;
+          view.mutate((v) => void (v.transcript = session.harness.transcript()));
+          list.mutate((l) => void (l.sessions[0] = summary()));
+        });
+        viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), ...(port !== undefined ? { port } : {}) });
+        process.stderr.write(`spool mcp: viewer at ${viewer.pageUrl}\n`);
+      }
+      process.stderr.write(`spool mcp: session ${session.id} in ${session.dir}\n`);
+      if (httpPort === undefined) await serveStdio(server);
+      else {
+        const http = await serveHttp(server, { port: httpPort });
+        process.stderr.write(`spool mcp: MCP over HTTP at ${http.url} (header "Authorization: Bearer ${http.token}")\n`);
+        await http.ended;
+        await http.close();
+      }
+    } finally {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      await session.close();
+      await viewer?.close();
+    }
+    return 0;
+  },
+});

@@ -1,0 +1,157 @@
+// One agent session: a session directory under `<root>/sessions/` (durable log, spill, results,
+// archive), a harness over the agent tools, and the session record that `spool sessions` lists. Each
+// tool call runs as its own operation, so concurrent calls settle independently; a caller follows a
+// call's output as it grows through `onUpdate` (the folded state after each paced batch). close()
+// aborts what still runs (ending each command's process group), waits for those calls to settle
+// with their output so far, and records how the session ended.
+import { join } from "node:path";
+import { SpoolError } from "../errors/index.js";
+import { createWorkspace, type ToolResultMessage, type Workspace } from "../context/index.js";
+import { applyImmutable } from "../delta/index.js";
+import type { ToolOutputState } from "../output/index.js";
+import { DEFAULT_ROOT, newSessionId, openSessionRepo, sessionsDir, setValue, type RepoBackend, type Store } from "../store/index.js";
+import { createHarness, OPEN_OPERATIONS, readTranscript, type Harness } from "./harness.js";
+import { SESSION_RECORD, type SessionRecord } from "./session-record.js";
+import type { ToolDefinition } from "./tool.js";
+import { createAgentTools, type AgentToolsOptions } from "./tools/agent-tools.js";
+
+export interface AgentSessionOptions {
+  /** The spool directory; the session goes to `<root>/sessions/<id>/` (default `.spool`). */
+  readonly root?: string;
+  readonly backend?: RepoBackend;
+  /** What `spool sessions` shows in its COMMAND column, e.g. "mcp". */
+  readonly label: string;
+  /** Tool settings: cwd, bash limits and default timeout. */
+  readonly tools?: AgentToolsOptions;
+  /** Use this store and workspace instead of creating a session (nothing is recorded or closed for you). */
+  readonly store?: Store;
+  readonly workspace?: Workspace;
+}
+
+export interface AgentCallOutcome {
+  readonly result: ToolResultMessage;
+  /** The model-facing text. */
+  readonly text: string;
+  readonly isError: boolean;
+  /** The call's final output state (details: exitCode, signal, timedOut, aborted, spillPath; truncation). */
+  readonly state: ToolOutputState | undefined;
+}
+
+export interface AgentCallOptions {
+  readonly signal?: AbortSignal;
+  readonly onUpdate?: (state: ToolOutputState) => void;
+}
+
+export interface AgentSession {
+  readonly id: string;
+  readonly dir: string;
+  readonly store: Store;
+  readonly workspace: Workspace;
+  readonly harness: Harness;
+  readonly tools: readonly ToolDefinition<unknown>[];
+  /** Calls still running. */
+  readonly running: number;
+  call(toolName: string, args: unknown, options?: AgentCallOptions): Promise<AgentCallOutcome>;
+  /** Aborts running calls, waits for them to settle, records the end and closes the store. Idempotent. */
+  close(): Promise<void>;
+}
+
+export async function openAgentSession(options: AgentSessionOptions): Promise<AgentSession> {
+  const tools = createAgentTools(options.tools) as ToolDefinition<unknown>[];
+  let id: string;
+  let dir: string;
+  let store: Store;
+  let workspace: Workspace;
+  const owned = options.store === undefined;
+  if (options.store !== undefined) {
+    store = options.store;
+    workspace = options.workspace ?? createWorkspace({ keep: true });
+    id = workspace.sessionId;
+    dir = workspace.dir;
+  } else {
+    const root = sessionsDir(options.root ?? DEFAULT_ROOT);
+    const created = await openSessionRepo(root, { backend: options.backend ?? "jsonl" }).create({ id: newSessionId() });
+    ({ id, store } = created);
+    dir = created.dir;
+    workspace = options.workspace ?? createWorkspace({ dir: join(root, id), keep: true });
+  }
+  const record: SessionRecord = {
+    command: options.label,
+    cwd: options.tools?.cwd ?? process.cwd(),
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    endedAt: null,
+    status: "running",
+    exitCode: null,
+  };
+  if (owned) await store.commit([setValue(SESSION_RECORD, record)]);
+  const harness = createHarness({ store, workspace, tools });
+
+  // Operation numbers continue after whatever the session already holds (a store passed in).
+  let seq = readTranscript(store).length + Object.keys(store.get(OPEN_OPERATIONS) ?? {}).length;
+  const followers = new Map<string, (ops: Parameters<typeof applyImmutable>[1]) => void>();
+  harness.on((e) => {
+    if (e.type === "tool_update") followers.get(e.toolCallId)?.(e.ops);
+  });
+  const running = new Map<string, { abort: AbortController; done: Promise<unknown> }>();
+  let closing: Promise<void> | undefined;
+
+  const call = async (toolName: string, args: unknown, callOptions: AgentCallOptions = {}): Promise<AgentCallOutcome> => {
+    if (closing) throw new AgentSessionClosedError(id);
+    seq++;
+    const toolCallId = `call-${seq}`;
+    const abort = new AbortController();
+    const onAbort = (): void => abort.abort();
+    callOptions.signal?.addEventListener("abort", onAbort, { once: true });
+    if (callOptions.signal?.aborted) abort.abort();
+    let state: ToolOutputState | undefined;
+    followers.set(toolCallId, (ops) => {
+      state = applyImmutable(state, ops);
+      callOptions.onUpdate?.(state);
+    });
+    // Arguments are recorded in the session log, which holds JSON only: what a client sends as JSON is
+    // unchanged; undefined fields, NaN and the like become what JSON makes of them.
+    const jsonArgs: unknown = args === undefined ? {} : JSON.parse(JSON.stringify(args) ?? "null");
+    const done = harness.runTools(`op-${seq}`, [{ toolCallId, toolName, args: jsonArgs }], { signal: abort.signal });
+    running.set(toolCallId, { abort, done: done.catch(() => undefined) });
+    try {
+      const [result] = await done;
+      const first = result!.content[0];
+      return { result: result!, text: first && first.type === "text" ? first.text : "", isError: result!.isError, state };
+    } finally {
+      followers.delete(toolCallId);
+      running.delete(toolCallId);
+      callOptions.signal?.removeEventListener("abort", onAbort);
+    }
+  };
+
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      const interrupted = running.size > 0;
+      for (const r of running.values()) r.abort.abort();
+      await Promise.all([...running.values()].map((r) => r.done));
+      if (!owned) return;
+      await store.commit([setValue(SESSION_RECORD, { ...record, endedAt: new Date().toISOString(), status: interrupted ? "interrupted" : "succeeded" })]);
+      await store.close();
+    })());
+
+  return {
+    id,
+    dir,
+    store,
+    workspace,
+    harness,
+    tools,
+    get running() {
+      return running.size;
+    },
+    call,
+    close,
+  };
+}
+
+export class AgentSessionClosedError extends SpoolError {
+  constructor(id: string) {
+    super("SPOOL_HARNESS_SESSION_CLOSED", `session ${id} is closed; open a new one (createSpool / spool mcp) to run more tool calls`);
+  }
+}

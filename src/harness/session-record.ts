@@ -1,0 +1,22 @@
+// What a session is, as `spool sessions` lists it: the command or surface that records it, the
+// recording process, and how it ended. `spool run`, `spool mcp` and `createSpool` all write this one
+// value, so every kind of session shows up the same way in the catalog and the viewer.
+import type { ToolOutputState } from "../output/index.js";
+import { value } from "../store/index.js";
+
+export type SessionStatus = "running" | "succeeded" | "failed" | "timed out" | "interrupted";
+
+export interface SessionRecord {
+  command: string;
+  cwd: string;
+  pid: number;
+  startedAt: string;
+  endedAt: string | null;
+  status: SessionStatus;
+  exitCode: number | null;
+  /** The tool output's truncation and details at the end (the transcript holds only the text). */
+  truncation?: ToolOutputState["truncation"];
+  details?: Record<string, unknown>;
+}
+
+export const SESSION_RECORD = value<SessionRecord>("spool", "run");

@@ -1,0 +1,37 @@
+// The tools an agent surface (the MCP server, the AI SDK tools) offers, in one list: each surface
+// iterates over it and binds every entry, so a new harness tool is added here once and appears on
+// every surface with its name, description and JSON Schema.
+import { createBashTool, type BashToolOptions } from "./bash.js";
+import { createReadTool } from "./read.js";
+import { createRecallTool } from "./recall.js";
+import type { ToolDefinition } from "../tool.js";
+
+export interface AgentToolsOptions {
+  /** Working directory of commands and of relative `read` paths (default: the process's). */
+  readonly cwd?: string;
+  readonly env?: BashToolOptions["env"];
+  /** bash's bounded view (defaults: tail, 50 KiB, 2000 lines). */
+  readonly maxBytes?: number;
+  readonly maxLines?: number;
+  readonly retain?: "head" | "tail";
+  /** Seconds, for bash calls that give none (default: none). */
+  readonly timeout?: number;
+}
+
+// Tools take heterogeneous argument types; surfaces pass arguments through unchanged.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function createAgentTools(options: AgentToolsOptions = {}): ToolDefinition<any>[] {
+  const cwd = options.cwd;
+  return [
+    createBashTool({
+      ...(cwd !== undefined ? { cwd } : {}),
+      ...(options.env !== undefined ? { env: options.env } : {}),
+      ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+      ...(options.maxLines !== undefined ? { maxLines: options.maxLines } : {}),
+      ...(options.retain !== undefined ? { retain: options.retain } : {}),
+      ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+    }),
+    createReadTool({ anyFile: true, ...(cwd !== undefined ? { cwd } : {}) }),
+    createRecallTool(),
+  ];
+}

@@ -1,0 +1,9 @@
+// spool/mcp — the Model Context Protocol server: the harness's agent tools (bash, read, recall, and
+// whatever the harness adds to that list) for MCP clients, with paced progress notifications,
+// cancellation that ends the command's process group, and disconnect handling over stdio.
+// Must not know about CLI argument parsing; it is handed an open agent session.
+export { createMcpServer, type McpServerOptions } from "./server.js";
+export { serveStdio, type DisconnectReason } from "./stdio.js";
+export { createProgressPacer, latestLine, type ProgressPacer, type ProgressUpdate } from "./progress.js";
+export { toCallToolResult, bashStructured, BASH_OUTPUT_SCHEMA, type BashStructured } from "./result.js";
+export { serveHttp, type HttpServing } from "./http.js";

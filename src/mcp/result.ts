@@ -1,0 +1,58 @@
+// A finished call as an MCP `CallToolResult`: the model-facing text (kept window + footer naming the
+// spill file) as the one text block, `isError` when the command failed, timed out or the arguments were
+// bad, and for bash the pinned `structuredContent` a client can branch on without parsing text.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { bashDetails, type AgentCallOutcome } from "../harness/index.js";
+
+export interface BashStructured {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly timedOut: boolean;
+  readonly truncated: boolean;
+  readonly totalLines: number;
+  readonly totalBytes: number;
+  readonly spillPath: string | null;
+  [key: string]: unknown;
+}
+
+/** JSON Schema of bash's structuredContent (the tool's outputSchema). */
+export const BASH_OUTPUT_SCHEMA = {
+  type: "object",
+  properties: {
+    exitCode: { type: ["integer", "null"], description: "The command's exit code (null if it never ran)." },
+    signal: { type: ["string", "null"], description: "The signal that ended it, if any." },
+    timedOut: { type: "boolean" },
+    truncated: { type: "boolean", description: "The text shows only part of the output; the rest is in spillPath." },
+    totalLines: { type: "integer" },
+    totalBytes: { type: "integer" },
+    spillPath: { type: ["string", "null"], description: "File with the full raw output (read it with the read tool)." },
+  },
+  required: ["exitCode", "signal", "timedOut", "truncated", "totalLines", "totalBytes", "spillPath"],
+} as const;
+
+export function bashStructured(outcome: AgentCallOutcome): BashStructured {
+  const d = bashDetails(outcome.state?.details);
+  const t = outcome.state?.truncation;
+  return {
+    exitCode: d.exitCode ?? null,
+    signal: d.signal ?? null,
+    timedOut: d.timedOut === true,
+    truncated: t?.truncated === true,
+    totalLines: t?.totalLines ?? 0,
+    totalBytes: t?.totalBytes ?? 0,
+    spillPath: d.spillPath ?? null,
+  };
+}
+
+export function toCallToolResult(toolName: string, outcome: AgentCallOutcome): CallToolResult {
+  return {
+    content: [{ type: "text", text: outcome.text }],
+    ...(outcome.isError ? { isError: true } : {}),
+    ...(toolName === "bash" ? { structuredContent: bashStructured(outcome) } : {}),
+  };
+}
+
+/** A failure before or around the call (not the command's own): one clear line for the model. */
+export function errorResult(message: string): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
+}

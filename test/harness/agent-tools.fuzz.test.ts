@@ -1,0 +1,90 @@
+// Fuzzing every model-controlled argument of the agent tools (what MCP clients and AI SDK models send):
+// any JSON for read's and recall's arguments, and for bash's arguments other than the command text
+// (random shell text is not run). Each call must settle in bounded time as a result — an error result
+// with a one-line reason when the arguments are bad — and never throw or hang.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWorkspace } from "../../dist/context/index.js";
+import { openAgentSession, type AgentSession } from "../../dist/harness/index.js";
+import { createMemoryStore } from "../../dist/store/index.js";
+
+const RUNS = process.env["SPOOL_LONG"] ? 2000 : 150;
+let dir: string;
+let session: AgentSession;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "spool-agent-fuzz-"));
+  session = await openAgentSession({
+    label: "fuzz",
+    store: createMemoryStore(),
+    workspace: createWorkspace({ dir: join(dir, "ws"), keep: true }),
+    tools: { cwd: dir },
+  });
+  const { writeFileSync } = await import("node:fs");
+  writeFileSync(join(dir, "a.txt"), "alpha\nbeta\ngamma\n");
+  session.workspace.archive.put("archived line one\narchived line two\n");
+});
+afterAll(async () => {
+  await session.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const json = fc.jsonValue({ maxDepth: 2 });
+const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
+const num = fc.oneof(fc.integer({ min: -5, max: 10 }), fc.double(), fc.constantFrom(0, -0, 1e300, Number.MAX_SAFE_INTEGER), json);
+
+async function settles(name: string, args: unknown): Promise<void> {
+  const outcome = await Promise.race([
+    session.call(name, args),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${name} ${JSON.stringify(args)} did not settle in 10 s`)), 10_000)),
+  ]);
+  expect(typeof outcome.text).toBe("string");
+  if (outcome.isError) {
+    expect(outcome.text.trim().length).toBeGreaterThan(0);
+    expect(outcome.text).not.toMatch(/\n\s+at .*:\d+:\d+/); // no stack trace
+  }
+}
+
+describe("agent tools under model-controlled arguments", () => {
+  it("read: any path/offset/limit settles with a result or a clear error", async () => {
+    const path = fc.oneof(
+      fc.constantFrom("a.txt", join(dir, "a.txt"), ".", "/", "/dev/null", "/proc/self/status", "missing.txt", "../../etc/hostname", ""),
+      fc.string(),
+      json,
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.record({ path, offset: maybe(num), limit: maybe(num) }, { requiredKeys: [] }), (args) => settles("read", args)),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("recall: any key/offset/limit/grep settles with a result or a clear error", async () => {
+    const key = fc.oneof(fc.string(), fc.stringMatching(/^[0-9a-f]{16}$/), fc.constant("<<ccr:0000000000000000>>"), json);
+    const grep = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("(", "[", "line", "\\", "*"), json);
+    await fc.assert(
+      fc.asyncProperty(fc.record({ key, offset: maybe(num), limit: maybe(num), grep: maybe(grep) }, { requiredKeys: [] }), (args) => settles("recall", args)),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("bash: any non-text command or timeout settles with a result or a clear error", async () => {
+    const command = fc.oneof(
+      fc.constant("true"),
+      fc.constant(""),
+      fc.constant("   "),
+      json.filter((v) => typeof v !== "string"),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.record({ command, timeout: maybe(num) }, { requiredKeys: [] }), (args) => settles("bash", args)),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("non-object arguments settle as errors for every tool", async () => {
+    for (const name of ["bash", "read", "recall"]) {
+      for (const args of [null, undefined, 42, "x", [], true]) await settles(name, args);
+    }
+  });
+});

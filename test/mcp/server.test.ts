@@ -1,0 +1,236 @@
+// `spool mcp` driven by the MCP SDK's own client over stdio: the pinned tools, bounded bash output with
+// a spill file that `read` pages through byte-identically, paced progress, cancellation that kills the
+// process group and is recorded, errors as tool errors, recall, and disconnect handling.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { DiskArchive } from "../../dist/context/index.js";
+import { readTranscript, SESSION_RECORD } from "../../dist/harness/index.js";
+import { readJsonlSnapshot } from "../../dist/store/index.js";
+import { alive, BIN, connect, textOf, until, type Connected } from "./helpers.js";
+
+const open: Connected[] = [];
+afterEach(async () => {
+  while (open.length) await open.pop()!.close();
+});
+async function start(args: string[] = []): Promise<Connected> {
+  const c = await connect(args);
+  open.push(c);
+  return c;
+}
+
+describe("spool mcp", () => {
+  it("lists bash, read and recall with their pinned arguments and model-facing descriptions", async () => {
+    const { client } = await start();
+    const { tools } = await client.listTools();
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(Object.keys(byName).sort()).toEqual(["bash", "read", "recall"]);
+    expect(Object.keys(byName["bash"]!.inputSchema.properties ?? {}).sort()).toEqual(["command", "timeout"]);
+    expect(byName["bash"]!.inputSchema.required).toEqual(["command"]);
+    expect(Object.keys(byName["read"]!.inputSchema.properties ?? {}).sort()).toEqual(["limit", "offset", "path"]);
+    expect(Object.keys(byName["recall"]!.inputSchema.properties ?? {}).sort()).toEqual(["grep", "key", "limit", "offset"]);
+    expect(byName["bash"]!.description).toMatch(/read tool/);
+    expect(byName["bash"]!.outputSchema?.required).toEqual(["exitCode", "signal", "timedOut", "truncated", "totalLines", "totalBytes", "spillPath"]);
+  });
+
+  it("bash on seq 1 300000 returns a bounded tail with a footer, and read pages through the spill byte-identically", async () => {
+    const { client } = await start();
+    const raw = execFileSync("seq", ["1", "300000"], { maxBuffer: 64 * 1024 * 1024 });
+    const result = await client.callTool({ name: "bash", arguments: { command: "seq 1 300000" } });
+    const text = textOf(result);
+    expect(result.isError).toBeFalsy();
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(51_200 + 300);
+    expect(text).toContain("300000\n");
+    expect(text).not.toContain("\n1\n2\n");
+    const s = result.structuredContent as Record<string, unknown>;
+    expect(s).toMatchObject({ exitCode: 0, signal: null, timedOut: false, truncated: true, totalLines: 300000, totalBytes: raw.length });
+    const spillPath = s["spillPath"] as string;
+    expect(text).toContain(`Full output: ${spillPath}`);
+    expect(readFileSync(spillPath).equals(raw)).toBe(true);
+
+    // Page through it with read, as a model would: follow each footer's "Next: offset=N". Pages larger
+    // than the tool's bound are cut, and the footer then says where to continue.
+    const pages: string[] = [];
+    let offset: number | undefined = 1;
+    while (offset !== undefined) {
+      const page = await client.callTool({ name: "read", arguments: { path: spillPath, offset, limit: 20_000 } });
+      expect(page.isError).toBeFalsy();
+      const body = textOf(page);
+      const footer = /\n\n(\[Showing the first[^\n]*\]\n)?(\[Lines \d+–\d+ of 300000\. Next: offset=(\d+)\.\])?$/.exec(body);
+      if (footer && footer[0] !== "\n\n") {
+        pages.push(body.slice(0, footer.index + 1));
+        offset = footer[3] !== undefined ? Number(footer[3]) : undefined;
+      } else {
+        pages.push(body);
+        offset = undefined;
+      }
+    }
+    expect(pages.length).toBeGreaterThan(3);
+    expect(Buffer.from(pages.join("")).equals(raw)).toBe(true);
+  });
+
+  it("sends paced progress notifications (bytes so far, latest line) while a 3-second command runs", async () => {
+    const { client } = await start();
+    const seen: { progress: number; message?: string; at: number }[] = [];
+    const started = Date.now();
+    const result = await client.callTool({ name: "bash", arguments: { command: "for i in $(seq 1 60); do echo tick $i; sleep 0.05; done" } }, undefined, {
+      onprogress: (p) => seen.push({ progress: p.progress, ...(p.message !== undefined ? { message: p.message } : {}), at: Date.now() - started }),
+    });
+    expect(result.isError).toBeFalsy();
+    expect(seen.length).toBeGreaterThanOrEqual(5);
+    // ≤ 10 per second over the run (plus one for the boundary).
+    const span = (seen.at(-1)!.at - seen[0]!.at) / 1000;
+    expect(seen.length).toBeLessThanOrEqual(Math.ceil(span * 10) + 1);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.progress).toBeGreaterThan(seen[i - 1]!.progress);
+    for (const p of seen) expect(p.message).toMatch(/^tick \d+$/);
+    expect(seen.at(-1)!.progress).toBeLessThanOrEqual((result.structuredContent as { totalBytes: number }).totalBytes);
+  });
+
+  it("cancellation kills the command's whole process group and the session records the call as aborted", async () => {
+    const c = await start();
+    const pidFile = join(c.dir, "child.pid");
+    const abort = new AbortController();
+    const call = c.client.callTool({ name: "bash", arguments: { command: `echo started; (sleep 300 & echo $! > ${pidFile}; wait) ; echo never` } }, undefined, {
+      signal: abort.signal,
+    });
+    call.catch(() => undefined);
+    const pid = await until(() => existsSync(pidFile) && Number(readFileSync(pidFile, "utf8").trim()), "the grandchild's pid");
+    expect(alive(pid)).toBe(true);
+    abort.abort("test cancels");
+    await expect(call).rejects.toThrow();
+    await until(() => !alive(pid), "the grandchild to be gone");
+    const snap = () => readJsonlSnapshot(join(c.sessionDir(), "session.jsonl"));
+    const settled = await until(() => readTranscript(snap()).find((m) => m.toolName === "bash"), "the aborted call in the transcript");
+    expect(settled.isError).toBe(true);
+    const text = settled.content[0]!.type === "text" ? settled.content[0]!.text : "";
+    expect(text).toContain("started");
+    expect(text).toMatch(/aborted/i);
+    // The server is still serving.
+    expect((await c.client.callTool({ name: "bash", arguments: { command: "echo ok" } })).isError).toBeFalsy();
+  });
+
+  it("a failing command is isError with its output, exit code in structuredContent", async () => {
+    const { client } = await start();
+    const result = await client.callTool({ name: "bash", arguments: { command: "echo compiling; echo 'error: boom' >&2; exit 3" } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("error: boom");
+    expect(textOf(result)).toContain("code 3");
+    expect(result.structuredContent).toMatchObject({ exitCode: 3, timedOut: false });
+    const timedOut = await client.callTool({ name: "bash", arguments: { command: "sleep 5", timeout: 0.3 } });
+    expect(timedOut.isError).toBe(true);
+    expect(timedOut.structuredContent).toMatchObject({ timedOut: true });
+  });
+
+  it("bad arguments are tool errors with a clear message, and the server keeps serving", async () => {
+    const { client } = await start();
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ["bash", { command: 42 }, /"command" string/],
+      ["bash", {}, /"command" string/],
+      ["bash", { command: "true", timeout: -1 }, /timeout/],
+      ["bash", { command: "true", timeout: "soon" }, /timeout/],
+      ["read", { path: "/definitely/not/here" }, /no file/],
+      ["read", { path: "." }, /not a regular file/],
+      ["read", { path: "x", offset: 0 }, /offset/],
+      ["recall", { key: "nothing like a key" }, /no archive key/],
+      ["recall", {}, /"key" string/],
+      ["nope", {}, /Unknown tool "nope"/],
+    ];
+    for (const [name, args, message] of cases) {
+      const r = await client.callTool({ name, arguments: args });
+      expect(r.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
+      expect(textOf(r)).toMatch(message);
+      expect(textOf(r)).not.toMatch(/\n\s+at /); // no stack trace
+    }
+    expect((await client.callTool({ name: "bash", arguments: { command: "echo alive" } })).isError).toBeFalsy();
+  });
+
+  it("recall gives back an archived text byte-identical, whole and by grep", async () => {
+    const c = await start();
+    const original = Array.from({ length: 5000 }, (_, i) => `line ${i} ${"é∑".repeat(i % 7)}`).join("\n") + "\n";
+    const key = new DiskArchive({ dir: join(c.sessionDir(), "archive") }).put(original);
+    const whole = await c.client.callTool({ name: "recall", arguments: { key: `<<ccr:${key}>>` } });
+    expect(whole.isError).toBeFalsy();
+    expect(textOf(whole)).toBe(original);
+    const grep = await c.client.callTool({ name: "recall", arguments: { key, grep: "^line 4999 " } });
+    expect(textOf(grep)).toContain("line 4999");
+    expect(textOf(grep)).not.toContain("line 4998");
+  });
+
+  it("a client that disconnects ends every running command; the session shows as interrupted, then lists", async () => {
+    const c = await start();
+    const pidFile = join(c.dir, "child.pid");
+    void c.client.callTool({ name: "bash", arguments: { command: `(sleep 300 & echo $! > ${pidFile}; wait)` } }).catch(() => undefined);
+    const pid = await until(() => existsSync(pidFile) && Number(readFileSync(pidFile, "utf8").trim()), "the grandchild's pid");
+    const serverPid = c.transport.pid!;
+    const t0 = Date.now();
+    await c.client.close(); // ends stdin; the SDK waits 2 s before it would send SIGTERM
+    expect(Date.now() - t0).toBeLessThan(1900);
+    expect(alive(serverPid)).toBe(false);
+    await until(() => !alive(pid), "the grandchild to be gone", 3000);
+    const record = readJsonlSnapshot(join(c.sessionDir(), "session.jsonl")).get(SESSION_RECORD);
+    expect(record).toMatchObject({ command: "mcp", status: "interrupted" });
+    expect(record?.endedAt).toBeTruthy();
+    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", c.root, "--json"], { encoding: "utf8" })) as {
+      command: string;
+      status: string;
+    }[];
+    expect(listed).toMatchObject([{ command: "mcp", status: "interrupted" }]);
+  });
+
+  it("after a SIGKILL of the server mid-command, the session shows the call with its output so far and no command survives", async () => {
+    const c = await start();
+    const pidFile = join(c.dir, "child.pid");
+    void c.client
+      .callTool({ name: "bash", arguments: { command: `for i in $(seq 1 20); do echo before-crash $i; done; (sleep 300 & echo $! > ${pidFile}; wait)` } })
+      .catch(() => undefined);
+    const pid = await until(() => existsSync(pidFile) && Number(readFileSync(pidFile, "utf8").trim()), "the grandchild's pid");
+    // Let the output reach a durable flush (paced at 100 ms) before the crash.
+    await new Promise((r) => setTimeout(r, 400));
+    process.kill(c.transport.pid!, "SIGKILL");
+    await until(() => !alive(c.transport.pid!), "the server to die");
+    await until(() => !alive(pid), "the orphaned command to be killed", 5000);
+    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", c.root, "--json"], { encoding: "utf8" })) as {
+      id: string;
+      status: string;
+    }[];
+    expect(listed).toMatchObject([{ status: "interrupted" }]);
+    const report = JSON.parse(execFileSync(process.execPath, [BIN, "inspect", listed[0]!.id, "--root", c.root, "--json"], { encoding: "utf8" })) as {
+      calls: { tool: string; settled: boolean; recoveredOutput?: string }[];
+    };
+    expect(report.calls).toHaveLength(1);
+    expect(report.calls[0]).toMatchObject({ tool: "bash", settled: false });
+    expect(report.calls[0]!.recoveredOutput).toContain("before-crash 20");
+  });
+
+  it("the live session is visible to spool sessions and spool inspect while the server runs", async () => {
+    const c = await start();
+    await c.client.callTool({ name: "bash", arguments: { command: "seq 1 50000" } });
+    await c.client.callTool({ name: "bash", arguments: { command: "exit 4" } });
+    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", c.root, "--json"], { encoding: "utf8" })) as {
+      id: string;
+      command: string;
+      status: string;
+    }[];
+    expect(listed).toMatchObject([{ command: "mcp", status: "running" }]);
+    const report = JSON.parse(execFileSync(process.execPath, [BIN, "inspect", listed[0]!.id, "--root", c.root, "--json"], { encoding: "utf8" })) as {
+      live: boolean;
+      calls: { tool: string; isError: boolean; settled: boolean }[];
+      spillFiles: unknown[];
+    };
+    expect(report.live).toBe(true);
+    expect(report.calls).toMatchObject([
+      { tool: "bash", isError: false, settled: true },
+      { tool: "bash", isError: true, settled: true },
+    ]);
+    expect(report.spillFiles).toHaveLength(1);
+  });
+
+  it("--serve prints the viewer URL on stderr and keeps stdout for the protocol", async () => {
+    const c = await start(["--serve"]);
+    const url = await until(() => /spool mcp: viewer at (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/.exec(c.stderr())?.[1], "the viewer URL");
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect((await c.client.callTool({ name: "bash", arguments: { command: "echo served" } })).isError).toBeFalsy();
+  });
+});
