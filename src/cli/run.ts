@@ -23,6 +23,7 @@ const OPTIONS = {
   head: { type: "boolean", help: "keep the start of the output" },
   tail: { type: "boolean", help: "keep the end of the output (the default)" },
   timeout: { type: "string", value: "SECONDS", help: "kill the process group after SECONDS (exit 124, as GNU timeout)" },
+  pty: { type: "boolean", help: "run under a pseudo-terminal (the command sees a terminal: colour, progress\ndisplays); a display that redraws with cursor movement ends as its final screen" },
   json: { type: "boolean", help: "print {exitCode, signal, timedOut, aborted, binary, text, truncation, spillPath, session}" },
   store: { type: "string", value: "KIND", help: "session log backend: jsonl (default) or sqlite" },
   root: ROOT,
@@ -41,6 +42,7 @@ interface RunArgs {
   maxLines?: number;
   retain: "head" | "tail";
   timeoutMs?: number;
+  pty: boolean;
   json: boolean;
   quiet: boolean;
   store: "jsonl" | "sqlite";
@@ -74,6 +76,7 @@ function parse(values: OptionValues<typeof OPTIONS>, positionals: readonly strin
     ...(maxLines !== undefined ? { maxLines } : {}),
     retain: values.head ? "head" : "tail",
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    pty: values.pty ?? false,
     json: values.json ?? false,
     quiet: values.quiet ?? false,
     store,
@@ -149,7 +152,7 @@ async function run(a: RunArgs): Promise<number> {
     const harness = createHarness({
       store,
       workspace,
-      tools: [createBashTool({ retain: a.retain, ...(a.maxBytes ? { maxBytes: a.maxBytes } : {}), ...(a.maxLines ? { maxLines: a.maxLines } : {}) })],
+      tools: [createBashTool({ retain: a.retain, pty: a.pty, ...(a.maxBytes ? { maxBytes: a.maxBytes } : {}), ...(a.maxLines ? { maxLines: a.maxLines } : {}) })],
     });
     const summary = (): SessionSummary => {
       const v = sessionState!.value;

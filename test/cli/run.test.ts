@@ -36,6 +36,16 @@ describe("spool run", () => {
     expect(spilled.startsWith("1\n2\n3\n")).toBe(true);
   });
 
+  it("--pty runs the command on a terminal and shows a redrawn display as its final screen", () => {
+    const script = "test -t 1 && echo on-a-tty; printf 'a 0%%\\nb 0%%\\n'; for p in 50 100; do printf '\\033[2A\\033[2Ka %s%%\\n\\033[2Kb %s%%\\n' $p $p; done";
+    const r = spool(["run", "--pty", "--json", "-q", "--", script]);
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout) as { text: string };
+    expect(out.text).toBe("on-a-tty\na 100%\nb 100%\n");
+    const piped = JSON.parse(spool(["run", "--json", "-q", "--", "test -t 1 && echo on-a-tty || echo piped"]).stdout) as { text: string };
+    expect(piped.text).toBe("piped\n");
+  });
+
   it("exits with the command's status and prints the status sentence once", () => {
     const r = spool(["run", "--", "sh -c 'echo out; exit 3'"]);
     expect(r.status).toBe(3);
