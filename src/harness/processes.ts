@@ -127,16 +127,21 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
     };
   };
 
-  const hasNews = (r: Record_): boolean => {
-    if (r.result !== undefined) return true;
+  /** What a read would return now, as a comparable string. */
+  const unreadNow = (r: Record_): string => {
     const u = takeUnread(r.handle.view(), r.cursor, false);
-    return u.text !== "" || u.skippedLines > 0;
+    return u.skippedLines > 0 ? `${u.skippedLines}\n${u.text}` : u.text;
   };
 
-  /** Resolves when there is something new (plus a short gathering gap), the process ends, or the time is up. */
-  const waitForNews = (r: Record_, waitMs: number): Promise<void> =>
+  /**
+   * Resolves when there is something new (plus a short gathering gap), the process ends, or the time
+   * is up. `before` is what was unread when the wait began, for a wait that must see output produced
+   * after that moment (the answer to input just written, not the prompt that asked for it).
+   */
+  const waitForNews = (r: Record_, waitMs: number, before = ""): Promise<void> =>
     new Promise<void>((resolve) => {
-      if (waitMs <= 0 || hasNews(r)) return resolve();
+      const hasNews = (): boolean => r.result !== undefined || unreadNow(r) !== before;
+      if (waitMs <= 0 || hasNews()) return resolve();
       let quiet: ReturnType<typeof setTimeout> | undefined;
       let gatherEnd = 0;
       const done = (): void => {
@@ -148,7 +153,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
       };
       const onEvent = (): void => {
         if (r.result !== undefined) return done();
-        if (quiet === undefined && !hasNews(r)) return;
+        if (quiet === undefined && !hasNews()) return;
         const now = performance.now();
         if (quiet === undefined) gatherEnd = now + GATHER_MAX_MS;
         clearTimeout(quiet);
@@ -212,8 +217,9 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
       if (r.result !== undefined) {
         throw new HarnessError("SPOOL_HARNESS_PROCESS_ENDED", `${describeStatus(r.id, r.status)}; it takes no more input (start it again)`);
       }
+      const before = unreadNow(r);
       r.handle.write(input);
-      await waitForNews(r, waitMs);
+      await waitForNews(r, waitMs, before);
       return take(r);
     },
 

@@ -48,7 +48,9 @@ export function takeUnread(view: CaptureView, cursor: ReadCursor, finished: bool
       break;
     }
   }
-  if (cursor.lines > first + complete) from = Math.min(from, first + complete);
+  // Fewer lines than were read (a cleared screen): whatever now stands there is new.
+  const known = first + complete + (finished && open !== undefined ? 1 : 0);
+  if (cursor.lines > known) from = Math.min(from, first + complete);
   const skippedLines = Math.max(0, first - from);
   const bytesBefore = t.totalBytes - t.outputBytes;
   const skippedBytes = skippedLines > 0 ? Math.max(0, bytesBefore - cursor.bytes) : 0;
@@ -62,5 +64,5 @@ export function takeUnread(view: CaptureView, cursor: ReadCursor, finished: bool
   let bytes = bytesBefore;
   for (const l of lines) bytes += utf8Length(l) + 1;
   if (readAll.length > lines.length) bytes += utf8Length(open!);
-  return { text, skippedLines, skippedBytes, cursor: { lines: first + readAll.length, bytes, tail, open: finished ? "" : (open ?? "") } };
+  return { text, skippedLines, skippedBytes, cursor: { lines: first + readAll.length, bytes, tail, open: open ?? "" } };
 }

@@ -99,7 +99,11 @@ describe("background processes", () => {
 
   it("an interactive shell under a pty answers through process_write", async () => {
     const { call } = await setup();
-    const id = processIdOf(await call("bash", { command: "sh -i", background: true, pty: true }));
+    const started = await call("bash", { command: "sh -i", background: true, pty: true });
+    const id = processIdOf(started);
+    // Typing before the shell is ready can be lost (it flushes typeahead as it sets the terminal up).
+    let prompt = bodyOf(started);
+    while (!/[#$] \n?$/.test(prompt)) prompt += bodyOf(await call("process_output", { processId: id, waitSeconds: 5 }));
     let answer = await call("process_write", { processId: id, input: "echo $((6*7))\n", waitSeconds: 5 });
     let body = bodyOf(answer);
     for (let i = 0; i < 20 && !/^42$/m.test(body); i++) {
@@ -115,7 +119,10 @@ describe("background processes", () => {
 
   it("python3 -i under a pty answers print(6*7)", async () => {
     const { call } = await setup();
-    const id = processIdOf(await call("bash", { command: "PYTHON_BASIC_REPL=1 python3 -i -q", background: true, pty: true }));
+    const started = await call("bash", { command: "PYTHON_BASIC_REPL=1 python3 -i -q", background: true, pty: true });
+    const id = processIdOf(started);
+    let prompt = bodyOf(started);
+    while (!/^>>> \n?$/m.test(prompt)) prompt += bodyOf(await call("process_output", { processId: id, waitSeconds: 5 }));
     let body = bodyOf(await call("process_write", { processId: id, input: "print(6*7)\n", waitSeconds: 5 }));
     for (let i = 0; i < 20 && !/^42$/m.test(body); i++) body += bodyOf(await call("process_output", { processId: id, waitSeconds: 5 }));
     expect(body).toMatch(/^42$/m);
@@ -124,7 +131,10 @@ describe("background processes", () => {
 
   it("Ctrl-C through process_write stops a running command in a pty", async () => {
     const { call } = await setup();
-    const id = processIdOf(await call("bash", { command: "echo waiting; sleep 60; echo never", background: true, pty: true }));
+    const started = await call("bash", { command: "echo waiting; sleep 60; echo never", background: true, pty: true });
+    const id = processIdOf(started);
+    let seen = bodyOf(started);
+    while (!seen.includes("waiting")) seen += bodyOf(await call("process_output", { processId: id, waitSeconds: 5 }));
     let r = await call("process_write", { processId: id, input: "\u0003", waitSeconds: 10 });
     while (textOf(r).includes("still running")) r = await call("process_output", { processId: id, waitSeconds: 10 });
     expect(textOf(r)).toContain(`process ${id} was killed by SIGINT`);
