@@ -31,7 +31,16 @@ if (process.argv[2] === "--child") {
   const ms = performance.now() - started;
   const spillBytes = statSync(r.spillPath).size;
   process.stdout.write(
-    JSON.stringify({ ms, updates, updateBytes, spillBytes, rawBytes: r.rawBytes, totalLines: r.truncation.totalLines, peakRssKB: process.resourceUsage().maxRSS, exitCode: r.exitCode }),
+    JSON.stringify({
+      ms,
+      updates,
+      updateBytes,
+      spillBytes,
+      rawBytes: r.rawBytes,
+      totalLines: r.truncation.totalLines,
+      peakRssKB: process.resourceUsage().maxRSS,
+      exitCode: r.exitCode,
+    }),
   );
   process.exit(0);
 }
@@ -99,24 +108,26 @@ try {
 
 const fmt = (n, d = 1) => n.toFixed(d);
 if (!ptyOnly) {
-console.log(`node ${process.version}, ${repeats} interleaved repeats per size (median time; max RSS/updates over repeats)`);
-console.log("| input | baseline sh -c 'GEN > file' | spool exec (tail + spill) | throughput ratio | peak RSS (capturing process) | updates/s | update KB/s |");
-console.log("|---|---|---|---|---|---|---|");
-for (const r of rows) {
-  const mib = r.bytes / MiB;
+  console.log(`node ${process.version}, ${repeats} interleaved repeats per size (median time; max RSS/updates over repeats)`);
   console.log(
-    `| ${mib} MiB${r.flavour ? ` (${r.flavour})` : ""} | ${fmt(r.baseMs / 1000, 2)} s (${fmt(mib / (r.baseMs / 1000), 0)} MiB/s) | ${fmt(r.spoolMs / 1000, 2)} s (${fmt(mib / (r.spoolMs / 1000), 0)} MiB/s) | ${fmt(r.baseMs / r.spoolMs, 2)} × | ${fmt(r.peakRss)} MB | ${fmt(r.updatesPerSec)} | ${fmt(r.updateKBps)} |`,
+    "| input | baseline sh -c 'GEN > file' | spool exec (tail + spill) | throughput ratio | peak RSS (capturing process) | updates/s | update KB/s |",
   );
-}
-const [small, big] = rows;
-const checks = [
-  [`throughput ≥ 0.6 × baseline (1 GiB)`, big.baseMs / big.spoolMs >= 0.6],
-  [`peak RSS ≤ 150 MB`, Math.max(small.peakRss, big.peakRss) <= 150],
-  [`peak RSS within 20 MB between 100 MiB and 1 GiB`, Math.abs(big.peakRss - small.peakRss) <= 20],
-  [`≤ 12 updates/s`, Math.max(small.updatesPerSec, big.updatesPerSec) <= 12],
-  [`≤ 200 KB/s of update bytes`, Math.max(small.updateKBps, big.updateKBps) <= 200],
-];
-for (const [name, ok] of checks) console.log(`${ok ? "PASS" : "MISS"}  ${name}`);
+  console.log("|---|---|---|---|---|---|---|");
+  for (const r of rows) {
+    const mib = r.bytes / MiB;
+    console.log(
+      `| ${mib} MiB${r.flavour ? ` (${r.flavour})` : ""} | ${fmt(r.baseMs / 1000, 2)} s (${fmt(mib / (r.baseMs / 1000), 0)} MiB/s) | ${fmt(r.spoolMs / 1000, 2)} s (${fmt(mib / (r.spoolMs / 1000), 0)} MiB/s) | ${fmt(r.baseMs / r.spoolMs, 2)} × | ${fmt(r.peakRss)} MB | ${fmt(r.updatesPerSec)} | ${fmt(r.updateKBps)} |`,
+    );
+  }
+  const [small, big] = rows;
+  const checks = [
+    [`throughput ≥ 0.6 × baseline (1 GiB)`, big.baseMs / big.spoolMs >= 0.6],
+    [`peak RSS ≤ 150 MB`, Math.max(small.peakRss, big.peakRss) <= 150],
+    [`peak RSS within 20 MB between 100 MiB and 1 GiB`, Math.abs(big.peakRss - small.peakRss) <= 20],
+    [`≤ 12 updates/s`, Math.max(small.updatesPerSec, big.updatesPerSec) <= 12],
+    [`≤ 200 KB/s of update bytes`, Math.max(small.updateKBps, big.updateKBps) <= 200],
+  ];
+  for (const [name, ok] of checks) console.log(`${ok ? "PASS" : "MISS"}  ${name}`);
 }
 
 // Pipe vs pseudo-terminal, side by side on the same inputs: plain lines (both on the fast path; the
@@ -148,7 +159,10 @@ try {
   rmSync(ptyDir, { recursive: true, force: true });
 }
 function spoolIn(d, bytes, s, flavour, mode) {
-  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--child", String(bytes), String(s), d, flavour, mode], { encoding: "utf8", maxBuffer: 1 << 20 });
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--child", String(bytes), String(s), d, flavour, mode], {
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
   if (child.status !== 0) throw new Error(`spool run failed: ${child.stderr}`);
   const r = JSON.parse(child.stdout);
   rmSync(join(d, "spill"), { recursive: true, force: true });

@@ -10,7 +10,24 @@ let s = Number(process.argv[3] ?? 1) >>> 0 || 1;
 const rnd = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), s >>> 0);
 const cursor = process.argv[4] === "cursor";
 const ansi = process.argv[4] === "ansi" || cursor;
-const words = ["compile", "link", "test", "PASS", "FAIL", "warning:", "src/index.ts", "ok", "µs", "→", "déjà", "λ", "error[E0308]", "node_modules/x/y.js", "12.5%", "done"];
+const words = [
+  "compile",
+  "link",
+  "test",
+  "PASS",
+  "FAIL",
+  "warning:",
+  "src/index.ts",
+  "ok",
+  "µs",
+  "→",
+  "déjà",
+  "λ",
+  "error[E0308]",
+  "node_modules/x/y.js",
+  "12.5%",
+  "done",
+];
 const pool = Array.from({ length: 4096 }, () => {
   const n = rnd() % 100 < 3 ? 60 + (rnd() % 200) : 2 + (rnd() % 14);
   let line = "";

@@ -92,12 +92,7 @@ export class OutputCapture {
     // after them the read starts on a character boundary. Only a read made of nothing but 1–2
     // continuation bytes leaves that undecided, and takes the string path.
     const k = leadingContinuations(chunk);
-    const bytePath =
-      plain !== undefined &&
-      (k < plain.length || k === 3) &&
-      !this.ansi.holding &&
-      this.lines.canTakePlain &&
-      plain.indexOf(BS) === -1;
+    const bytePath = plain !== undefined && (k < plain.length || k === 3) && !this.ansi.holding && this.lines.canTakePlain && plain.indexOf(BS) === -1;
     if (bytePath) {
       const body = k > 0 ? plain.subarray(k) : plain;
       const stripped = body.indexOf(ESC) === -1 ? body : stripCompleteCsi(body);

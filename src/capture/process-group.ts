@@ -52,7 +52,7 @@ export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): 
 export function guardAgainstOrphans(pgid: number): () => void {
   let guard: ReturnType<typeof spawn> | undefined;
   try {
-    guard = spawn("/bin/sh", ["-c", 'read _ ; kill -KILL -$0 2>/dev/null', String(pgid)], {
+    guard = spawn("/bin/sh", ["-c", "read _ ; kill -KILL -$0 2>/dev/null", String(pgid)], {
       stdio: ["pipe", "ignore", "ignore"],
       detached: true,
     });

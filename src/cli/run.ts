@@ -12,7 +12,16 @@ import { DEFAULT_ROOT, ensureDir, newSessionId, openSessionRepo, SessionNotFound
 import { defineCommand, intOption, type OptionValues } from "./command.js";
 import { EXIT } from "./exit.js";
 import { createLiveDisplay } from "./run-live.js";
-import { directorySize, newSessionView, reduceSessionView, RUN_INFO, type RunInfo, type SessionStatus, type SessionSummary, type SessionView } from "./session-view.js";
+import {
+  directorySize,
+  newSessionView,
+  reduceSessionView,
+  RUN_INFO,
+  type RunInfo,
+  type SessionStatus,
+  type SessionSummary,
+  type SessionView,
+} from "./session-view.js";
 import { ROOT } from "./shared-options.js";
 import { UsageError } from "./usage-error.js";
 import type { ViewerServer } from "./viewer-server.js";
@@ -23,12 +32,20 @@ const OPTIONS = {
   head: { type: "boolean", help: "keep the start of the output" },
   tail: { type: "boolean", help: "keep the end of the output (the default)" },
   timeout: { type: "string", value: "SECONDS", help: "kill the process group after SECONDS (exit 124, as GNU timeout)" },
-  pty: { type: "boolean", help: "run under a pseudo-terminal (the command sees a terminal: colour, progress\ndisplays); a display that redraws with cursor movement ends as its final screen" },
+  pty: {
+    type: "boolean",
+    help: "run under a pseudo-terminal (the command sees a terminal: colour, progress\ndisplays); a display that redraws with cursor movement ends as its final screen",
+  },
   json: { type: "boolean", help: "print {exitCode, signal, timedOut, aborted, binary, text, truncation, spillPath, session}" },
   store: { type: "string", value: "KIND", help: "session log backend: jsonl (default) or sqlite" },
   root: ROOT,
   session: { type: "string", value: "ID", help: "add this run to session ID (created when it does not exist yet)" },
-  serve: { type: "string", value: "PORT", optionalValue: true, help: "serve the live viewer (its URL is printed before the command starts) and\nkeep serving after the command ends until Ctrl-C" },
+  serve: {
+    type: "string",
+    value: "PORT",
+    optionalValue: true,
+    help: "serve the live viewer (its URL is printed before the command starts) and\nkeep serving after the command ends until Ctrl-C",
+  },
   exit: { type: "boolean", help: "with --serve: stop serving when the command ends" },
   quiet: { type: "boolean", short: "q", help: "show nothing while the command runs" },
 } as const;
@@ -152,7 +169,9 @@ async function run(a: RunArgs): Promise<number> {
     const harness = createHarness({
       store,
       workspace,
-      tools: [createBashTool({ retain: a.retain, pty: a.pty, ...(a.maxBytes ? { maxBytes: a.maxBytes } : {}), ...(a.maxLines ? { maxLines: a.maxLines } : {}) })],
+      tools: [
+        createBashTool({ retain: a.retain, pty: a.pty, ...(a.maxBytes ? { maxBytes: a.maxBytes } : {}), ...(a.maxLines ? { maxLines: a.maxLines } : {}) }),
+      ],
     });
     const summary = (): SessionSummary => {
       const v = sessionState!.value;
@@ -197,7 +216,13 @@ async function run(a: RunArgs): Promise<number> {
     const d = bashDetails(state?.details);
     const exitCode = d.exitCode ?? EXIT.failure;
     const { status, exit } = outcome(state, signal);
-    const end: RunInfo = { ...info, endedAt: new Date().toISOString(), status, exitCode, ...(state ? { truncation: state.truncation, details: state.details } : {}) };
+    const end: RunInfo = {
+      ...info,
+      endedAt: new Date().toISOString(),
+      status,
+      exitCode,
+      ...(state ? { truncation: state.truncation, details: state.details } : {}),
+    };
     await store.commit([setValue(RUN_INFO, end)]);
     const transcript = viewer ? harness.transcript() : [];
     await store.close();

@@ -10,18 +10,7 @@
 import { apply, decoder, encoder, type Op, type WireOp } from "../delta/index.js";
 import type { ContentPart, ToolResultMessage, Workspace } from "../context/index.js";
 import { createToolOutput, type ToolOutput, type ToolOutputState } from "../output/index.js";
-import {
-  appendList,
-  ephemeralScope,
-  list,
-  retireScope,
-  setValue,
-  value,
-  type EphemeralScope,
-  type Store,
-  type ValueList,
-  type Write,
-} from "../store/index.js";
+import { appendList, ephemeralScope, list, retireScope, setValue, value, type EphemeralScope, type Store, type ValueList, type Write } from "../store/index.js";
 import type { HarnessEvent, HarnessListener } from "./events.js";
 import { createProcessHost, type ProcessHost } from "./processes.js";
 import { HarnessError, type ToolCall, type ToolContext, type ToolDefinition } from "./tool.js";
@@ -89,7 +78,11 @@ const memoValue = (operationId: string, toolCallId: string, name: string) =>
   value<unknown>("tool_memo", `${operationId}:${toolCallId}:${name}`, operationScope(operationId));
 
 /** Fold a call's durable list: read backwards to the last base, then apply forward. */
-export function readDurableOutput(store: Pick<Store, "readList">, operationId: string, toolCallId: string): { output: ToolOutputState | undefined; replayed: number } {
+export function readDurableOutput(
+  store: Pick<Store, "readList">,
+  operationId: string,
+  toolCallId: string,
+): { output: ToolOutputState | undefined; replayed: number } {
   const address = outputList(operationId, toolCallId);
   const batches: WireOp[][] = [];
   let cursor: number | undefined;
@@ -185,7 +178,13 @@ export function createHarness(options: HarnessOptions): Harness {
    * batch), then to the listeners as tool_update. `after` delays the first write (a commit that must
    * land before it).
    */
-  const openSink = (operationId: string, call: ToolCall, tool: ToolDefinition<unknown> | undefined, seed: ToolOutputState | undefined, after?: Promise<void>) => {
+  const openSink = (
+    operationId: string,
+    call: ToolCall,
+    tool: ToolDefinition<unknown> | undefined,
+    seed: ToolOutputState | undefined,
+    after?: Promise<void>,
+  ) => {
     const address = outputList(operationId, call.toolCallId);
     const enc = encoder();
     let chain: Promise<void> = after ?? Promise.resolve();
@@ -377,7 +376,14 @@ export function createHarness(options: HarnessOptions): Harness {
     const text = output?.content[0].text ?? "";
     const note = "[interrupted: spool stopped while this call was running; it was not run again because the tool is not replay-safe]";
     const state = output ?? ({ content: [{ type: "text", text: "" }], details: {}, terminate: false } as unknown as ToolOutputState);
-    return resultOf(call, { ...state, content: [{ type: "text", text: `${text}${text && !text.endsWith("\n") ? "\n" : ""}${note}` }, ...state.content.slice(1)] } as ToolOutputState, true);
+    return resultOf(
+      call,
+      {
+        ...state,
+        content: [{ type: "text", text: `${text}${text && !text.endsWith("\n") ? "\n" : ""}${note}` }, ...state.content.slice(1)],
+      } as ToolOutputState,
+      true,
+    );
   };
 
   return harness;

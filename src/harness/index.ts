@@ -14,5 +14,12 @@ export { createReadTool, type ReadArgs } from "./tools/read.js";
 export { createRecallTool, type RecallArgs } from "./tools/recall.js";
 export { createAgentTools, type AgentToolsOptions } from "./tools/agent-tools.js";
 export { type ReadToolOptions } from "./tools/read.js";
-export { openAgentSession, AgentSessionClosedError, type AgentSession, type AgentSessionOptions, type AgentCallOutcome, type AgentCallOptions } from "./agent-session.js";
+export {
+  openAgentSession,
+  AgentSessionClosedError,
+  type AgentSession,
+  type AgentSessionOptions,
+  type AgentCallOutcome,
+  type AgentCallOptions,
+} from "./agent-session.js";
 export { SESSION_RECORD, type SessionRecord, type SessionStatus } from "./session-record.js";

@@ -198,10 +198,12 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
         out.footer(`${text.endsWith("\n") || text === "" ? "" : "\n"}[${note}]`);
         for (const w of [...r.waiters]) w();
       };
-      r.settled = spec.handle.result.then(
-        (res) => ended(res),
-        (err: unknown) => ended(undefined, err),
-      ).then(() => sinks.settle(id, r.status.state !== "exited" || (r.status.state === "exited" && r.status.exitCode !== 0)));
+      r.settled = spec.handle.result
+        .then(
+          (res) => ended(res),
+          (err: unknown) => ended(undefined, err),
+        )
+        .then(() => sinks.settle(id, r.status.state !== "exited" || (r.status.state === "exited" && r.status.exitCode !== 0)));
       records.set(id, r);
       return id;
     },

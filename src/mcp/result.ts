@@ -28,7 +28,10 @@ export const BASH_OUTPUT_SCHEMA = {
     totalLines: { type: "integer" },
     totalBytes: { type: "integer" },
     spillPath: { type: ["string", "null"], description: "File with the full raw output (read it with the read tool)." },
-    processId: { type: "string", description: "Present when the command keeps running in the background: pass it to process_output, process_write, process_kill." },
+    processId: {
+      type: "string",
+      description: "Present when the command keeps running in the background: pass it to process_output, process_write, process_kill.",
+    },
   },
   required: ["exitCode", "signal", "timedOut", "truncated", "totalLines", "totalBytes", "spillPath"],
 } as const;

@@ -60,7 +60,10 @@ it("process tools through spool/ai-sdk: polling, a pty shell, a redrawn display,
   expect(answer).toMatch(/^42$/m);
   const shellPid = Number(/^PID (\d+)$/m.exec(answer)![1]);
 
-  const bars = await run(spool, "bash", { command: "printf 'a 0%%\\nb 0%%\\n'; for p in 50 100; do printf '\\033[2A\\033[2Ka %d%%\\n\\033[2Kb %d%%\\n' $p $p; done", pty: true });
+  const bars = await run(spool, "bash", {
+    command: "printf 'a 0%%\\nb 0%%\\n'; for p in 50 100; do printf '\\033[2A\\033[2Ka %d%%\\n\\033[2Kb %d%%\\n' $p $p; done",
+    pty: true,
+  });
   expect(bars.text).toBe("a 100%\nb 100%\n");
 
   expect(alive(shellPid)).toBe(true);

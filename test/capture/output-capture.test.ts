@@ -207,9 +207,15 @@ describe("properties", () => {
     fc.string({ maxLength: 30 }),
     fc.uint8Array({ maxLength: 12 }).map((a) => Buffer.from(a).toString("latin1")),
   );
-  const stream = fc.array(fc.oneof(piece.map((s) => enc(s)), fc.uint8Array({ maxLength: 8 }).map((a) => Buffer.from(a))), {
-    maxLength: 60,
-  });
+  const stream = fc.array(
+    fc.oneof(
+      piece.map((s) => enc(s)),
+      fc.uint8Array({ maxLength: 8 }).map((a) => Buffer.from(a)),
+    ),
+    {
+      maxLength: 60,
+    },
+  );
   const limits = fc.record({
     maxBytes: fc.integer({ min: 8, max: 200 }),
     maxLines: fc.integer({ min: 1, max: 8 }),
@@ -256,16 +262,21 @@ describe("properties", () => {
   it("plain text windows match a naive reference", () => {
     const line = fc.stringMatching(/^[a-zé😀 ]{0,12}$/u).map((s) => s + "\n");
     fc.assert(
-      fc.property(fc.array(line, { maxLength: 40 }), fc.string({ maxLength: 5 }).filter((s) => !/[\x00-\x1f\x7f-\x9f]/.test(s)), limits, (lines, last, lim) => {
-        const text = lines.join("") + last;
-        const l = { ...lim, maxLineBytes: 1000 };
-        const v = run([text], l);
-        const expected = lim.retain === "tail" ? naiveTail(text, lim.maxLines, lim.maxBytes) : naiveHead(text, lim.maxLines, lim.maxBytes);
-        if (bytes(expected) <= lim.maxBytes) expect(v.text).toBe(expected);
-        else expect(v.truncation.lastLinePartial).toBe(true);
-        expect(v.truncation.totalLines).toBe(naiveLines(text).length);
-        expect(v.truncation.totalBytes).toBe(bytes(text));
-      }),
+      fc.property(
+        fc.array(line, { maxLength: 40 }),
+        fc.string({ maxLength: 5 }).filter((s) => !/[\x00-\x1f\x7f-\x9f]/.test(s)),
+        limits,
+        (lines, last, lim) => {
+          const text = lines.join("") + last;
+          const l = { ...lim, maxLineBytes: 1000 };
+          const v = run([text], l);
+          const expected = lim.retain === "tail" ? naiveTail(text, lim.maxLines, lim.maxBytes) : naiveHead(text, lim.maxLines, lim.maxBytes);
+          if (bytes(expected) <= lim.maxBytes) expect(v.text).toBe(expected);
+          else expect(v.truncation.lastLinePartial).toBe(true);
+          expect(v.truncation.totalLines).toBe(naiveLines(text).length);
+          expect(v.truncation.totalBytes).toBe(bytes(text));
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -296,9 +307,7 @@ describe("footer", () => {
     expect(describeTruncation(meta({}, { spillPath: "/s/spill/c1.log" }), "tail")).toBe(
       "[Showing the last 2000 of 15000 lines (48.9 KB of 1.2 MB). Full output: /s/spill/c1.log]",
     );
-    expect(describeTruncation(meta({}), "head")).toBe(
-      "[Showing the first 2000 of 15000 lines (48.9 KB of 1.2 MB). The full output was not kept.]",
-    );
+    expect(describeTruncation(meta({}), "head")).toBe("[Showing the first 2000 of 15000 lines (48.9 KB of 1.2 MB). The full output was not kept.]");
   });
 
   it("names a partial line, cut lines and binary output, and says nothing when all is shown", () => {

@@ -48,9 +48,12 @@ describe("terminal model", () => {
   });
 
   it("the alternate screen (tput smcup … rmcup) leaves no garbage", async () => {
-    const r = await exec("echo before; tput smcup; tput clear; for i in 1 2 3; do echo \"full-screen frame $i\"; done; tput cup 5 5; echo x; tput rmcup; echo after", {
-      pty: true,
-    });
+    const r = await exec(
+      'echo before; tput smcup; tput clear; for i in 1 2 3; do echo "full-screen frame $i"; done; tput cup 5 5; echo x; tput rmcup; echo after',
+      {
+        pty: true,
+      },
+    );
     expect(r.text).toBe("before\nafter\n");
   });
 

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, expect, it } from "vitest";
+import { groupMembers } from "../support/process-group.js";
 import { createWorkspace } from "../../src/context/index.js";
 import { createBashTool, createHarness, createProcessTools } from "../../src/harness/index.js";
 import { openSessionRepo } from "../../src/store/index.js";
@@ -16,22 +17,6 @@ if (!existsSync(join(here, "../../dist/harness/index.js"))) throw new Error("the
 const CHILD = join(here, "fixtures", "background-child.mjs");
 const root = mkdtempSync(join(tmpdir(), "spool-bgcrash-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-/** Live (non-zombie) members of a process group, from /proc. */
-function members(pgid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(pgrp) === pgid && state !== "Z") found.push(Number(entry));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return found;
-}
 
 it("a SIGKILLed owner leaves no background process behind, and its session shows them interrupted with their output so far", async () => {
   const child = spawn(process.execPath, [CHILD, root, "s1"], { stdio: ["ignore", "pipe", "inherit"] });
@@ -55,17 +40,21 @@ it("a SIGKILLed owner leaves no background process behind, and its session shows
     });
   });
   expect(groups).toHaveLength(2);
-  for (const g of groups) expect(members(g).length).toBeGreaterThan(0);
+  for (const g of groups) expect(groupMembers(g).length).toBeGreaterThan(0);
   child.kill("SIGKILL");
   await new Promise((r) => child.on("close", r));
   // The orphan guard kills each group as soon as the owner's pipe to it closes.
   const until = Date.now() + 5000;
-  while (Date.now() < until && groups.some((g) => members(g).length > 0)) await new Promise((r) => setTimeout(r, 20));
-  for (const g of groups) expect(members(g)).toEqual([]);
+  while (Date.now() < until && groups.some((g) => groupMembers(g).length > 0)) await new Promise((r) => setTimeout(r, 20));
+  for (const g of groups) expect(groupMembers(g)).toEqual([]);
 
   // What the session shows: each background process is an operation that never settled.
   const store = await openSessionRepo(root, { backend: "jsonl" }).open("s1");
-  const harness = createHarness({ store, workspace: createWorkspace({ dir: join(root, "s1"), keep: true }), tools: [createBashTool(), ...createProcessTools()] });
+  const harness = createHarness({
+    store,
+    workspace: createWorkspace({ dir: join(root, "s1"), keep: true }),
+    tools: [createBashTool(), ...createProcessTools()],
+  });
   const open = harness.recover();
   for (const p of processes) {
     const op = open.find((o) => o.operationId === p.id)!;

@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { groupMembers } from "../support/process-group.js";
 import { alive, BIN, connect, textOf, until, type Connected } from "./helpers.js";
 
 const open: Connected[] = [];
@@ -39,21 +40,6 @@ async function readUntil(call: Call, processId: string, done: (all: string, last
   throw new Error(`gave up reading ${processId}; so far: ${all}`);
 }
 
-function members(pgid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(pgrp) === pgid && state !== "Z") found.push(Number(entry));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return found;
-}
-
 describe("spool mcp: long-running and interactive commands", () => {
   it("a background command polled three times returns each line exactly once, then its final status", async () => {
     const call = caller(await start());
@@ -63,8 +49,15 @@ describe("spool mcp: long-running and interactive commands", () => {
     });
     const processId = started.structured!["processId"] as string;
     expect(processId).toMatch(/^proc-/);
-    const seen = body(started.text).split("\n").filter((l) => l.startsWith("line-"));
-    const take = (t: string) => seen.push(...body(t).split("\n").filter((l) => l.startsWith("line-")));
+    const seen = body(started.text)
+      .split("\n")
+      .filter((l) => l.startsWith("line-"));
+    const take = (t: string) =>
+      seen.push(
+        ...body(t)
+          .split("\n")
+          .filter((l) => l.startsWith("line-")),
+      );
     take((await call("process_output", { processId, waitSeconds: 1 })).text);
     take((await call("process_write", { processId, input: "\n", waitSeconds: 5 })).text);
     take((await call("process_write", { processId, input: "\n", waitSeconds: 5 })).text);
@@ -142,15 +135,15 @@ describe("spool mcp: long-running and interactive commands", () => {
     const processId = started.structured!["processId"] as string;
     const seen = await readUntil(call, processId, (all) => all.includes("tick-3"), body(started.text));
     const pgid = Number(/PGID\s+(\d+)/.exec(seen)![1]);
-    expect(members(pgid).length).toBeGreaterThan(0);
+    expect(groupMembers(pgid).length).toBeGreaterThan(0);
     // Let the ticks reach the durable log (the sink flushes at least every 100 ms).
     await new Promise((r) => setTimeout(r, 400));
     const serverPid = c.transport.pid!;
     process.kill(serverPid, "SIGKILL");
     // Reaped (not a zombie any more): only then does the session's writer count as gone.
     await until(() => !alive(serverPid) || undefined, "the server to be reaped", 5000);
-    await until(() => members(pgid).length === 0 || undefined, "the background group to be gone", 5000);
-    expect(members(pgid)).toEqual([]);
+    await until(() => groupMembers(pgid).length === 0 || undefined, "the background group to be gone", 5000);
+    expect(groupMembers(pgid)).toEqual([]);
 
     const sessionId = c.sessionDir().split("/").pop()!;
     const inspect = spawnSync(process.execPath, [BIN, "inspect", sessionId, "--root", c.root, "--json"], { encoding: "utf8" });

@@ -3,7 +3,16 @@
 // spill path and truncation once, as plain mutation. With `background` or `yieldSeconds` the call
 // returns when the command ends or the yield time is up, whichever is first; a command still
 // running then becomes a background process (its own sink, read with process_output).
-import { applyUpdate, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, describeTruncation, start, type CaptureUpdate, type CaptureView, type ExecResult } from "../../capture/index.js";
+import {
+  applyUpdate,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINES,
+  describeTruncation,
+  start,
+  type CaptureUpdate,
+  type CaptureView,
+  type ExecResult,
+} from "../../capture/index.js";
 import type { ToolOutput } from "../../output/index.js";
 import { mirrorUpdate } from "../capture-target.js";
 import { MAX_WAIT_SECONDS } from "../processes.js";
@@ -74,10 +83,16 @@ function checkArgs(args: BashArgs): void {
     throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'bash needs a non-empty "command" string argument');
   }
   if (args.timeout !== undefined && !(typeof args.timeout === "number" && args.timeout > 0 && args.timeout <= MAX_TIMEOUT_SECONDS)) {
-    throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `bash "timeout" must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got ${JSON.stringify(args.timeout)}`);
+    throw new HarnessError(
+      "SPOOL_HARNESS_BAD_CALL",
+      `bash "timeout" must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got ${JSON.stringify(args.timeout)}`,
+    );
   }
   if (args.yieldSeconds !== undefined && !(typeof args.yieldSeconds === "number" && args.yieldSeconds >= 0 && args.yieldSeconds <= MAX_WAIT_SECONDS)) {
-    throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `bash "yieldSeconds" must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}, got ${JSON.stringify(args.yieldSeconds)}`);
+    throw new HarnessError(
+      "SPOOL_HARNESS_BAD_CALL",
+      `bash "yieldSeconds" must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}, got ${JSON.stringify(args.yieldSeconds)}`,
+    );
   }
   for (const flag of ["background", "pty"] as const) {
     if (args[flag] !== undefined && typeof args[flag] !== "boolean") {
@@ -105,7 +120,11 @@ function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", ti
 }
 
 export function createBashTool(options: BashToolOptions = {}): ToolDefinition<BashArgs> {
-  const output = { retain: options.retain ?? "tail", maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES } as const;
+  const output = {
+    retain: options.retain ?? "tail",
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    maxLines: options.maxLines ?? DEFAULT_MAX_LINES,
+  } as const;
   return {
     name: "bash",
     description:
@@ -117,7 +136,10 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
         command: { type: "string", description: "The command line, run with bash -c." },
         timeout: { type: "number", description: "Seconds before the command's process group is killed." },
         background: { type: "boolean", description: "Return at once (or after yieldSeconds) and keep the command running as a background process." },
-        yieldSeconds: { type: "number", description: `Return after this many seconds (0-${MAX_WAIT_SECONDS}) if the command is still running; it keeps running in the background.` },
+        yieldSeconds: {
+          type: "number",
+          description: `Return after this many seconds (0-${MAX_WAIT_SECONDS}) if the command is still running; it keeps running in the background.`,
+        },
         pty: { type: "boolean", description: "Run under a pseudo-terminal: the program sees a terminal (prompts, REPLs, progress displays)." },
       },
       required: ["command"],
@@ -144,7 +166,9 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
         ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
         ...(options.env !== undefined ? { env: options.env } : {}),
         ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
-        ...(pty ? { pty: true, ...(options.cols !== undefined ? { cols: options.cols } : {}), ...(options.rows !== undefined ? { rows: options.rows } : {}) } : {}),
+        ...(pty
+          ? { pty: true, ...(options.cols !== undefined ? { cols: options.cols } : {}), ...(options.rows !== undefined ? { rows: options.rows } : {}) }
+          : {}),
         ...(yieldMs !== undefined && !pty ? { stdin: "pipe" as const } : {}),
         signal: control.signal,
         capture: { limits: { ...output, retain }, spill: { dir: ctx.workspace.dir, id: toolCallId } },

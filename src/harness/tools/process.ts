@@ -118,9 +118,19 @@ export function createProcessTools(): ToolDefinition<never>[] {
       out.replace(
         all.length === 0
           ? "No background processes.\n"
-          : all.map((p) => `${p.processId}  ${p.status.state === "running" ? "running" : describeStatus(p.processId, p.status).replace(/^process \S+ /, "")}  ${p.pty ? "[pty] " : ""}${p.command}\n`).join(""),
+          : all
+              .map(
+                (p) =>
+                  `${p.processId}  ${p.status.state === "running" ? "running" : describeStatus(p.processId, p.status).replace(/^process \S+ /, "")}  ${p.pty ? "[pty] " : ""}${p.command}\n`,
+              )
+              .join(""),
       );
-      out.details.processes = all.map((p) => ({ processId: p.processId, command: p.command, status: p.status.state, ...(p.status.state !== "running" ? { exitCode: p.status.exitCode } : {}) }));
+      out.details.processes = all.map((p) => ({
+        processId: p.processId,
+        command: p.command,
+        status: p.status.state,
+        ...(p.status.state !== "running" ? { exitCode: p.status.exitCode } : {}),
+      }));
     },
   };
   return [output, write, kill, list] as unknown as ToolDefinition<never>[];
