@@ -1,7 +1,7 @@
 // bench:capture — spool `exec` (tail limits + spill) against the baseline `sh -c 'GEN > file'`, side by
 // side in one run, on 100 MiB and 1 GiB of varied text lines from a generator process.
 // Each spool run happens in a fresh child process so its peak RSS is the capturing process's own.
-// Targets (issue 3): throughput ≥ 0.6 × baseline; peak RSS ≤ 150 MB and within 20 MB between the
+// Targets: throughput ≥ 0.6 × baseline; peak RSS ≤ 150 MB and within 20 MB between the
 // 100 MiB and 1 GiB runs; at full force ≤ 12 updates/s and ≤ 200 KB/s of update bytes.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";

@@ -1,27 +1,25 @@
-// bench:context — prepareHistory on generated transcripts (200 and 2,000 messages, a quarter tool
-// results of 100 B – 200 KB: build logs, diffs, JSON, source, test output), on the compiled dist/.
-// Rows: first pass (fresh workspace, fresh text every sample: nothing is cached or pre-flattened
-// beyond what JSON.parse gives a real caller), second pass over its own output (target ≤ 0.1× the
-// first), a baseline of structuredClone over the same transcript (the cost of merely copying it),
-// and tool-result characters sent to the model before/after.
-// Usage: npm run bench:context [-- --json]
+// bench:context, on the compiled dist/, in two parts.
+// 1. Savings on a corpus of realistic sessions built from the real output of real commands run on
+//    this machine over this repository (bench/context.corpus.mjs: builds, test runs, git log -p,
+//    file reads, greps), in the shapes of mini-swe-agent (bash only), Codex (shell only), Claude Code
+//    and an AI SDK agent. Each session goes through prepareHistory as `spool compact` runs it (its
+//    format, a fresh workspace, aged as of its last turn). Per session: tool-result characters
+//    before → after, every cut text recalled from the workspace and compared byte for byte, and a
+//    second pass over the re-read output giving identical bytes. Goal: ≥ 60% fewer characters on
+//    every session of ≥ 50 results (the process exits 1 when a session misses it or a recall fails).
+// 2. Speed on generated transcripts (200 and 2,000 messages, a quarter tool results of 100 B –
+//    200 KB): first pass (fresh workspace, fresh text every sample), second pass over its own output
+//    (target ≤ 0.1× the first), and a baseline of structuredClone over the same transcript.
+// Usage: npm run bench:context [-- --json] [-- --fresh-corpus]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createWorkspace, fromAnthropic, prepareHistory, toAnthropic } from "../dist/context/index.js";
+import { readFileSync } from "node:fs";
+import { adapters, archiveKey, createWorkspace, fromAnthropic, prepareHistory, textOf, toAnthropic, unwrapConversation } from "../dist/context/index.js";
+import { buildCorpus, rng } from "./context.corpus.mjs";
 
 const JSON_OUT = process.argv.includes("--json");
-
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ["request", "handler", "timeout", "retry", "cache", "module", "parse", "token", "stream", "buffer", "index", "worker"];
 const word = (r) => WORDS[Math.floor(r() * WORDS.length)];
@@ -56,13 +54,15 @@ const KINDS = {
     return JSON.stringify(items, null, r() < 0.5 ? 2 : 0);
   },
   source(r, size) {
-    let s = "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\n";
-    while (s.length < size) s += `func ${word(r)}${hex(r, 4)}(x int) int {\n\tif x > ${Math.floor(r() * 99)} {\n\t\tfmt.Println("${word(r)}")\n\t}\n\treturn x * ${Math.floor(r() * 9)}\n}\n\n`;
+    let s = 'package main\n\nimport (\n\t"fmt"\n\t"os"\n)\n\n';
+    while (s.length < size)
+      s += `func ${word(r)}${hex(r, 4)}(x int) int {\n\tif x > ${Math.floor(r() * 99)} {\n\t\tfmt.Println("${word(r)}")\n\t}\n\treturn x * ${Math.floor(r() * 9)}\n}\n\n`;
     return s;
   },
   tests(r, size) {
     let s = "";
-    while (s.length < size) s += ` ${r() < 0.05 ? "FAIL" : "✓"} test/${word(r)}.test.ts > ${word(r)} ${word(r)} returns ${word(r)} (${Math.floor(r() * 50)}ms)\n`;
+    while (s.length < size)
+      s += ` ${r() < 0.05 ? "FAIL" : "✓"} test/${word(r)}.test.ts > ${word(r)} ${word(r)} returns ${word(r)} (${Math.floor(r() * 50)}ms)\n`;
     return s + `\n Test Files  ${Math.floor(r() * 9)} failed | 120 passed\n`;
   },
 };
@@ -85,7 +85,10 @@ function transcript(n, seed) {
     const ids = Array.from({ length: calls }, (_, i) => `toolu_${seed}_${turn}_${i}`);
     msgs.push({
       role: "assistant",
-      content: [{ type: "text", text: `Checking ${word(r)}.` }, ...ids.map((id) => ({ type: "tool_use", id, name: r() < 0.5 ? "read" : "grep", input: { q: word(r) } }))],
+      content: [
+        { type: "text", text: `Checking ${word(r)}.` },
+        ...ids.map((id) => ({ type: "tool_use", id, name: r() < 0.5 ? "read" : "grep", input: { q: word(r) } })),
+      ],
     });
     msgs.push({
       role: "user",
@@ -145,10 +148,107 @@ function run(n, samples) {
   return { n, samples, toolResults, messagesOut, first: median(first), second: median(second), clone: median(clone), before, after };
 }
 
+/** One corpus session through prepareHistory as `spool compact` runs it, with the recall and fixed-point checks. */
+function corpusRow({ name, format, file }) {
+  const json = JSON.parse(readFileSync(file, "utf8"));
+  const adapter = adapters[format];
+  const input = adapter.fromProvider(unwrapConversation(json).items);
+  const root = mkdtempSync(join(tmpdir(), "spool-bench-corpus-"));
+  try {
+    const workspace = createWorkspace({ root, sessionId: "corpus", env: {} });
+    const t0 = performance.now();
+    const out = prepareHistory(input, { workspace, env: {}, format, assertValid: true });
+    const ms = performance.now() - t0;
+    const bytes = JSON.stringify(adapter.toProvider(out.messages));
+    const again = prepareHistory(adapter.fromProvider(JSON.parse(bytes)), { workspace, env: {}, format });
+    const fixedPoint = JSON.stringify(adapter.toProvider(again.messages)) === bytes;
+    const kept = new Set(out.messages.filter((m) => m.role === "tool").map(textOf));
+    const shown = out.messages.map(textOf).join("\n");
+    let cut = 0;
+    let recalled = 0;
+    for (const m of input) {
+      if (m.role !== "tool") continue;
+      const original = textOf(m);
+      if (original === "" || kept.has(original)) continue;
+      cut++;
+      const key = archiveKey(original);
+      if (shown.includes(`<<ccr:${key}>>`) && workspace.get(key) === original) recalled++;
+    }
+    const r = out.report;
+    return {
+      name,
+      format,
+      results: r.resultsBefore,
+      before: r.charsBefore,
+      after: r.charsAfter,
+      reduction: 1 - r.charsAfter / r.charsBefore,
+      cut,
+      recalled,
+      fixedPoint,
+      failedKept: r.microcompact.failedKept,
+      ms,
+    };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const corpus = buildCorpus({ fresh: process.argv.includes("--fresh-corpus") }).map(corpusRow);
+const misses = corpus.filter((c) => (c.results >= 50 && c.reduction < 0.6) || c.recalled !== c.cut || !c.fixedPoint);
+if (JSON_OUT) {
+  for (const c of corpus)
+    console.log(
+      JSON.stringify({
+        bench: "context-corpus",
+        session: c.name,
+        format: c.format,
+        toolResults: c.results,
+        toolResultCharsBefore: c.before,
+        toolResultCharsAfter: c.after,
+        reduction: +c.reduction.toFixed(4),
+        cutTexts: c.cut,
+        recalledByteIdentical: c.recalled,
+        fixedPoint: c.fixedPoint,
+        failedKept: c.failedKept,
+        firstPassMs: +c.ms.toFixed(1),
+      }),
+    );
+} else {
+  console.log(`bench:context corpus — real command output from this machine (bench/context.corpus.mjs), node ${process.version}`);
+  console.log(
+    "session                    | format           | results | tool-result chars before → after | reduction | cut texts recalled byte-identical | 2nd pass same bytes | 1st pass ms",
+  );
+  for (const c of corpus) {
+    console.log(
+      `${c.name.padEnd(26)} | ${c.format.padEnd(16)} | ${String(c.results).padStart(7)} | ${`${c.before} → ${c.after}`.padStart(32)} | ${`${(c.reduction * 100).toFixed(1)}%`.padStart(9)} | ${`${c.recalled}/${c.cut}`.padStart(33)} | ${String(c.fixedPoint).padStart(19)} | ${c.ms.toFixed(1).padStart(11)}`,
+    );
+  }
+  console.log(
+    misses.length === 0
+      ? "goal met: ≥ 60% fewer tool-result chars on every session of ≥ 50 results; every cut text recalled byte-identically"
+      : `goal NOT met: ${misses.map((m) => m.name).join(", ")}`,
+  );
+  console.log("");
+}
+
 const rows = [run(200, 9), run(2000, 5)];
 if (JSON_OUT) {
   for (const r of rows) {
-    console.log(JSON.stringify({ bench: "context", messages: r.n, samples: r.samples, toolResults: r.toolResults, firstPassMs: +r.first.toFixed(2), secondPassMs: +r.second.toFixed(3), secondOverFirst: +(r.second / r.first).toFixed(4), baselineStructuredCloneMs: +r.clone.toFixed(2), toolResultCharsBefore: r.before, toolResultCharsAfter: r.after, reduction: +(1 - r.after / r.before).toFixed(4) }));
+    console.log(
+      JSON.stringify({
+        bench: "context",
+        messages: r.n,
+        samples: r.samples,
+        toolResults: r.toolResults,
+        firstPassMs: +r.first.toFixed(2),
+        secondPassMs: +r.second.toFixed(3),
+        secondOverFirst: +(r.second / r.first).toFixed(4),
+        baselineStructuredCloneMs: +r.clone.toFixed(2),
+        toolResultCharsBefore: r.before,
+        toolResultCharsAfter: r.after,
+        reduction: +(1 - r.after / r.before).toFixed(4),
+      }),
+    );
   }
 } else {
   console.log(`bench:context — node ${process.version}, median of samples, fresh transcript + workspace per sample`);
@@ -159,3 +259,4 @@ if (JSON_OUT) {
     );
   }
 }
+if (misses.length > 0) process.exitCode = 1;

@@ -1,23 +1,23 @@
-// Delta benchmark (issue 2, must-show 5): spool's change tracker side by side with the pi lineage's
-// chord tracker (the one to beat) and the generic baselines — immer, mutative, fast-json-patch and
+// Delta benchmark: spool's change tracker side by side with Chord's
+// tracker (the one to beat) and the generic baselines — immer, mutative, fast-json-patch and
 // whole-state JSON snapshots — on four workloads, in one process, in one run.
 //
-// Plain JS over the compiled dist/ on purpose: a TypeScript loader inflated per-write cost 2.6× in
-// the pi measurements (reference/pi-design.md §3). Run it with `npm run bench:delta` (builds first);
+// Plain JS over the compiled dist/ on purpose: a TypeScript loader inflated per-write cost 2.6× when
+// we measured it. Run it with `npm run bench:delta` (builds first);
 // `--json` prints one JSON line per row on stdout and sends everything else to stderr.
 //
 // What one flush costs, for every implementation alike: the mutation, producing the batch, and
 // serialising it to the wire string — what a stream actually pays. Wire bytes are the UTF-8 length
 // of that string. The first (base) flush of a stream is excluded from the per-flush figures.
 //
-// Traps this file avoids (pi-design.md §3): every flush writes fresh, varied strings (no
+// Traps this file avoids: every flush writes fresh, varied strings (no
 // `"x".repeat(n)`, which measures the overlap probe's give-up path; no flattened string reused
 // across iterations, which hid the real cost 4×); GC runs outside the timed loop; each series is
 // warmed up, then timed as several samples (interleaved across implementations) and reported as
 // the median. Every implementation's emitted batches are folded on a replica outside the timed
 // loop and must equal the producer's final state, so a broken implementation cannot win.
 //
-// After the table come PASS/FAIL lines for issue 2's targets. They are a report: the exit code is
+// After the table come PASS/FAIL lines for the targets. They are a report: the exit code is
 // 0 when a target is missed, and 1 only when an implementation threw or its replica diverged.
 
 import { Buffer } from "node:buffer";
@@ -304,7 +304,7 @@ const W3 = {
 };
 
 // ---------------------------------------------------------------------------------------------
-// W4, the seed's worked example: 256 KiB of build-log lines written over 20 flushes into a 50 KB
+// W4, the worked example: 256 KiB of build-log lines written over 20 flushes into a 50 KB
 // tail window. The window bookkeeping (which whole lines fall off the front) is the capture
 // layer's job, so it is planned before the timed loop; the timed flush applies the plan.
 
@@ -601,7 +601,7 @@ function evaluate(rows) {
   for (const w of ["W1", "W2", "W3"]) {
     const spool = get(w, "spool");
     if (!spool) { verdict(false, `${w}: spool has the lowest µs/flush — no spool row`); continue; }
-    // The issue's target is against the generic baselines; chord is reported beside it, not judged.
+    // The target is against the generic baselines; chord is reported beside it, not judged.
     const others = BASELINES.map((b) => get(w, b)).filter((r) => r && r.equal);
     const best = lowest(others, "usPerFlush");
     if (!best) { verdict(false, `${w}: spool has the lowest µs/flush — no working row to compare with`); continue; }

@@ -2,7 +2,7 @@
 //   npm run bench:harness            table
 //   npm run bench:harness -- --json  one JSON line per row
 //
-// 1. The worked example (seed 002 §9): one real bash run printing ~256 KB over ~20 flushes through a
+// 1. The worked example: one real bash run printing ~256 KB over ~20 flushes through a
 //    50 KB tail window. Side by side in the same run, fed by the same flushes:
 //    - durable bytes: this design (the sidecar holding one encoded op batch per flush) against "today"
 //      (the whole ToolOutputState snapshot appended to the main log at every flush), both real JSONL files;

@@ -3,6 +3,7 @@
 //   npm run bench:store -- --json  one JSON line per row
 // Inputs are fresh, varied strings built before each timed loop (no reused flattened strings, no
 // "x".repeat fixtures). Each timed loop is preceded by a warm-up on the same store.
+import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +13,9 @@ import {
   deleteList,
   ephemeralScope,
   list,
+  followPostgresCommits,
   openJsonlStore,
+  openPostgresStore,
   openSqliteStore,
   retireScope,
   setValue,
@@ -20,6 +23,13 @@ import {
 } from "../dist/store/index.js";
 
 const JSON_OUT = process.argv.includes("--json");
+// PostgreSQL: the server named by SPOOL_BENCH_PG, else a throwaway cluster (scripts/pg-cluster.mjs)
+// on this machine, so the rows compare backends on the same disk and cores.
+const { startPgCluster } = await import("../scripts/pg-cluster.mjs");
+const cluster = process.env.SPOOL_BENCH_PG ? undefined : await startPgCluster({ durable: true });
+const PG_URL = process.env.SPOOL_BENCH_PG ?? cluster.url;
+const PG_SCHEMA = `bench_${Date.now().toString(36)}`;
+let pgSession = 0;
 const root = mkdtempSync(join(tmpdir(), "spool-bench-store-"));
 let dirN = 0;
 const fresh = (file) => join(root, `s${dirN++}`, file);
@@ -47,7 +57,10 @@ const BACKENDS = [
   { name: "jsonl/os", commits: 20000, open: (f = fresh("session.jsonl")) => openJsonlStore(f, { durability: "os", syncIntervalMs: 1000 }) },
   { name: "sqlite/process", commits: 10000, open: (f = fresh("session.sqlite")) => openSqliteStore(f, { durability: "process" }) },
   { name: "sqlite/os", commits: 500, open: (f = fresh("session.sqlite")) => openSqliteStore(f, { durability: "os" }) },
+  { name: "postgres/process", commits: 3000, open: (f = `s${pgSession++}`) => openPostgresStore(PG_URL, { schema: PG_SCHEMA, sessionId: f, durability: "process" }) },
+  { name: "postgres/os", commits: 1000, open: (f = `s${pgSession++}`) => openPostgresStore(PG_URL, { schema: PG_SCHEMA, sessionId: f, durability: "os" }) },
 ];
+const fileFor = (b) => (b.name.startsWith("jsonl") ? fresh("session.jsonl") : b.name.startsWith("postgres") ? `s${pgSession++}` : fresh("session.sqlite"));
 
 async function timeCommits(store, makeWrites, n) {
   for (let i = 0; i < 300; i++) await store.commit(makeWrites(-1 - i));
@@ -56,8 +69,11 @@ async function timeCommits(store, makeWrites, n) {
   return Number(process.hrtime.bigint() - t0) / 1e9;
 }
 
+// SPOOL_BENCH_SECTIONS=scale (comma-separated: commit, recover, workload, scale) runs only those.
+const want = (section) => !process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.split(",").includes(section);
+
 // ---- 1. commit throughput --------------------------------------------------------------------
-for (const b of BACKENDS) {
+if (want("commit")) for (const b of BACKENDS) {
   const store = await b.open();
   const scope = ephemeralScope("op:bench");
   const out = list("pi.pending.tool_output", "call_1", scope);
@@ -82,12 +98,12 @@ function opsElement(i) {
 }
 // The three sizes are read in interleaved rounds so drift (GC, JIT, CPU frequency) hits them alike.
 const SIZES = [1000, 10000, 100000];
-for (const b of BACKENDS.filter((x) => x.name !== "jsonl/os" && x.name !== "sqlite/os")) {
+if (want("recover")) for (const b of BACKENDS.filter((x) => !x.name.endsWith("/os"))) {
   const scope = ephemeralScope("op:recover");
   const out = list("pi.pending.tool_output", "call_1", scope);
   const built = [];
   for (const n of SIZES) {
-    const file = b.name.startsWith("jsonl") ? fresh("session.jsonl") : fresh("session.sqlite");
+    const file = fileFor(b);
     const store = await b.open(file);
     for (let i = 0; i < n; i += 1000) {
       const writes = [];
@@ -115,12 +131,12 @@ for (const b of BACKENDS.filter((x) => x.name !== "jsonl/os" && x.name !== "sqli
     const t0 = process.hrtime.bigint();
     const store = await b.open(x.file);
     store.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
-    row("recover", `reopen + first recovery read, ${x.n} elements`, b.name, Number(process.hrtime.bigint() - t0) / 1e6, "ms", b.name.startsWith("jsonl") ? "replays the whole log" : "");
+    row("recover", `reopen + first recovery read, ${x.n} elements`, b.name, Number(process.hrtime.bigint() - t0) / 1e6, "ms", b.name.startsWith("jsonl") ? "replays the whole log" : b.name.startsWith("postgres") ? "loads the session's rows" : "");
     await store.close();
   }
 }
 
-// ---- 3. the pi-design §8 workload ----------------------------------------------------------------
+// ---- 3. the operation workload --------------------------------------------------------------------
 // 20 operations, each 400 assistant frames + 2 tools × 60 checkpoints of a 50 KB window; ops in
 // ephemeral scopes, retired on settle (or, for comparison, session-scoped lists deleted on settle).
 const WINDOW = 50_000;
@@ -190,9 +206,21 @@ async function workload(store, { scoped, mainFile }) {
   return { sidecarBytes, peakSidecar, transcriptBytes };
 }
 const MB = (b) => b / 1e6;
-for (const b of [BACKENDS[1], BACKENDS[3]]) {
+const pgTableBytes = async () => {
+  const pg = (await import("pg")).default;
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  const r = await c.query(
+    "SELECT coalesce(sum(pg_total_relation_size(format('%I.%I', schemaname, tablename))), 0)::bigint AS b FROM pg_tables WHERE schemaname = $1",
+    [PG_SCHEMA],
+  );
+  await c.end();
+  return Number(r.rows[0].b);
+};
+if (want("workload")) for (const b of [BACKENDS[1], BACKENDS[3], BACKENDS[5]]) {
   for (const scoped of [true, false]) {
-    const file = b.name.startsWith("jsonl") ? fresh("session.jsonl") : fresh("session.sqlite");
+    const file = fileFor(b);
+    const before = b.name.startsWith("postgres") ? await pgTableBytes() : 0;
     const store = await b.open(file);
     const t0 = process.hrtime.bigint();
     const r = await workload(store, { scoped, mainFile: b.name.startsWith("jsonl") ? file : undefined });
@@ -209,6 +237,9 @@ for (const b of [BACKENDS[1], BACKENDS[3]]) {
         const left = readdirSync(`${file}.scopes`).length;
         row("workload", `${label}: sidecars left after settlement`, b.name, left, "files", left === 0 ? "meets target (none)" : "MISSES target");
       }
+    } else if (b.name.startsWith("postgres")) {
+      const grew = (await pgTableBytes()) - before;
+      row("workload", `${label}: table growth (heap + TOAST + indexes)`, b.name, MB(grew), "MB", `${(grew / r.transcriptBytes).toFixed(2)} × settled transcript JSON; deleted rows wait for autovacuum`);
     } else {
       const size = sizeOf(file) + sizeOf(`${file}-wal`);
       row("workload", `${label}: database + WAL size`, b.name, MB(size), "MB", "deleted rows leave free pages; SQLite reuses them");
@@ -216,11 +247,81 @@ for (const b of [BACKENDS[1], BACKENDS[3]]) {
   }
 }
 
+// ---- 4. scale: N writer processes on one PostgreSQL ---------------------------------------------
+// Each writer streams a noisy build into its own session as fast as its commits allow; one viewer
+// connection LISTENs and timestamps every notification, so commit-to-viewer latency is measured from
+// the writer calling commit() to the viewer hearing of it (one machine, one clock).
+const SCALE_SECONDS = Number(process.env.SPOOL_BENCH_SCALE_SECONDS ?? 5);
+const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+if (want("scale")) for (const n of (process.env.SPOOL_BENCH_SCALE ?? "1,10,50").split(",").map(Number)) {
+  const schema = `${PG_SCHEMA}_n${n}`;
+  const heard = new Map();
+  const { performance } = await import("node:perf_hooks");
+  const follower = await followPostgresCommits(PG_URL, (x) => heard.set(`${x.sessionId}#${x.seq}`, performance.timeOrigin + performance.now()), { schema });
+  const writerScript = new URL("./store.pg-writer.mjs", import.meta.url).pathname;
+  // The schema is created once here, not raced by 50 writers.
+  await (await openPostgresStore(PG_URL, { schema, sessionId: "setup" })).close();
+  const sizeBefore = await (async () => {
+    const pg = (await import("pg")).default;
+    const c = new pg.Client({ connectionString: PG_URL });
+    await c.connect();
+    const r = await c.query("SELECT coalesce(sum(pg_total_relation_size(format('%I.%I', schemaname, tablename))), 0)::bigint AS b FROM pg_tables WHERE schemaname = $1", [schema]);
+    await c.end();
+    return Number(r.rows[0].b);
+  })();
+  const children = Array.from({ length: n }, (_, i) => {
+    const p = spawn(process.execPath, [writerScript, PG_URL, schema, `w${i}`, String(SCALE_SECONDS), String(i + 1)], { stdio: ["pipe", "pipe", "inherit"] });
+    let out = "";
+    p.stdout.on("data", (d) => (out += d));
+    const ready = new Promise((r) => {
+      const check = () => (out.includes("ready\n") ? r() : p.stdout.once("data", check));
+      check();
+    });
+    const done = new Promise((r) => p.once("exit", () => r(JSON.parse(out.slice(out.indexOf("ready\n") + 6)))));
+    return { p, ready, done };
+  });
+  await Promise.all(children.map((c) => c.ready));
+  const t0 = Date.now();
+  for (const c of children) c.p.stdin.end("go\n");
+  const results = await Promise.all(children.map((c) => c.done));
+  const wallS = (Date.now() - t0) / 1000;
+  await new Promise((r) => setTimeout(r, 300));
+  await follower.close();
+  const lat = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const toViewer = [];
+  results.forEach((r, i) => {
+    for (const [seq, start] of r.starts) {
+      const at = heard.get(`w${i}#${seq}`);
+      if (at !== undefined) toViewer.push(at - start);
+    }
+  });
+  toViewer.sort((a, b) => a - b);
+  const transcript = results.reduce((a, r) => a + r.transcriptBytes, 0);
+  const pg = (await import("pg")).default;
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  const grew = Number((await c.query("SELECT coalesce(sum(pg_total_relation_size(format('%I.%I', schemaname, tablename))), 0)::bigint AS b FROM pg_tables WHERE schemaname = $1", [schema])).rows[0].b) - sizeBefore;
+  // What is still live after settlement (the rest is dead tuples that autovacuum makes reusable).
+  const liveBytes = Number(
+    (await c.query(`SELECT (SELECT coalesce(sum(octet_length(value)), 0) FROM ${schema}.list_values) + (SELECT coalesce(sum(octet_length(value)), 0) FROM ${schema}.scalar_values) AS b`)).rows[0].b,
+  );
+  await c.end();
+  const label = `N = ${n} writers`;
+  row("scale", `${label}: commits/s (all writers)`, "postgres/process", lat.length / wallS, "commits/s", `${lat.length} commits in ${wallS.toFixed(1)} s`);
+  row("scale", `${label}: commit latency p50`, "postgres/process", pct(lat, 50), "ms");
+  row("scale", `${label}: commit latency p99`, "postgres/process", pct(lat, 99), "ms");
+  row("scale", `${label}: table growth vs settled transcript`, "postgres/process", grew / Math.max(1, transcript), "×", `${MB(grew).toFixed(2)} MB of tables for ${MB(transcript).toFixed(2)} MB of transcript`);
+  row("scale", `${label}: live row bytes vs settled transcript`, "postgres/process", liveBytes / Math.max(1, transcript), "×", "rows still stored once operations settle and retire (open operations' last window included)");
+  row("scale", `${label}: commit-to-viewer p50 (LISTEN/NOTIFY)`, "postgres/process", pct(toViewer, 50), "ms", `${toViewer.length} of ${lat.length} commits heard`);
+  row("scale", `${label}: commit-to-viewer p99 (LISTEN/NOTIFY)`, "postgres/process", pct(toViewer, 99), "ms");
+}
+
 rmSync(root, { recursive: true, force: true });
+await cluster?.stop();
 
 if (!JSON_OUT) {
   console.log(`spool/store benchmark — node ${process.version}, ${new Date().toISOString()}`);
-  for (const section of ["commit", "recover", "workload"]) {
+  for (const section of ["commit", "recover", "workload", "scale"]) {
     console.log(`\n## ${section}`);
     const w = Math.max(...rows.filter((r) => r.section === section).map((r) => r.name.length));
     for (const r of rows.filter((x) => x.section === section)) {

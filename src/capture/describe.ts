@@ -1,5 +1,6 @@
 // The model-facing footer: says loudly that the view is partial, what was kept and where the rest is
-// (peers.md §2.2: a marker that does not say which part was kept leads to "phantom reads").
+// (a marker that does not say which part was kept leads models to "phantom reads": acting on a
+// partial view as if it were the whole output).
 import type { CaptureMetadata, Retain } from "./types.js";
 
 export function formatBytes(n: number): string {

@@ -1,4 +1,4 @@
-// Adaptive publisher (pi-design.md §6): the first change after idle goes out at once; later ones wait
+// Adaptive publisher: the first change after idle goes out at once; later ones wait
 // max(minInterval, encodedBytes / targetBytesPerSecond) after the previous publication, collapsing into
 // the latest state (no queue); one trailing timer guarantees the last state goes out. A cap-sized
 // update therefore buys proportionally more silence: ~2 updates and ~100 KB per second at full force

@@ -3,7 +3,7 @@
 // last pieces covering at least 2×maxBytes and drops whole pieces once past 4×maxBytes, so bytes are
 // never copied on the hot path; head stops taking pieces once the view can no longer grow.
 // Text is only decoded when a view is built (at most ~10×/s), and that is also where the remaining
-// control characters are removed (pi-design.md §10.5: "stripped only from snapshots").
+// control characters are removed: only from the views, never from the raw bytes (the spill keeps those).
 import type { CaptureLimits } from "./types.js";
 import { utf8Length } from "./utf8.js";
 

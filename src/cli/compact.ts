@@ -3,16 +3,16 @@
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 import {
-  adapters,
+  assertFormat,
   createWorkspace,
+  describePrepareReport,
   detectFormat,
-  formatMarker,
   FORMATS,
   getAdapter,
   prepareHistory,
   unwrapConversation,
+  validateWire,
   type Format,
-  type PrepareReport,
   type Workspace,
 } from "../context/index.js";
 import { DEFAULT_ROOT, newSessionId, openSessionRepo, sessionsDir, setValue } from "../store/index.js";
@@ -54,14 +54,16 @@ export const compactCommand = defineCommand({
     }
     const conversation = unwrapConversation(json);
     const resolved: Format = format === "auto" ? detectFormat(json) : (format as Format);
+    assertFormat(json, resolved);
     const adapter = getAdapter(resolved);
     const messages = adapter.fromProvider(conversation.items);
     const workspace = values.workspace !== undefined ? createWorkspace({ dir: values.workspace, keep: true }) : await newSessionWorkspace(values.root ?? DEFAULT_ROOT, file);
-    const { messages: prepared, report } = prepareHistory(messages, { workspace, ...(turn !== undefined ? { turn } : {}) });
+    const { messages: prepared, report } = prepareHistory(messages, { workspace, format: resolved, ...(turn !== undefined ? { turn } : {}) });
     const wire = adapter.toProvider(prepared);
-    const problems = adapters[resolved].check(wire);
+    const problems = validateWire(wire, resolved).map((p) => `${p.rule}: ${p.message}`);
     process.stdout.write(JSON.stringify(conversation.wrap(wire), null, 2) + "\n");
-    process.stderr.write(describe(resolved, conversation.items.length, wire.length, report, workspace.dir, problems));
+    const workspaceDir = relative(process.cwd(), workspace.dir) || workspace.dir;
+    process.stderr.write(describePrepareReport(report, { format: resolved, messagesIn: conversation.items.length, messagesOut: wire.length, workspaceDir, problems }));
     return 0;
   },
 });
@@ -93,27 +95,4 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
-}
-
-function describe(format: Format, before: number, after: number, r: PrepareReport, dir: string, problems: string[]): string {
-  const p = r.pairing;
-  const lines = [`spool compact: ${format}, ${before} messages in, ${after} out`];
-  const repairs: string[] = [];
-  if (p.syntheticResultsInjected > 0) repairs.push(`${p.syntheticResultsInjected} missing result(s) filled with an error result (${p.missingToolUseIds.join(", ")})`);
-  if (p.orphanResultsRemoved > 0) repairs.push(`${p.orphanResultsRemoved} orphan result(s) removed (${p.orphanToolResultIds.join(", ")})`);
-  if (p.resultsRelocated > 0) repairs.push(`${p.resultsRelocated} result(s) moved back next to their call`);
-  if (p.duplicateToolUsePruned > 0) repairs.push(`${p.duplicateToolUsePruned} duplicate or empty-id call(s) pruned`);
-  lines.push(`  repairs: ${repairs.length > 0 ? repairs.join("; ") : "none needed"}`);
-  const pct = r.charsBefore > 0 ? ` (${(((r.charsBefore - r.charsAfter) / r.charsBefore) * 100).toFixed(1)}% less)` : "";
-  lines.push(`  tool-result chars: ${r.charsBefore} before, ${r.charsAfter} after${pct}`);
-  lines.push(`  budget: ${r.budget.resultsTruncated} result(s) cut to a preview${r.budget.resultsReferenced ? `, ${r.budget.resultsReferenced} referencing text saved earlier` : ""}`);
-  lines.push(`  microcompact: ${r.microcompact.truncated} truncated, ${r.microcompact.summarized} summarized, ${r.microcompact.preserved} old error/write/exec result(s) kept whole`);
-  lines.push(`  files saved: ${r.filesSaved.length > 0 ? r.filesSaved.join(", ") : "none"}`);
-  lines.push(`  keys archived: ${r.keysArchived.length > 0 ? r.keysArchived.map(formatMarker).join(" ") : "none"}`);
-  if (r.orphanKeys.length > 0) lines.push(`  removed orphans are recallable: ${r.orphanKeys.map(formatMarker).join(" ")}`);
-  for (const e of [...r.budget.errors, ...r.microcompact.errors]) lines.push(`  warning: ${e}`);
-  for (const problem of problems) lines.push(`  provider check: ${problem}`);
-  const shown = relative(process.cwd(), dir) || dir;
-  lines.push(`  workspace: ${shown} (read any key back with: spool recall KEY --workspace ${shown})`);
-  return lines.join("\n") + "\n";
 }

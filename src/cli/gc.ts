@@ -2,10 +2,12 @@
 // and report what was freed. A session whose recording process is still alive is never removed.
 import { rmSync, statSync } from "node:fs";
 import { formatBytes } from "../capture/index.js";
-import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
+import { join } from "node:path";
+import { DEFAULT_ROOT, gcPostgresSessions, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
 import { listSessions, loadSession } from "./session-catalog.js";
 import { ROOT } from "./shared-options.js";
+import { STORE, storeTarget } from "./store-option.js";
 import { UsageError } from "./usage-error.js";
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
@@ -19,11 +21,12 @@ export function parseAge(text: string): number {
 export const gcCommand = defineCommand({
   name: "gc",
   summary: "remove old sessions and report what was freed",
-  synopsis: "--older-than AGE [--root DIR] [--dry-run]",
+  synopsis: "--older-than AGE [--root DIR] [--store STORE] [--dry-run]",
   description: "Removes sessions under DIR/sessions last active more than AGE ago. AGE is a number with a unit:\ns, m, h, d or w (e.g. 7d, 12h). Running sessions are kept.",
   options: {
     "older-than": { type: "string", value: "AGE", help: "remove sessions last active more than AGE ago (required)" },
     root: ROOT,
+    store: STORE,
     "dry-run": { type: "boolean", help: "say what would be removed, remove nothing" },
   },
   async run(values) {
@@ -31,6 +34,21 @@ export const gcCommand = defineCommand({
     const cutoff = Date.now() - parseAge(values["older-than"]);
     const root = values.root ?? DEFAULT_ROOT;
     const dry = values["dry-run"] === true;
+    const target = storeTarget(values.store);
+    if (target.kind === "postgres") {
+      // In the database: idle since the cutoff (last commit) and no writer holding the session.
+      const r = await gcPostgresSessions(target.url, { olderThanMs: parseAge(values["older-than"]), dryRun: dry });
+      let bytes = 0;
+      for (const s of r.removed) {
+        bytes += s.bytes;
+        // This machine's local files of the session (spill/, results/) go with it.
+        if (!dry) rmSync(join(sessionsDir(root), s.id), { recursive: true, force: true });
+        process.stdout.write(`${dry ? "would remove" : "removed"} ${s.id} (${formatBytes(s.bytes)}, last commit ${s.updatedAt})\n`);
+      }
+      const n = r.removed.length;
+      process.stdout.write(`${dry ? "Would free" : "Freed"} ${formatBytes(bytes)} from ${n} session${n === 1 ? "" : "s"} in ${target.shown}; kept ${r.keptLive} live.\n`);
+      return 0;
+    }
     let freed = 0;
     let removed = 0;
     let kept = 0;

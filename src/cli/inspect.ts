@@ -6,25 +6,29 @@ import { join } from "node:path";
 import { formatBytes } from "../capture/index.js";
 import { DEFAULT_ROOT, sidecarDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
-import { findSession, loadSession } from "./session-catalog.js";
+import { listPostgresSpills } from "../store/index.js";
+import { findEntry, loadSession } from "./session-catalog.js";
 import { JSON_OUTPUT, ROOT } from "./shared-options.js";
+import { STORE, storeTarget } from "./store-option.js";
 
 export const inspectCommand = defineCommand({
   name: "inspect",
   summary: "summarise a session: calls, output sizes, truncation, spill files, open scopes, recovered output",
-  synopsis: "SESSION [--root DIR] [--json]",
+  synopsis: "SESSION [--root DIR] [--store STORE] [--json]",
   description: "SESSION is a session id (or a unique prefix of one) from 'spool sessions'.",
-  options: { root: ROOT, json: JSON_OUTPUT },
+  options: { root: ROOT, store: STORE, json: JSON_OUTPUT },
   positionals: { min: 1, max: 1, name: "SESSION (an id from 'spool sessions')" },
   async run(values, positionals) {
-    const entry = findSession(values.root ?? DEFAULT_ROOT, positionals[0]!);
+    const entry = await findEntry(values.root ?? DEFAULT_ROOT, storeTarget(values.store), positionals[0]!);
     const { view, summary, live } = await loadSession(entry);
     const spillDir = join(entry.dir, "spill");
     const spills = existsSync(spillDir)
       ? readdirSync(spillDir).map((name) => ({ path: join(spillDir, name), bytes: statSync(join(spillDir, name)).size }))
       : [];
+    // Spills a database session keeps in the database (readable from any machine).
+    for (const s of entry.backend === "postgres" ? await listPostgresSpills(entry.url, entry.id) : []) spills.push({ path: `${entry.file}/spill/${s.name}${s.complete ? "" : " (incomplete)"}`, bytes: s.bytes });
     const scopesDir = sidecarDir(entry.file);
-    const openScopes = existsSync(scopesDir) ? readdirSync(scopesDir).filter((f) => !f.endsWith(".tmp")) : [];
+    const openScopes = entry.backend !== "postgres" && existsSync(scopesDir) ? readdirSync(scopesDir).filter((f) => !f.endsWith(".tmp")) : [];
     const calls = view.calls.map((c) => ({
       id: c.id,
       tool: c.name,

@@ -7,6 +7,8 @@ import { resolve } from "node:path";
 import { createStateHost, openAgentSession, SESSION_RECORD, type MutableState } from "../harness/index.js";
 import { createMcpServer, serveHttp, serveStdio } from "../mcp/index.js";
 import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
+import { postgresRepoOptions } from "./run-postgres.js";
+import { STORE, storeTarget } from "./store-option.js";
 import { defineCommand, intOption } from "./command.js";
 import { directorySize, newSessionView, reduceSessionView, type SessionSummary, type SessionView } from "./session-view.js";
 import { ROOT } from "./shared-options.js";
@@ -20,7 +22,7 @@ function packageVersion(): string {
 export const mcpCommand = defineCommand({
   name: "mcp",
   summary: "serve spool's tools (bash, read, recall) to an MCP client over stdio, recorded as a session",
-  synopsis: "[--root DIR] [--cwd DIR] [--max-bytes N] [--max-lines N] [--timeout SECONDS] [--serve[=PORT]]",
+  synopsis: "[--root DIR] [--store STORE] [--cwd DIR] [--max-bytes N] [--max-lines N] [--timeout SECONDS] [--serve[=PORT]]",
   description:
     "Runs an MCP server on stdio offering spool's tools: bash (bounded, cleaned output with a lossless\n" +
     "spill file), read (pages through any text file, spill files included) and recall (cut text back,\n" +
@@ -29,6 +31,7 @@ export const mcpCommand = defineCommand({
     "Cursor and VS Code).",
   options: {
     root: ROOT,
+    store: STORE,
     cwd: { type: "string", value: "DIR", help: "working directory of commands and relative read paths (default: the current one)" },
     "max-bytes": { type: "string", value: "N", help: "bash keeps at most N bytes of cleaned text (default 51200)" },
     "max-lines": { type: "string", value: "N", help: "bash keeps at most N lines (default 2000)" },
@@ -50,8 +53,10 @@ export const mcpCommand = defineCommand({
     const httpPort = intOption("http", values.http, 0, 65535);
     const root = values.root ?? DEFAULT_ROOT;
 
+    const target = storeTarget(values.store);
     const session = await openAgentSession({
       root,
+      ...(target.kind === "postgres" ? { backend: "postgres" as const, url: target.url, postgres: postgresRepoOptions({ announceFallback: true }) } : { backend: target.kind }),
       label: "mcp",
       tools: {
         ...(values.cwd !== undefined ? { cwd: resolve(values.cwd) } : {}),

@@ -23,6 +23,9 @@ import {
   type SessionView,
 } from "./session-view.js";
 import { ROOT } from "./shared-options.js";
+import { STORE, storeTarget, type StoreTarget } from "./store-option.js";
+import { finishPostgresRun, postgresRepoOptions } from "./run-postgres.js";
+import { createSpillTail } from "./spill-tail.js";
 import { UsageError } from "./usage-error.js";
 import type { ViewerServer } from "./viewer-server.js";
 
@@ -37,7 +40,7 @@ const OPTIONS = {
     help: "run under a pseudo-terminal (the command sees a terminal: colour, progress\ndisplays); a display that redraws with cursor movement ends as its final screen",
   },
   json: { type: "boolean", help: "print {exitCode, signal, timedOut, aborted, binary, text, truncation, spillPath, session}" },
-  store: { type: "string", value: "KIND", help: "session log backend: jsonl (default) or sqlite" },
+  store: STORE,
   root: ROOT,
   session: { type: "string", value: "ID", help: "add this run to session ID (created when it does not exist yet)" },
   serve: {
@@ -62,7 +65,7 @@ interface RunArgs {
   pty: boolean;
   json: boolean;
   quiet: boolean;
-  store: "jsonl" | "sqlite";
+  store: StoreTarget;
   root: string;
   session?: string;
   serve: boolean;
@@ -80,8 +83,7 @@ function parse(values: OptionValues<typeof OPTIONS>, positionals: readonly strin
     }
     timeoutMs = Math.round(seconds * 1000);
   }
-  const store = values.store ?? "jsonl";
-  if (store !== "jsonl" && store !== "sqlite") throw new UsageError(`--store must be jsonl or sqlite, got "${store}"`);
+  const store = storeTarget(values.store);
   const serve = values.serve !== undefined;
   if (values.exit && !serve) throw new UsageError("--exit only makes sense with --serve");
   const port = values.serve ? intOption("serve", values.serve, 0, 65535) : undefined;
@@ -159,7 +161,7 @@ async function run(a: RunArgs): Promise<number> {
   }
 
   try {
-    const repo = openSessionRepo(root, { backend: a.store });
+    const repo = a.store.kind === "postgres" ? openSessionRepo(root, { backend: "postgres", url: a.store.url, postgres: postgresRepoOptions() }) : openSessionRepo(root, { backend: a.store.kind });
     // A second writer on one session gets a clear "session is open in process N" from the store.
     const session = a.session === undefined ? await repo.create({ id }) : await openOrCreate(repo, id);
     const store: Store = session.store;
@@ -185,10 +187,14 @@ async function run(a: RunArgs): Promise<number> {
 
     const live = a.quiet ? undefined : await createLiveDisplay(process.stderr, a.retain);
     let state: ToolOutputState | undefined;
+    // On a database store the spill streams into the database while the command runs.
+    const spillTail = createSpillTail(store);
     harness.on((e) => {
       if (e.type !== "tool_update") return;
       state = applyImmutable(state, e.ops);
       live?.update(state);
+      const spill = state?.details.spillPath;
+      if (typeof spill === "string") spillTail.see(spill);
     });
     // The command has its own process group, so a terminal's Ctrl-C reaches only spool: pass it on.
     const abort = new AbortController();
@@ -225,6 +231,8 @@ async function run(a: RunArgs): Promise<number> {
     };
     await store.commit([setValue(RUN_INFO, end)]);
     const transcript = viewer ? harness.transcript() : [];
+    // A database session: the spill goes to the database too; a run whose database went away says so.
+    const lost = await finishPostgresRun(store, spillTail, a.root, id);
     await store.close();
     const spillPath = d.spillPath !== undefined ? relative(process.cwd(), d.spillPath) || d.spillPath : null;
     const sessionPath = relative(process.cwd(), session.dir) || session.dir;
@@ -249,6 +257,7 @@ async function run(a: RunArgs): Promise<number> {
       const body = shown.replace(/^\n+/, "").replace(/\n+$/, "");
       process.stdout.write(`${body === "" ? (shown === text ? "(no output)\n" : "") : `${body}\n`}Session: ${sessionPath}\n`);
     }
+    if (lost !== undefined) process.stderr.write(`spool run: ${lost}\n`);
 
     if (viewer && sessionState && listState) {
       sessionState.mutate((v) => {
@@ -266,7 +275,8 @@ async function run(a: RunArgs): Promise<number> {
         });
       }
     }
-    return exit;
+    // The command's own failure status stands; a run that succeeded but lost its database fails.
+    return lost !== undefined && exit === 0 ? EXIT.failure : exit;
   } finally {
     await viewer?.close();
   }

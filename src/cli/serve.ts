@@ -2,35 +2,48 @@
 // live ones (recorded by another `spool run` process) followed by re-reading their logs as they grow.
 import { statSync } from "node:fs";
 import { createStateHost, type MutableState } from "../harness/index.js";
-import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
+import { DEFAULT_ROOT, followPostgresCommits, listPostgresSpills, openPostgresSpill, sessionsDir, type Follower } from "../store/index.js";
 import { defineCommand, intOption } from "./command.js";
-import { listSessions, loadSession, type SessionEntry } from "./session-catalog.js";
+import { listEntries, loadSession, type SessionEntry } from "./session-catalog.js";
 import { ROOT } from "./shared-options.js";
+import { STORE, storeTarget } from "./store-option.js";
 import type { SessionSummary, SessionView } from "./session-view.js";
 import { startViewerServer } from "./viewer-server.js";
 
 export const serveCommand = defineCommand({
   name: "serve",
   summary: "serve the viewer for every recorded session (live ones streaming)",
-  synopsis: "[--port N] [--root DIR] [--interval MS]",
+  synopsis: "[--port N] [--root DIR] [--store STORE] [--interval MS]",
   description:
     "Serves the live viewer for every session under DIR/sessions until Ctrl-C. Sessions being recorded\n" +
-    "by a running 'spool run' are followed live; finished ones are replayed from their logs.",
+    "by a running 'spool run' are followed live; finished ones are replayed from their logs. With a\n" +
+    "postgres:// store it serves every machine's sessions in that database, told of new commits by\n" +
+    "LISTEN/NOTIFY.",
   options: {
     port: { type: "string", value: "N", help: "port on 127.0.0.1 (default: any free port)" },
     root: ROOT,
-    interval: { type: "string", value: "MS", help: "how often to look for changes, in milliseconds (default 250)" },
+    store: STORE,
+    interval: { type: "string", value: "MS", help: "how often to look for changes, in milliseconds (default 250; 5000 with postgres)" },
   },
   async run(values) {
     const port = intOption("port", values.port, 0, 65535) ?? 0;
-    const interval = intOption("interval", values.interval, 20, 3_600_000) ?? 250;
     const root = values.root ?? DEFAULT_ROOT;
+    const target = storeTarget(values.store);
+    // With a database, commits announce themselves; the timer only notices writers that went away.
+    const interval = intOption("interval", values.interval, 20, 3_600_000) ?? (target.kind === "postgres" ? 5000 : 250);
+    // Database sessions: the last seq each one was notified at stands in for a file's size and mtime.
+    const notified = new Map<string, number>();
+    let follower: Follower | undefined;
 
     const host = createStateHost();
     const list = host.state("sessions", { sessions: [] as SessionSummary[] });
     const states = new Map<string, { state: MutableState<SessionView>; stamp: string }>();
-    // Re-read a session only when its files changed (size and mtime of the log and sidecars' dir).
+    const summaryCache = new Map<string, SessionSummary>();
+    // Every tick re-reads every session. The stamp (size and mtime of the log, mtime of the sidecar
+    // directory) decides whether a finished session's view is assigned again; a live one is assigned on
+    // every tick, since its sidecars grow without touching the directory's mtime.
     const stampOf = (e: SessionEntry): string => {
+      if (e.backend === "postgres") return `${notified.get(e.id) ?? 0}:${e.live}`;
       const st = statSync(e.file);
       let side = "";
       try {
@@ -42,11 +55,18 @@ export const serveCommand = defineCommand({
     };
     const refresh = async (): Promise<void> => {
       const summaries: SessionSummary[] = [];
-      for (const entry of listSessions(root)) {
+      for (const entry of await listEntries(root, target)) {
         try {
           const stamp = stampOf(entry);
           const known = states.get(entry.id);
+          // A database session is re-read only when a commit was announced for it (or its writer came or went).
+          const cached = entry.backend === "postgres" && known?.stamp === stamp ? summaryCache.get(entry.id) : undefined;
+          if (cached) {
+            summaries.push(cached);
+            continue;
+          }
           const loaded = await loadSession(entry);
+          summaryCache.set(entry.id, loaded.summary);
           summaries.push(loaded.summary);
           if (!known) states.set(entry.id, { state: host.state(`session:${entry.id}`, loaded.view), stamp });
           else if (known.stamp !== stamp || loaded.live) {
@@ -60,20 +80,44 @@ export const serveCommand = defineCommand({
       }
       list.mutate((l) => void (l.sessions = summaries));
     };
-    await refresh();
-    const viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), port });
-    process.stderr.write(`spool: serving ${states.size} session${states.size === 1 ? "" : "s"} from ${sessionsDir(root)} at ${viewer.pageUrl}\n`);
     let busy = false;
-    const timer = setInterval(() => {
-      if (busy) return;
+    let again = false;
+    const kick = (): void => {
+      if (busy) {
+        again = true;
+        return;
+      }
       busy = true;
-      refresh().finally(() => (busy = false));
-    }, interval);
+      refresh().finally(() => {
+        busy = false;
+        if (again) {
+          again = false;
+          kick();
+        }
+      });
+    };
+    if (target.kind === "postgres") {
+      follower = await followPostgresCommits(target.url, (n) => {
+        notified.set(n.sessionId, n.seq);
+        kick();
+      }, { onGap: kick });
+    }
+    await refresh();
+    // Spills recorded on other machines are streamed from the database, chunk by chunk.
+    const remoteSpill =
+      target.kind === "postgres"
+        ? async (id: string, name: string) => ((await listPostgresSpills(target.url, id)).some((s) => s.name === name) ? openPostgresSpill(target.url, id, name) : undefined)
+        : undefined;
+    const viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), port, ...(remoteSpill ? { remoteSpill } : {}) });
+    const from = target.kind === "postgres" ? target.shown : sessionsDir(root);
+    process.stderr.write(`spool: serving ${states.size} session${states.size === 1 ? "" : "s"} from ${from} at ${viewer.pageUrl}\n`);
+    const timer = setInterval(kick, interval);
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);
     });
     clearInterval(timer);
+    await follower?.close();
     await viewer.close();
     return 0;
   },

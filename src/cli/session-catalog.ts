@@ -4,14 +4,39 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { SpoolError } from "../errors/index.js";
-import { isSessionId, openSqliteStore, readJsonlSnapshot, sessionsDir, type SessionSnapshot } from "../store/index.js";
+import { isSessionId, listPostgresSessions, openSqliteStore, readJsonlSnapshot, readPostgresSnapshot, sessionsDir, type SessionSnapshot } from "../store/index.js";
+import type { StoreTarget } from "./store-option.js";
 import { directorySize, RUN_INFO, viewFromSnapshot, type SessionSummary, type SessionView } from "./session-view.js";
 
 export interface SessionEntry {
   readonly id: string;
   readonly dir: string;
   readonly file: string;
-  readonly backend: "jsonl" | "sqlite";
+  readonly backend: "jsonl" | "sqlite" | "postgres";
+  /** postgres: the database URL (`file` shows it redacted), whether a writer holds it now, stored bytes. */
+  readonly url?: string;
+  readonly live?: boolean;
+  readonly storedBytes?: number;
+}
+
+/** The sessions of the store named by --store: a root's directories, or a database's rows. */
+export async function listEntries(root: string, target: StoreTarget): Promise<SessionEntry[]> {
+  if (target.kind !== "postgres") return listSessions(root);
+  return (await listPostgresSessions(target.url)).map((s) => ({
+    id: s.id,
+    dir: join(sessionsDir(root), s.id),
+    file: `${target.shown}#${s.id}`,
+    backend: "postgres" as const,
+    url: target.url,
+    live: s.live,
+    storedBytes: s.bytes,
+  }));
+}
+
+/** Accepts a full id or a unique prefix of one, in the store named by --store. */
+export async function findEntry(root: string, target: StoreTarget, id: string): Promise<SessionEntry> {
+  if (target.kind !== "postgres") return findSession(root, id);
+  return pick(await listEntries(root, target), id, `in ${target.shown}`);
 }
 
 /** No session, or an ambiguous prefix: bad input (exit 2). */
@@ -36,17 +61,21 @@ export function listSessions(root: string): SessionEntry[] {
 
 /** Accepts a full id or a unique prefix of one. */
 export function findSession(root: string, id: string): SessionEntry {
-  const all = listSessions(root);
+  return pick(listSessions(root), id, `under ${sessionsDir(root)}`);
+}
+
+function pick(all: SessionEntry[], id: string, where: string): SessionEntry {
   const exact = all.find((s) => s.id === id);
   if (exact) return exact;
   const matches = all.filter((s) => s.id.startsWith(id));
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1) throw new SessionLookupError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((s) => s.id).join(", ")}…); give more of the id`);
-  throw new SessionLookupError(`no session "${id}" under ${sessionsDir(root)}; \`spool sessions\` lists them`);
+  throw new SessionLookupError(`no session "${id}" ${where}; \`spool sessions\` lists them`);
 }
 
 export async function withSnapshot<R>(entry: SessionEntry, read: (snap: SessionSnapshot) => R): Promise<R> {
   if (entry.backend === "jsonl") return read(readJsonlSnapshot(entry.file));
+  if (entry.backend === "postgres") return read(await readPostgresSnapshot(entry.url, entry.id));
   const store = await openSqliteStore(entry.file, { create: false, sessionId: entry.id });
   try {
     return read(store);
@@ -76,7 +105,8 @@ export interface LoadedSession {
 export async function loadSession(entry: SessionEntry): Promise<LoadedSession> {
   return withSnapshot(entry, (snap) => {
     const info = snap.get(RUN_INFO);
-    const live = info?.status === "running" && alive(info.pid);
+    // A database session's writer may be on another machine: its lease says whether it lives.
+    const live = entry.backend === "postgres" ? entry.live === true : info?.status === "running" && alive(info.pid);
     const view = viewFromSnapshot(entry.id, snap, live);
     const summary: SessionSummary = {
       id: entry.id,
@@ -85,7 +115,7 @@ export async function loadSession(entry: SessionEntry): Promise<LoadedSession> {
       startedAt: view.startedAt,
       endedAt: view.endedAt,
       exitCode: view.exitCode,
-      bytes: directorySize(entry.dir),
+      bytes: directorySize(entry.dir) + (entry.storedBytes ?? 0),
     };
     return { entry, view, summary, live };
   });

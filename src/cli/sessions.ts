@@ -2,20 +2,22 @@
 import { formatBytes } from "../capture/index.js";
 import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
-import { listSessions, loadSession } from "./session-catalog.js";
+import { listEntries, loadSession } from "./session-catalog.js";
 import { JSON_OUTPUT, ROOT } from "./shared-options.js";
+import { STORE, storeTarget } from "./store-option.js";
 
 export const sessionsCommand = defineCommand({
   name: "sessions",
   summary: "list recorded sessions (id, started, command, status, size)",
-  synopsis: "[--root DIR] [--json]",
+  synopsis: "[--root DIR] [--store STORE] [--json]",
   description:
     "Lists the sessions recorded under DIR/sessions: id, start time, status (running, succeeded,\nfailed, timed out, interrupted) and size on disk, and the command.",
-  options: { root: ROOT, json: JSON_OUTPUT },
+  options: { root: ROOT, store: STORE, json: JSON_OUTPUT },
   async run(values) {
     const root = values.root ?? DEFAULT_ROOT;
+    const target = storeTarget(values.store);
     const rows = [];
-    for (const entry of listSessions(root)) {
+    for (const entry of await listEntries(root, target)) {
       try {
         rows.push((await loadSession(entry)).summary);
       } catch (err) {
@@ -27,7 +29,7 @@ export const sessionsCommand = defineCommand({
       return 0;
     }
     if (rows.length === 0) {
-      process.stdout.write(`No sessions under ${sessionsDir(root)}. 'spool run -- COMMAND' records one.\n`);
+      process.stdout.write(`No sessions ${target.kind === "postgres" ? `in ${target.shown}` : `under ${sessionsDir(root)}`}. 'spool run -- COMMAND' records one.\n`);
       return 0;
     }
     const table = [

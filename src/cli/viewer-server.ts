@@ -3,6 +3,8 @@
 import { createReadStream, existsSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { createWireServer, serveViewer, type StateSource, type WireServer } from "../wire/index.js";
 
@@ -27,6 +29,8 @@ export async function startViewerServer(options: {
   readonly sessionsDir: string;
   readonly port?: number;
   readonly host?: string;
+  /** A spill this machine does not have (a database session recorded elsewhere), or undefined. */
+  readonly remoteSpill?: (sessionId: string, name: string) => Promise<Readable | undefined>;
 }): Promise<ViewerServer> {
   let token = "";
   const viewer = serveViewer(WEB_DIST);
@@ -40,7 +44,14 @@ export async function startViewerServer(options: {
       }
       const [id, name] = [decodeURIComponent(files[1]!), decodeURIComponent(files[2]!)];
       const path = join(options.sessionsDir, id, "spill", name);
-      if (!SAFE_NAME.test(id) || !SAFE_NAME.test(name) || !existsSync(path) || !statSync(path).isFile()) {
+      const local = SAFE_NAME.test(id) && SAFE_NAME.test(name) && existsSync(path) && statSync(path).isFile();
+      const remote = !local && SAFE_NAME.test(id) && SAFE_NAME.test(name) ? await options.remoteSpill?.(id, name) : undefined;
+      if (remote) {
+        res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff" });
+        await pipeline(remote, res).catch(() => res.destroy());
+        return true;
+      }
+      if (!local) {
         res.writeHead(404, { "content-type": "text/plain" }).end(`no spill file ${name} in session ${id}\n`);
         return true;
       }

@@ -4,6 +4,7 @@
 // tail preview whose header says how to read the rest. Decisions are a pure function of the result
 // text: the same history processed twice writes no second file and changes nothing, so prompt caches
 // stay valid across turns and resumes (upstream re-spilled every turn to a new file).
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { extractKeys } from "./archive-key.js";
 import type { ArchiveStore } from "./archive-store.js";
 import { detectContentKind } from "./content-kind.js";
@@ -28,6 +29,11 @@ export interface BudgetOptions {
   /** Where full texts are saved as `<key>.txt`; without it they go to `archive`. */
   readonly resultsDir?: string;
   readonly archive?: ArchiveStore;
+  /**
+   * The session workspace. Files inside it are named relative to it in previews (`results/KEY.txt`),
+   * so the same history gives the same prompt in any checkout or machine; `read` resolves them.
+   */
+  readonly workspaceDir?: string;
 }
 
 export interface BudgetReport {
@@ -85,13 +91,13 @@ export function enforceToolResultBudget(
     let origin: Origin;
     let referenced = true;
     let key: string | undefined;
-    if (message.spillPath !== undefined) origin = { keys: markers, path: message.spillPath };
+    if (message.spillPath !== undefined) origin = { keys: markers, path: shownPath(message.spillPath, options.workspaceDir) };
     else if (markers.length > 0) origin = { keys: markers };
     else {
       referenced = false;
       const planned = plannedSave(text, options);
       key = planned.key;
-      origin = planned.path !== undefined ? { keys: [planned.key], path: planned.path } : { keys: [planned.key] };
+      origin = planned.path !== undefined ? { keys: [planned.key], path: shownPath(planned.path, options.workspaceDir) } : { keys: [planned.key] };
     }
     // Judge the preview before writing anything: a preview that is not shorter leaves no file behind.
     const preview = buildPreview("partial", text, head, tail, origin, detectContentKind(text));
@@ -162,6 +168,14 @@ export function enforceToolResultBudget(
   }
   flush(group);
   return { messages: out ?? messages, report };
+}
+
+/** `path` relative to the workspace when it lies inside it (with "/" separators), else as given. */
+function shownPath(path: string, workspaceDir: string | undefined): string {
+  if (workspaceDir === undefined) return path;
+  const rel = relative(resolve(workspaceDir), resolve(workspaceDir, path));
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return path;
+  return rel.split(sep).join("/");
 }
 
 function positive(value: number | undefined, fallback: number): number {

@@ -1,4 +1,4 @@
-// Configuration from the environment, with the seed's defaults. Unlike upstream (which silently fell
+// Configuration from the environment, with the defaults below. Unlike chatcli (which silently fell
 // back to the default on a bad value), an invalid value is an error naming the variable: a typo in
 // a budget should not quietly send 10× more text to the model.
 import { DEFAULT_MAX_RESULT_CHARS, DEFAULT_TURN_BUDGET_CHARS } from "./budget.js";
@@ -8,6 +8,7 @@ import {
   DEFAULT_MICRO_HEAD_CHARS,
   DEFAULT_MICRO_TAIL_CHARS,
   DEFAULT_MIN_CONTENT,
+  DEFAULT_SUMMARIZE_MIN_CHARS,
   DEFAULT_SUMMARIZE_TURNS,
   DEFAULT_TRUNCATE_TURNS,
 } from "./microcompact.js";
@@ -20,6 +21,7 @@ export interface ContextConfig {
   readonly microHeadChars: number;
   readonly microTailChars: number;
   readonly minContent: number;
+  readonly summarizeMinChars: number;
   /** 0 = unbounded. */
   readonly archiveMaxBytes: number;
   /** 0 = entries never expire. */
@@ -34,6 +36,7 @@ export const DEFAULT_CONTEXT_CONFIG: ContextConfig = {
   microHeadChars: DEFAULT_MICRO_HEAD_CHARS,
   microTailChars: DEFAULT_MICRO_TAIL_CHARS,
   minContent: DEFAULT_MIN_CONTENT,
+  summarizeMinChars: DEFAULT_SUMMARIZE_MIN_CHARS,
   archiveMaxBytes: DEFAULT_ARCHIVE_MAX_BYTES,
   archiveTtlMs: DEFAULT_ARCHIVE_TTL_MS,
 };
@@ -65,6 +68,7 @@ export function contextConfigFromEnv(env: Env = process.env): ContextConfig {
     microHeadChars: positiveInt(env, "SPOOL_MICROCOMPACT_HEAD_CHARS", DEFAULT_MICRO_HEAD_CHARS),
     microTailChars: positiveInt(env, "SPOOL_MICROCOMPACT_TAIL_CHARS", DEFAULT_MICRO_TAIL_CHARS),
     minContent: positiveInt(env, "SPOOL_MICROCOMPACT_MIN_CONTENT", DEFAULT_MIN_CONTENT),
+    summarizeMinChars: positiveInt(env, "SPOOL_MICROCOMPACT_SUMMARIZE_MIN_CHARS", DEFAULT_SUMMARIZE_MIN_CHARS),
     archiveMaxBytes,
     archiveTtlMs: durationMs(env, "SPOOL_ARCHIVE_TTL", DEFAULT_ARCHIVE_TTL_MS),
   };

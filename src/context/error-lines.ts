@@ -1,5 +1,5 @@
 // Lines in the omitted middle of a cut result that mention errors. A fixed head/tail split hides
-// the one failing test in the middle of a long build log (peers §2.2, §7.8); listing those lines, with
+// the one failing test in the middle of a long build log; listing those lines, with
 // their numbers, where the text was cut tells the model what it missed and where to read.
 const ERROR_RE = /\b(?:error|errors|err!|failed|failure|fail|panic|panicked|exception|fatal|traceback|segmentation fault|assertionerror)\b/gi;
 
@@ -33,14 +33,29 @@ export function errorLines(text: string, from: number, to: number, firstLine: nu
     const start = text.lastIndexOf("\n", m.index - 1) + 1;
     const nl = text.indexOf("\n", m.index);
     const end = nl < 0 ? text.length : nl;
-    if (start >= from && end <= to) {
-      const whole = text.slice(start, end);
-      out.push({ line, text: whole.length > limits.maxLineChars ? `${cutAt(whole, limits.maxLineChars)}…` : whole });
+    if (start >= from && end <= to && end - start <= limits.maxLineChars) out.push({ line, text: text.slice(start, end) });
+    else {
+      // a long line (minified output, a JSON-encoded log on one line): the part around the match, inside
+      // the cut middle; the scan goes on after it, since one such line may hold many errors
+      const a = safeStart(text, Math.max(start, from, m.index - Math.floor(limits.maxLineChars / 3)));
+      const b = Math.min(end, to, a + limits.maxLineChars);
+      if (b > m.index) {
+        const piece = text.slice(a, b);
+        out.push({ line, text: `${a > start ? "…" : ""}${cutAt(piece, piece.length)}${b < end ? "…" : ""}` });
+      }
+      re.lastIndex = Math.max(b, m.index + m[0].length);
+      continue;
     }
     if (nl < 0) break;
     re.lastIndex = nl + 1;
   }
   return out;
+}
+
+/** Never start on the second half of a surrogate pair. */
+function safeStart(s: string, i: number): number {
+  const code = s.charCodeAt(i);
+  return code >= 0xdc00 && code <= 0xdfff ? i + 1 : i;
 }
 
 /** Never split a surrogate pair when shortening a line. */

@@ -16,8 +16,9 @@ export class FormatError extends ContextError {
   constructor(
     message: string,
     readonly at: string = "",
+    code = "SPOOL_CONTEXT_FORMAT",
   ) {
-    super("SPOOL_CONTEXT_FORMAT", at ? `${message} (at ${at})` : message);
+    super(code, at ? `${message} (at ${at})` : message);
   }
 }
 
@@ -44,6 +45,36 @@ export class PairingInvariantError extends ContextError {
       "SPOOL_CONTEXT_PAIRING_INVARIANT",
       `prepareHistory produced a history whose tool calls and results do not pair (${problems.length} problem(s): ` +
         `${JSON.stringify(problems.slice(0, 3))}). This is a bug in spool; please report it with the input transcript.`,
+    );
+  }
+}
+
+/** `--format X` (or a caller's format) names one format while the conversation is plainly in another. */
+export class FormatMismatchError extends FormatError {
+  constructor(
+    readonly expected: string,
+    readonly detected: string,
+  ) {
+    super(
+      `the conversation is in ${detected} format, not ${expected}: nothing was changed. Use --format ${detected}, or --format auto to detect it.`,
+      "",
+      "SPOOL_CONTEXT_FORMAT_MISMATCH",
+    );
+  }
+}
+
+/** prepareHistory's debug assertion: the output breaks a rule of the provider API that the input did not break — a bug in spool. */
+export class ProviderRuleError extends ContextError {
+  constructor(
+    readonly format: string,
+    readonly problems: readonly { rule: string; message: string }[],
+  ) {
+    super(
+      "SPOOL_CONTEXT_PROVIDER_RULE",
+      `prepareHistory produced a history the ${format} API would reject (${problems.length} problem(s): ${problems
+        .slice(0, 3)
+        .map((p) => `${p.rule}: ${p.message}`)
+        .join("; ")}). This is a bug in spool; please report it with the input transcript.`,
     );
   }
 }

@@ -6,6 +6,11 @@
 export * from "./messages.js";
 export * from "./errors.js";
 export * from "./pairing.js";
+export { LATE_RESULT_CODE, lateResultText } from "./late-result.js";
+export { rewriteCollidingIds, type IdRewrite } from "./id-collisions.js";
+export { validateForProvider, validateWire, type ProviderProblem, type ProviderRule } from "./provider-rules.js";
+export { isFailedCommandOutput } from "./failed-command.js";
+export { describePrepareReport, type ReportContext } from "./report.js";
 export * from "./budget.js";
 export * from "./microcompact.js";
 export * from "./content-kind.js";

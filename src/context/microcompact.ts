@@ -2,12 +2,21 @@
 // from full text to a head + tail preview, then to a one-line summary. Every step is lossless: the
 // text is archived before the cut and the stub carries its `<<ccr:KEY>>` marker; later levels carry
 // the same marker forward and describe the original, never the previous stub.
-// Exempt, as the seed promises and upstream never did: error results (the model needs the exact
-// error) and results of write/exec tools (their output is the evidence of what changed).
+// Command output ages like any read: in bash-only agents (mini-swe-agent, Codex) every result is a
+// shell call, and exempting them saved 0% on real sessions. What stays exact: write/edit
+// acknowledgements up to DEFAULT_PRESERVED_MAX_CHARS (a tool echoing a whole file back is a read in
+// disguise and ages like one). Failed commands and error results never drop to a one-line summary:
+// they go (once, finally) to a "failed" preview — the opening status line, the lines of the cut
+// middle that mention errors, and the tail — because the end of a failing log is where the cause is.
+// Measured on two real mini-swe-agent sessions (a third of whose commands exit non-zero): keeping
+// 1,000 head + 1,500 tail chars of every failure left 47–51% of the tool-result characters; status
+// line + error lines + a 500-char tail leaves 27–37%.
+import { archiveKey } from "./archive-key.js";
 import type { ArchiveStore } from "./archive-store.js";
 import { countLines } from "./cut.js";
 import { detectContentKind } from "./content-kind.js";
-import type { Message, ToolResultMessage, UserMessage } from "./messages.js";
+import { isFailedCommandOutput } from "./failed-command.js";
+import type { Message, ToolCallPart, ToolResultMessage, UserMessage } from "./messages.js";
 import { textOf, withText } from "./messages.js";
 import { buildPreview, buildSummary, parseStub, type Origin, type ParsedStub } from "./stubs.js";
 import { normaliseToolName } from "./tool-name.js";
@@ -17,14 +26,21 @@ export const DEFAULT_SUMMARIZE_TURNS = 4;
 export const DEFAULT_MICRO_HEAD_CHARS = 2_000;
 export const DEFAULT_MICRO_TAIL_CHARS = 500;
 export const DEFAULT_MIN_CONTENT = 3_000;
+/**
+ * Results at least this long are summarised once they are summarizeTurns old, even below minContent
+ * (a preview of a short text saves nothing, a one-line summary does). Bash-only agents run many
+ * commands with 1–3 KB of output: on real mini-swe-agent sessions results under 3,000 chars were
+ * 60–80% of all result characters, and a minContent-only rule saved 30–44% there.
+ */
+export const DEFAULT_SUMMARIZE_MIN_CHARS = 1_000;
 
-/** Write and exec tools (names compared case-insensitively, a leading "@" ignored). */
+/** Write and edit tools (names compared case-insensitively, a leading "@" ignored). A call whose input says `command: "view"` is a read. */
 export const DEFAULT_PRESERVED_TOOLS: readonly string[] = [
-  "bash", "shell", "sh", "exec", "exec_command", "execute", "execute_command", "run", "run_command",
-  "run_terminal_cmd", "terminal", "local_shell", "write", "write_file", "create_file", "edit", "edit_file",
-  "multiedit", "multi_edit", "str_replace", "str_replace_editor", "str_replace_based_edit_tool",
-  "apply_patch", "patch", "delete_file", "notebookedit",
+  "write", "write_file", "create_file", "edit", "edit_file", "multiedit", "multi_edit", "str_replace",
+  "str_replace_editor", "str_replace_based_edit_tool", "apply_patch", "patch", "delete_file", "notebookedit",
 ];
+/** A write/edit result longer than this is not an acknowledgement but an echo of the file: it ages like a read. */
+export const DEFAULT_PRESERVED_MAX_CHARS = 8_000;
 
 export interface MicrocompactOptions {
   readonly truncateTurns?: number;
@@ -32,12 +48,15 @@ export interface MicrocompactOptions {
   readonly headChars?: number;
   readonly tailChars?: number;
   readonly minContent?: number;
+  /** See DEFAULT_SUMMARIZE_MIN_CHARS. */
+  readonly summarizeMinChars?: number;
   /** Where cut text is archived. Without one, cuts are lossy (no marker) — only for callers that accept that. */
   readonly archive?: ArchiveStore;
   /** The current turn; default the number of assistant messages. Ages are `turn − (assistant messages before the result)`. */
   readonly turn?: number;
-  /** Tool names whose results are never compacted; default DEFAULT_PRESERVED_TOOLS. */
+  /** Tool names whose results are never compacted while at most `preserveMaxChars` long; default DEFAULT_PRESERVED_TOOLS. */
   readonly preserveTools?: readonly string[];
+  readonly preserveMaxChars?: number;
   /**
    * Act only when this pass frees at least this many chars (default 0). Every change rewrites the
    * prompt from that message on, so batching small savings keeps provider prompt caches warm
@@ -52,15 +71,17 @@ export interface MicrocompactReport {
   charsSaved: number;
   /** Keys of the texts this pass archived before cutting them. */
   keysArchived: string[];
-  /** Old, large results left alone because they are errors or from write/exec tools. */
+  /** Old, large results left whole because they are write/edit acknowledgements. */
   preserved: number;
+  /** Old results of failed commands (or error results) cut to an error-keeping preview, which never drops to a summary. */
+  failedKept: number;
   errors: string[];
   /** Chars this pass could have freed but did not, because they were below `minSavedChars`. */
   deferredChars?: number;
 }
 
 export function emptyMicrocompactReport(): MicrocompactReport {
-  return { truncated: 0, summarized: 0, charsSaved: 0, keysArchived: [], preserved: 0, errors: [] };
+  return { truncated: 0, summarized: 0, charsSaved: 0, keysArchived: [], preserved: 0, failedKept: 0, errors: [] };
 }
 
 export function applyMicrocompact(
@@ -72,7 +93,9 @@ export function applyMicrocompact(
   const headChars = positive(options.headChars, DEFAULT_MICRO_HEAD_CHARS);
   const tailChars = positive(options.tailChars, DEFAULT_MICRO_TAIL_CHARS);
   const minContent = positive(options.minContent, DEFAULT_MIN_CONTENT);
+  const summarizeMin = Math.min(minContent, positive(options.summarizeMinChars, DEFAULT_SUMMARIZE_MIN_CHARS));
   const preserved = new Set((options.preserveTools ?? DEFAULT_PRESERVED_TOOLS).map(normaliseToolName));
+  const preserveMax = positive(options.preserveMaxChars, DEFAULT_PRESERVED_MAX_CHARS);
   const report = emptyMicrocompactReport();
 
   let assistants = 0;
@@ -82,13 +105,13 @@ export function applyMicrocompact(
 
   let out: Message[] | undefined;
   let k = 0;
-  let names = new Map<string, string>();
+  let calls = new Map<string, ToolCallPart>();
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
     if (message.role === "assistant") {
       k++;
-      names = new Map();
-      for (const part of message.content) if (part.type === "toolCall") names.set(part.id, part.name);
+      calls = new Map();
+      for (const part of message.content) if (part.type === "toolCall") calls.set(part.id, part);
       continue;
     }
     const age = turn - k;
@@ -96,16 +119,21 @@ export function applyMicrocompact(
     if (message.role !== "tool" && !(message.role === "user" && message.agentFeedback === true)) continue;
     const text = textOf(message);
     const stub = parseStub(text);
-    if (stub === undefined && text.length < minContent) continue;
+    const short = stub === undefined && text.length < minContent;
+    if (short && (age < summarizeTurns || text.length < summarizeMin)) continue;
+    let failed = false;
     if (message.role === "tool") {
-      const name = names.get(message.toolCallId) ?? message.toolName;
-      if (message.isError || (name !== undefined && preserved.has(normaliseToolName(name)))) {
-        if (stub === undefined) report.preserved++;
+      const call = calls.get(message.toolCallId);
+      const name = call?.name ?? message.toolName;
+      if (stub === undefined && text.length <= preserveMax && name !== undefined && preserved.has(normaliseToolName(name)) && !isView(call)) {
+        report.preserved++;
         continue;
       }
+      // a stub keeps the opening lines, where the exit status is written
+      failed = message.isError || isFailedCommandOutput(stub === undefined ? text : stubBody(text));
     }
 
-    const next = compactOne(message, text, stub, age, { truncateTurns, summarizeTurns, headChars, tailChars, minContent, archive: options.archive }, report);
+    const next = compactOne(message, text, stub, age, failed, { truncateTurns, summarizeTurns, headChars, tailChars, minContent, archive: options.archive }, report);
     if (next !== undefined) {
       out ??= messages.slice();
       out[i] = next;
@@ -132,42 +160,67 @@ function compactOne<M extends ToolResultMessage | UserMessage>(
   text: string,
   stub: ParsedStub | undefined,
   age: number,
+  failed: boolean,
   levels: Levels,
   report: MicrocompactReport,
 ): M | undefined {
   if (stub !== undefined) {
-    if (stub.level === "cleared" || age < levels.summarizeTurns || stub.chars < levels.minContent) return undefined;
+    if (failed || stub.level === "cleared" || stub.level === "failed" || age < levels.summarizeTurns || stub.chars < levels.minContent) return undefined;
     const summary = buildSummary(stub, stub);
     if (summary.length >= text.length) return undefined;
     report.summarized++;
     report.charsSaved += text.length - summary.length;
     return withText(message, summary);
   }
-  if (text.length < levels.minContent) return undefined;
-  let origin: Origin = { keys: [] };
+  if (text.length < levels.minContent && age < levels.summarizeTurns) return undefined;
+  // Judge the stub before archiving anything: a stub that would not be shorter leaves no entry behind.
+  const key = levels.archive !== undefined ? archiveKey(text) : undefined;
+  const origin: Origin = { keys: key !== undefined ? [key] : [] };
+  const kind = detectContentKind(text);
+  let next: string | undefined;
+  let level: "failed" | "summary" | "truncated";
+  if (failed) {
+    // the status line, the error lines of the middle, a long tail: what a failing log's reader needs
+    level = "failed";
+    next = buildPreview("failed", text, FAILED_HEAD_CHARS, levels.tailChars, origin, kind);
+  } else if (age >= levels.summarizeTurns) {
+    level = "summary";
+    next = buildSummary({ chars: text.length, lines: countLines(text), kind }, origin);
+  } else {
+    level = "truncated";
+    next = buildPreview("truncated", text, levels.headChars, levels.tailChars, origin, kind);
+  }
+  if (next === undefined || next.length >= text.length) return undefined;
   if (levels.archive !== undefined) {
     try {
-      const key = levels.archive.put(text);
-      report.keysArchived.push(key);
-      origin = { keys: [key] };
+      levels.archive.put(text);
+      report.keysArchived.push(key!);
     } catch (err) {
       // Never emit a marker that cannot be recalled: keep the text whole instead.
       report.errors.push(`could not archive a ${text.length}-char result (${(err as Error).message}); left uncut`);
       return undefined;
     }
   }
-  if (age >= levels.summarizeTurns) {
-    const summary = buildSummary({ chars: text.length, lines: countLines(text), kind: detectContentKind(text) }, origin);
-    if (summary.length >= text.length) return undefined;
-    report.summarized++;
-    report.charsSaved += text.length - summary.length;
-    return withText(message, summary);
-  }
-  const preview = buildPreview("truncated", text, levels.headChars, levels.tailChars, origin, detectContentKind(text));
-  if (preview === undefined) return undefined;
-  report.truncated++;
-  report.charsSaved += text.length - preview.length;
-  return withText(message, preview);
+  if (level === "summary") report.summarized++;
+  else report.truncated++;
+  if (level === "failed") report.failedKept++;
+  report.charsSaved += text.length - next.length;
+  return withText(message, next);
+}
+
+/** Enough for the status line a failed command opens with (`<returncode>1</returncode>`, `Exit code 2`, the command echoed). */
+const FAILED_HEAD_CHARS = 200;
+
+/** An editor tool asked to show a file (SWE-agent's str_replace_editor `view`): its output is a read. */
+function isView(call: ToolCallPart | undefined): boolean {
+  const input = call?.input;
+  return input !== null && typeof input === "object" && (input as Record<string, unknown>)["command"] === "view";
+}
+
+/** The text after a stub's header line. */
+function stubBody(text: string): string {
+  const nl = text.indexOf("\n");
+  return nl < 0 ? "" : text.slice(nl + 1);
 }
 
 function positive(value: number | undefined, fallback: number): number {

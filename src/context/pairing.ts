@@ -1,8 +1,11 @@
 // Pairing repair: every tool call gets exactly one result, right after the assistant message that
 // made it. Positional (block-scoped), not a global id map: providers reuse ids across turns (Kimi's
 // "web_fetch:0" every turn), and a global map once matched an old dangling call to a newer turn's
-// result (chatcli #1208). A result is claimed only between its assistant message and the next one.
-import type { AssistantMessage, AssistantPart, Message, ToolResultMessage } from "./messages.js";
+// result. A result is claimed only between its assistant message and the next one.
+// A repair touches only the turn that is broken: every other turn is copied message for message, so
+// its provider bytes (and the prompt cache behind them) stay the same.
+import { lateResult } from "./late-result.js";
+import type { AssistantMessage, AssistantPart, Message, ToolCallPart, ToolResultMessage } from "./messages.js";
 import { toolResult } from "./messages.js";
 
 export const SYNTHETIC_RESULT_TEXT =
@@ -11,13 +14,21 @@ export const SYNTHETIC_RESULT_TEXT =
 export const SYNTHETIC_ERROR_CODE = "missing_result";
 
 export interface PairingReport {
+  /** Calls that had no result anywhere: answered with SYNTHETIC_RESULT_TEXT. */
   syntheticResultsInjected: number;
+  /** Results whose id matches no call of their turn. */
   orphanResultsRemoved: number;
+  /** Second (third, …) results for a call that already has one. */
+  duplicateResultsRemoved: number;
   duplicateToolUsePruned: number;
   resultsRelocated: number;
+  /** Results that came after the next assistant message: removed, and their call told where the text is. */
+  lateResults: number;
   missingToolUseIds: string[];
   orphanToolResultIds: string[];
-  /** The orphan (or duplicate) results that were dropped, so a caller can archive their text. */
+  duplicateResultIds: string[];
+  lateResultIds: string[];
+  /** Every result that was dropped (orphan, duplicate or late), so a caller can archive its text. Late results' markers point at it. */
   removedResults: ToolResultMessage[];
 }
 
@@ -40,17 +51,27 @@ export function emptyPairingReport(): PairingReport {
   return {
     syntheticResultsInjected: 0,
     orphanResultsRemoved: 0,
+    duplicateResultsRemoved: 0,
     duplicateToolUsePruned: 0,
     resultsRelocated: 0,
+    lateResults: 0,
     missingToolUseIds: [],
     orphanToolResultIds: [],
+    duplicateResultIds: [],
+    lateResultIds: [],
     removedResults: [],
   };
 }
 
 export function hasRepairs(report: PairingReport): boolean {
   return (
-    report.syntheticResultsInjected + report.orphanResultsRemoved + report.duplicateToolUsePruned + report.resultsRelocated > 0
+    report.syntheticResultsInjected +
+      report.orphanResultsRemoved +
+      report.duplicateResultsRemoved +
+      report.duplicateToolUsePruned +
+      report.resultsRelocated +
+      report.lateResults >
+    0
   );
 }
 
@@ -154,64 +175,166 @@ function callsInclude(message: AssistantMessage, id: string): boolean {
   return false;
 }
 
+interface Block {
+  readonly index: number;
+  /** The assistant message, with empty and repeated call ids pruned. */
+  readonly message: AssistantMessage;
+  readonly calls: readonly ToolCallPart[];
+  /** Indexes of the claimed results, in the order they appear. */
+  readonly results: number[];
+  readonly missing: string[];
+  /** True when the assistant message and its adjacent results are already valid: they are copied as they are. */
+  intact: boolean;
+  /** Missing call id → index of its late result, found after the next assistant message. */
+  readonly late: Map<string, number>;
+}
+
 /**
  * Repairs pairing. Returns the same array (and an empty report) when nothing is wrong; otherwise a new
- * array — the input is never mutated. Idempotent: a second pass over the output reports no repairs.
+ * array — the input is never mutated. Only a broken turn is rebuilt: a valid turn (including results
+ * adjacent to their calls in another order, as clients write parallel results in the order they
+ * finish) is copied message for message, so its provider bytes do not change. Idempotent: a second
+ * pass over the output reports no repairs and returns the same array.
  */
 export function ensureToolResultPairing(messages: readonly Message[]): { messages: readonly Message[]; report: PairingReport } {
   const report = emptyPairingReport();
   if (messages.length === 0 || !needsRepair(messages)) return { messages, report };
 
-  const out: Message[] = [];
+  // Pass 1: which results each turn claims (positionally: only up to the next assistant message).
+  const blocks = new Map<number, Block>();
+  /** Call id → the turns that made a call with it, in order. */
+  const callers = new Map<string, Block[]>();
   const claimed = new Uint8Array(messages.length);
+  /** For each unclaimed result: the block whose range it lies in, if any. */
+  const governing = new Int32Array(messages.length).fill(-1);
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
-    if (message.role === "tool") {
-      if (claimed[i] === 1) continue;
-      report.orphanResultsRemoved++;
-      report.orphanToolResultIds.push(message.toolCallId);
-      report.removedResults.push(message);
-      continue;
-    }
-    if (message.role !== "assistant" || !hasAnyCall(message)) {
-      out.push(message);
-      continue;
-    }
+    if (message.role !== "assistant" || !hasAnyCall(message)) continue;
     const pruned = pruneInvalidCalls(message, report);
-    out.push(pruned);
-    const calls = pruned.content.filter((p): p is Extract<AssistantPart, { type: "toolCall" }> => p.type === "toolCall");
-    if (calls.length === 0) continue;
-
-    const wanted = new Map<string, { index: number; relocated: boolean }>();
-    for (const call of calls) wanted.set(call.id, { index: -1, relocated: false });
-    let interposed = false;
-    for (let j = i + 1; j < messages.length; j++) {
+    const calls = pruned.content.filter((p): p is ToolCallPart => p.type === "toolCall");
+    const block: Block = { index: i, message: pruned, calls, results: [], missing: [], intact: pruned === message, late: new Map() };
+    blocks.set(i, block);
+    for (const call of calls) {
+      const list = callers.get(call.id);
+      if (list === undefined) callers.set(call.id, [block]);
+      else list.push(block);
+    }
+    const wanted = new Set(calls.map((c) => c.id));
+    const answered = new Set<string>();
+    let adjacent = true;
+    let j = i + 1;
+    for (; j < messages.length; j++) {
       const next = messages[j]!;
       if (next.role === "assistant") break;
       if (next.role !== "tool") {
-        interposed = true;
+        adjacent = false;
         continue;
       }
-      const slot = wanted.get(next.toolCallId);
-      if (next.toolCallId === "" || slot === undefined || slot.index >= 0) continue;
-      slot.index = j;
-      slot.relocated = interposed;
+      governing[j] = i;
+      if (next.toolCallId === "" || !wanted.has(next.toolCallId) || answered.has(next.toolCallId)) {
+        if (adjacent) block.intact = false;
+        continue;
+      }
+      answered.add(next.toolCallId);
       claimed[j] = 1;
-    }
-    for (const call of calls) {
-      const slot = wanted.get(call.id)!;
-      if (slot.index >= 0) {
-        if (slot.relocated) report.resultsRelocated++;
-        out.push(messages[slot.index]!);
-      } else {
-        report.syntheticResultsInjected++;
-        report.missingToolUseIds.push(call.id);
-        out.push(toolResult(call.id, SYNTHETIC_RESULT_TEXT, { isError: true, errorCode: SYNTHETIC_ERROR_CODE, toolName: call.name }));
+      block.results.push(j);
+      if (!adjacent) {
+        block.intact = false;
+        report.resultsRelocated++;
       }
     }
+    for (const call of calls) if (!answered.has(call.id)) block.missing.push(call.id);
+    if (block.missing.length > 0 || calls.length === 0) block.intact = false;
+  }
+
+  // Unclaimed results: a late answer to an earlier turn's missing call, a duplicate, or an orphan.
+  for (let k = 0; k < messages.length; k++) {
+    const message = messages[k]!;
+    if (message.role !== "tool" || claimed[k] === 1) continue;
+    report.removedResults.push(message);
+    const owner = governing[k]! >= 0 ? blocks.get(governing[k]!) : undefined;
+    if (owner !== undefined && owner.calls.some((c) => c.id === message.toolCallId)) {
+      report.duplicateResultsRemoved++;
+      report.duplicateResultIds.push(message.toolCallId);
+      continue;
+    }
+    const lateFor = lateTarget(callers, k, message.toolCallId);
+    if (lateFor !== undefined) {
+      lateFor.late.set(message.toolCallId, k);
+      report.lateResults++;
+      report.lateResultIds.push(message.toolCallId);
+      continue;
+    }
+    report.orphanResultsRemoved++;
+    report.orphanToolResultIds.push(message.toolCallId);
+  }
+
+  // Pass 2: copy intact turns, rebuild broken ones (their results first, then what was interposed).
+  const out: Message[] = [];
+  let joinNextUser = false;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.role === "tool") continue;
+    const block = blocks.get(i);
+    if (block === undefined) {
+      if (joinNextUser && message.role === "user" && message.extra === undefined && message.hints?.joined !== true) {
+        // A broken turn's results now open the user message; the user's own text belongs in it, after them.
+        out.push({ ...message, hints: { ...message.hints, joined: true } });
+      } else out.push(message);
+      joinNextUser = false;
+      continue;
+    }
+    joinNextUser = false;
+    if (block.intact) {
+      out.push(message);
+      for (const k of block.results) out.push(messages[k]!);
+      continue;
+    }
+    out.push(block.message);
+    const results: ToolResultMessage[] = block.results.map((k) => messages[k] as ToolResultMessage);
+    for (const call of block.calls) {
+      if (!block.missing.includes(call.id)) continue;
+      const late = block.late.get(call.id);
+      if (late !== undefined) results.push(lateResult(call, messages[late] as ToolResultMessage));
+      else {
+        report.syntheticResultsInjected++;
+        report.missingToolUseIds.push(call.id);
+        results.push(toolResult(call.id, SYNTHETIC_RESULT_TEXT, { isError: true, errorCode: SYNTHETIC_ERROR_CODE, toolName: call.name }));
+      }
+    }
+    results.forEach((result, n) => out.push(rejoined(result, n > 0)));
+    joinNextUser = results.length > 0;
   }
   if (!hasRepairs(report)) return { messages, report: emptyPairingReport() };
   return { messages: out, report };
+}
+
+/** The nearest earlier turn that called `id` and got no result for it (and has not been given a late one yet). */
+function lateTarget(callers: ReadonlyMap<string, readonly Block[]>, at: number, id: string): Block | undefined {
+  const list = callers.get(id);
+  if (list === undefined) return undefined;
+  let best: Block | undefined;
+  for (let n = list.length - 1; n >= 0; n--) {
+    if (list[n]!.index < at) {
+      best = list[n];
+      break;
+    }
+  }
+  if (best === undefined || !best.missing.includes(id) || best.late.has(id)) return undefined;
+  return best;
+}
+
+/** A result in a rebuilt turn: the first opens the envelope after the assistant message, the rest share it. */
+function rejoined(result: ToolResultMessage, joined: boolean): ToolResultMessage {
+  const hints = result.hints;
+  if (joined ? hints?.joined === true : hints?.joined === undefined) return result;
+  const { joined: _joined, ...rest } = hints ?? {};
+  const next: ToolResultMessage = joined ? { ...result, hints: { ...rest, joined: true } } : { ...result, hints: rest };
+  if (!joined && Object.keys(rest).length === 0) {
+    const { hints: _h, ...bare } = next;
+    return bare as ToolResultMessage;
+  }
+  return next;
 }
 
 function hasAnyCall(message: AssistantMessage): boolean {

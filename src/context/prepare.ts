@@ -1,16 +1,20 @@
 // prepareHistory: the one choke point every history passes through before a model call, in the
-// seed's order — pairing, budget, microcompact — then the pairing invariant is checked again on the
-// final list (repairs must run after every edit, not once: the lesson of every "tool_use without
-// tool_result" 400 in the peers' trackers). Orphan results that pairing drops are archived first, so
-// even a result that lost its call can be read back.
+// order pairing (then ids made unique where the provider needs it), budget, microcompact —
+// then the pairing invariant is checked again on the final list (repairs must run after every edit,
+// not once: the lesson of every "tool_use without tool_result" 400 in other agents' issue trackers), and, as a
+// debug assertion, every rule of the provider API. Results that pairing drops are archived first, so
+// even a result that lost its call (or came late) can be read back.
+import type { Format } from "./adapters/index.js";
 import type { ArchiveStore } from "./archive-store.js";
 import { enforceToolResultBudget, type BudgetReport } from "./budget.js";
 import { contextConfigFromEnv, type ContextConfig } from "./config.js";
-import { ConfigError, PairingInvariantError } from "./errors.js";
+import { ConfigError, PairingInvariantError, ProviderRuleError } from "./errors.js";
+import { rewriteCollidingIds, type IdRewrite } from "./id-collisions.js";
 import type { Message } from "./messages.js";
 import { textOf } from "./messages.js";
 import { applyMicrocompact, type MicrocompactReport } from "./microcompact.js";
 import { ensureToolResultPairing, validatePairing, type PairingReport } from "./pairing.js";
+import { validateForProvider, type ProviderProblem } from "./provider-rules.js";
 import type { Workspace } from "./workspace.js";
 
 export interface PrepareOptions {
@@ -27,17 +31,37 @@ export interface PrepareOptions {
   readonly turn?: number;
   /** See MicrocompactOptions.minSavedChars. */
   readonly minSavedChars?: number;
+  /**
+   * The provider format the history will be sent in. Tool call ids that repeat across turns are
+   * renamed for Anthropic and the AI SDK (which may send to Anthropic), and when the format is not
+   * given (valid for every provider); OpenAI Chat and Responses accept reused ids and keep them.
+   */
+  readonly format?: Format;
+  /**
+   * Debug assertion: check the output against every rule of the provider API (validateForProvider;
+   * every format when `format` is not given) and throw ProviderRuleError on a problem spool should
+   * have repaired or must not have caused. Default: SPOOL_DEBUG_CONTEXT=1 in `env` or the process
+   * environment (the test suite sets it, so every prepareHistory in a test is checked).
+   */
+  readonly assertValid?: boolean;
 }
 
 export interface PrepareReport {
   readonly pairing: PairingReport;
   readonly budget: BudgetReport;
   readonly microcompact: MicrocompactReport;
-  /** Archive keys of orphan results pairing removed. */
+  /** Archive keys of the results pairing removed (orphans, duplicates, late results). */
   readonly orphanKeys: readonly string[];
-  /** Characters of tool results (and aged agent feedback) before and after. */
+  /** Tool call ids renamed because an earlier call used them (call and result together). */
+  readonly idsRewritten: readonly IdRewrite[];
+  /**
+   * Characters of tool results (and agent feedback) before and after, measured as budgets measure
+   * them (textOf: text parts joined by "\n"), and how many such messages there were.
+   */
   readonly charsBefore: number;
   readonly charsAfter: number;
+  readonly resultsBefore: number;
+  readonly resultsAfter: number;
   readonly filesSaved: readonly string[];
   readonly keysArchived: readonly string[];
   readonly changed: boolean;
@@ -54,25 +78,29 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
 
   const paired = ensureToolResultPairing(messages);
   const orphanKeys: string[] = [];
+  const archiveErrors: string[] = [];
   for (const removed of paired.report.removedResults) {
     const text = textOf(removed);
     if (text === "") continue;
     try {
       const key = archive.put(text);
       if (!orphanKeys.includes(key)) orphanKeys.push(key);
-    } catch {
-      // an orphan too big for the archive is still reported by id in the pairing report
+    } catch (err) {
+      // still reported by id in the pairing report; a late result's marker would not resolve, so say so
+      archiveErrors.push(`removed result ${removed.toolCallId} could not be archived (${(err as Error).message})`);
     }
   }
+  const unique = options.format === "openai-chat" || options.format === "openai-responses" ? { messages: paired.messages, rewrites: [] } : rewriteCollidingIds(paired.messages);
 
   const budgetOptions: Parameters<typeof enforceToolResultBudget>[1] = {
     maxResultChars: config.maxResultChars,
     turnBudgetChars: config.turnBudgetChars,
     ...(options.toolCaps !== undefined ? { toolCaps: options.toolCaps } : {}),
     ...(resultsDir !== undefined ? { resultsDir } : {}),
+    ...(options.workspace !== undefined ? { workspaceDir: options.workspace.dir } : {}),
     archive,
   };
-  const budgeted = enforceToolResultBudget(paired.messages, budgetOptions);
+  const budgeted = enforceToolResultBudget(unique.messages, budgetOptions);
 
   const microOptions: Parameters<typeof applyMicrocompact>[1] = {
     truncateTurns: config.truncateTurns,
@@ -80,6 +108,7 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
     headChars: config.microHeadChars,
     tailChars: config.microTailChars,
     minContent: config.minContent,
+    summarizeMinChars: config.summarizeMinChars,
     archive,
     ...(options.turn !== undefined ? { turn: options.turn } : {}),
     ...(options.preserveTools !== undefined ? { preserveTools: options.preserveTools } : {}),
@@ -89,6 +118,10 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
 
   const problems = validatePairing(compacted.messages);
   if (problems.length > 0) throw new PairingInvariantError(problems);
+  // the debug switch is read from the process too: callers pass `env` to pin budgets, not to turn checks off
+  if (options.assertValid ?? (options.env?.["SPOOL_DEBUG_CONTEXT"] ?? process.env["SPOOL_DEBUG_CONTEXT"]) === "1") {
+    assertProviderRules(messages, compacted.messages, options.format);
+  }
 
   const keysArchived = [...orphanKeys];
   for (const key of [...budgeted.report.keysSaved, ...compacted.report.keysArchived]) if (!keysArchived.includes(key)) keysArchived.push(key);
@@ -96,11 +129,14 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
     messages: compacted.messages,
     report: {
       pairing: paired.report,
-      budget: budgeted.report,
+      budget: archiveErrors.length > 0 ? { ...budgeted.report, errors: [...archiveErrors, ...budgeted.report.errors] } : budgeted.report,
       microcompact: compacted.report,
       orphanKeys,
+      idsRewritten: unique.rewrites,
       charsBefore: resultChars(messages),
       charsAfter: resultChars(compacted.messages),
+      resultsBefore: resultCount(messages),
+      resultsAfter: resultCount(compacted.messages),
       filesSaved: budgeted.report.filesSaved,
       keysArchived,
       changed: compacted.messages !== messages,
@@ -108,12 +144,36 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
   };
 }
 
+function isResult(m: Message): boolean {
+  return m.role === "tool" || (m.role === "user" && m.agentFeedback === true);
+}
+
 function resultChars(messages: readonly Message[]): number {
   let total = 0;
-  for (const m of messages) {
-    if (m.role !== "tool" && !(m.role === "user" && m.agentFeedback === true)) continue;
-    for (const part of m.content) if (part.type === "text") total += part.text.length;
-  }
+  for (const m of messages) if (isResult(m)) total += textOf(m).length;
   return total;
+}
+
+function resultCount(messages: readonly Message[]): number {
+  let n = 0;
+  for (const m of messages) if (isResult(m)) n++;
+  return n;
+}
+
+/**
+ * Pairing, id and order rules must hold on the output whatever the input was (spool repairs them);
+ * role alternation only must not get worse (a caller's own consecutive user messages are accepted by
+ * Anthropic, which merges them, and spool leaves them as they are).
+ */
+function assertProviderRules(input: readonly Message[], output: readonly Message[], format: Format | undefined): void {
+  const formats: readonly Format[] = format !== undefined ? [format] : ["anthropic", "openai-chat", "openai-responses", "ai-sdk"];
+  for (const f of formats) {
+    const after = validateForProvider(output, f);
+    if (after.length === 0) continue;
+    const alternationBefore = validateForProvider(input, f).filter((p) => p.rule === "roles_alternate").length;
+    const alternationAfter = after.filter((p) => p.rule === "roles_alternate").length;
+    const bad: ProviderProblem[] = after.filter((p) => p.rule !== "roles_alternate");
+    if (bad.length > 0 || alternationAfter > alternationBefore) throw new ProviderRuleError(f, bad.length > 0 ? bad : after);
+  }
 }
 

@@ -21,7 +21,7 @@ export interface OriginalStats {
   readonly kind: string;
 }
 
-export type StubLevel = "partial" | "truncated" | "cleared";
+export type StubLevel = "partial" | "truncated" | "failed" | "cleared";
 
 export interface ParsedStub extends OriginalStats, Origin {
   readonly level: StubLevel;
@@ -30,6 +30,7 @@ export interface ParsedStub extends OriginalStats, Origin {
 const LEADS: Record<Exclude<StubLevel, "cleared">, string> = {
   partial: "[Partial tool result — ",
   truncated: "[Old tool result truncated — ",
+  failed: "[Old failed tool result — ",
 };
 const CLEARED_LEAD = "[Old tool result cleared — ";
 const ERROR_LINE_LIMITS = { maxLines: 8, maxLineChars: 160 };
@@ -51,6 +52,7 @@ export function buildPreview(
   tailChars: number,
   origin: Origin,
   kind: string,
+  listErrors = level !== "truncated",
 ): string | undefined {
   const { head, tail, omitted } = headTail(text, headChars, tailChars);
   if (omitted <= 0) return undefined;
@@ -62,8 +64,8 @@ export function buildPreview(
     tailLines > 0
       ? `lines 1-${headLines} and ${firstTailLine}-${lines}`
       : `lines 1-${headLines}`;
-  // Only the budget's previews list error lines: they cut fresh results the model is acting on now.
-  const found = level === "partial" ? errorLines(text, head.length, text.length - tail.length, headLines + (head.endsWith("\n") || head === "" ? 1 : 0), ERROR_LINE_LIMITS) : [];
+  // The budget's previews list error lines (they cut fresh results the model is acting on now), and so do old failed results.
+  const found = listErrors ? errorLines(text, head.length, text.length - tail.length, headLines + (head.endsWith("\n") || head === "" ? 1 : 0), ERROR_LINE_LIMITS) : [];
   const header =
     `${LEADS[level]}showing ${shown} of ${lines} (${text.length} chars, ${kind}). ` +
     `The middle ${omitted} chars are omitted${found.length > 0 ? " (lines in it that mention errors are listed where it is cut)" : ""}. ` +
@@ -86,7 +88,7 @@ export function buildSummary(stats: OriginalStats, origin: Origin): string {
   return ways.length > 0 ? `${line}\n[full content recoverable via ${ways.join(", or ")}]` : line;
 }
 
-const PREVIEW_RE = /^\[(?:Partial tool result|Old tool result truncated) — showing [^\n]*? of (\d+) \((\d+) chars, ([^)\n]+)\)\. The middle \d+ chars are omitted(?: \([^)\n]*\))?\. To read the rest: ([^\n]*)\.\]\n/;
+const PREVIEW_RE = /^\[(?:Partial tool result|Old tool result truncated|Old failed tool result) — showing [^\n]*? of (\d+) \((\d+) chars, ([^)\n]+)\)\. The middle \d+ chars are omitted(?: \([^)\n]*\))?\. To read the rest: ([^\n]*)\.\]\n/;
 const SUMMARY_RE = /^\[Old tool result cleared — (\d+) lines, (\d+) chars, ([^\]\n]+)\](?:\n\[full content recoverable via ([^\n]*)\])?$/;
 
 /** Recognises a stub this module built; anything else (including look-alikes that are too big) is undefined. */
@@ -97,7 +99,13 @@ export function parseStub(text: string): ParsedStub | undefined {
     if (!m) return undefined;
     return { level: "cleared", lines: Number(m[1]), chars: Number(m[2]), kind: m[3]!, ...parseWays(m[4] ?? "") };
   }
-  const level: StubLevel | undefined = text.startsWith(LEADS.partial) ? "partial" : text.startsWith(LEADS.truncated) ? "truncated" : undefined;
+  const level: StubLevel | undefined = text.startsWith(LEADS.partial)
+    ? "partial"
+    : text.startsWith(LEADS.truncated)
+      ? "truncated"
+      : text.startsWith(LEADS.failed)
+        ? "failed"
+        : undefined;
   if (level === undefined) return undefined;
   const m = PREVIEW_RE.exec(text);
   if (!m) return undefined;

@@ -1,4 +1,5 @@
-// The op vocabulary: six verbs, tuples everywhere (memory, wire, disk). See DESIGN.md "Formats".
+// The op vocabulary: six verbs, tuples everywhere (memory, wire, disk). A Chord client reads our
+// stream and we read theirs.
 export type Seg = string | number;
 export type Path = readonly Seg[];
 export type NonEmptyPath = readonly [Seg, ...Seg[]];

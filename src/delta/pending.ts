@@ -1,7 +1,7 @@
 // The pending window of a tracker: an ordered log of recorded changes plus a path trie used to fold new
-// changes into old ones. Output is bounded by changed state, not by the number of writes — rate limiting
-// upstream assumes held-back writes cost nothing (the "D1" defect: 1000 held writes to a window and a
-// counter emitted 2001 ops / 264 KB when only adjacent ops were merged).
+// changes into old ones. Output is bounded by changed state, not by the number of writes: a rate limit
+// in front of the tracker holds writes back, and merging only adjacent ops would emit them all (1000
+// held writes to a window and a counter came out as 2001 ops / 264 KB).
 //
 // Invariants the folding relies on:
 // - a set or delete at a path kills every pending entry at or below it, including entries retired by

@@ -9,7 +9,7 @@ import { SpoolError } from "../errors/index.js";
 import { createWorkspace, type ToolResultMessage, type Workspace } from "../context/index.js";
 import { applyImmutable } from "../delta/index.js";
 import type { ToolOutputState } from "../output/index.js";
-import { DEFAULT_ROOT, newSessionId, openSessionRepo, sessionsDir, setValue, type RepoBackend, type Store } from "../store/index.js";
+import { DEFAULT_ROOT, newSessionId, openSessionRepo, sessionsDir, setValue, type PostgresRepoOptions, type RepoBackend, type Store } from "../store/index.js";
 import { createHarness, OPEN_OPERATIONS, readTranscript, type Harness } from "./harness.js";
 import { SESSION_RECORD, type SessionRecord } from "./session-record.js";
 import type { ToolDefinition } from "./tool.js";
@@ -19,6 +19,9 @@ export interface AgentSessionOptions {
   /** The spool directory; the session goes to `<root>/sessions/<id>/` (default `.spool`). */
   readonly root?: string;
   readonly backend?: RepoBackend;
+  /** backend "postgres": the database URL (undefined: the PG* environment) and its options. */
+  readonly url?: string;
+  readonly postgres?: PostgresRepoOptions;
   /** What `spool sessions` shows in its COMMAND column, e.g. "mcp". */
   readonly label: string;
   /** Tool settings: cwd, bash limits and default timeout. */
@@ -70,7 +73,12 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
     dir = workspace.dir;
   } else {
     const root = sessionsDir(options.root ?? DEFAULT_ROOT);
-    const created = await openSessionRepo(root, { backend: options.backend ?? "jsonl" }).create({ id: newSessionId() });
+    const repo = openSessionRepo(root, {
+      backend: options.backend ?? "jsonl",
+      ...(options.url !== undefined ? { url: options.url } : {}),
+      ...(options.postgres !== undefined ? { postgres: options.postgres } : {}),
+    });
+    const created = await repo.create({ id: newSessionId() });
     ({ id, store } = created);
     dir = created.dir;
     workspace = options.workspace ?? createWorkspace({ dir: join(root, id), keep: true });

@@ -10,9 +10,10 @@ import { encodeHeader, encodeTransaction } from "./jsonl/records.js";
 import { loadSession } from "./jsonl/replay.js";
 import { createWithHeader, newSessionHeader, openJsonlStore } from "./jsonl/store.js";
 import { forkSqliteSession, openSqliteStore } from "./sqlite/store.js";
+import { openPostgresSessionRepo, type PostgresRepoOptions } from "./postgres/repo.js";
 import type { Durability, Store } from "./store.js";
 
-export type RepoBackend = "jsonl" | "sqlite";
+export type RepoBackend = "jsonl" | "sqlite" | "postgres";
 
 export interface SessionOpenOptions {
   readonly durability?: Durability;
@@ -41,11 +42,16 @@ export interface SessionRepo {
   fork(id: string, options?: { readonly id?: string }): Promise<SessionInfo>;
 }
 
-const MAIN_FILE: Record<RepoBackend, string> = { jsonl: "session.jsonl", sqlite: "session.sqlite" };
+const MAIN_FILE: Record<"jsonl" | "sqlite", string> = { jsonl: "session.jsonl", sqlite: "session.sqlite" };
 
-export function openSessionRepo(root: string, options: { readonly backend: RepoBackend }): SessionRepo {
+/**
+ * `backend: "postgres"` keeps sessions in the database named by `url` (or the PG* environment), with
+ * a local directory per session under `root` for its files.
+ */
+export function openSessionRepo(root: string, options: { readonly backend: RepoBackend; readonly url?: string; readonly postgres?: PostgresRepoOptions }): SessionRepo {
   const backend = options.backend;
-  if (backend !== "jsonl" && backend !== "sqlite") throw new TypeError(`unknown session backend ${JSON.stringify(backend)}: use "jsonl" or "sqlite"`);
+  if (backend === "postgres") return openPostgresSessionRepo(options.url, root, options.postgres);
+  if (backend !== "jsonl" && backend !== "sqlite") throw new TypeError(`unknown session backend ${JSON.stringify(backend)}: use "jsonl", "sqlite" or "postgres"`);
   const info = (id: string): SessionInfo => {
     const dir = join(root, id);
     return { id, dir, file: join(dir, MAIN_FILE[backend]) };

@@ -127,9 +127,18 @@ export class ScopedState {
     return { values: d?.values.size ?? 0, lists: d?.lists.size ?? 0, listElements };
   }
 
+  /** Every live record of every scope, one write each (scope "" is the session): what a resync rewrites. */
+  *allRecords(): Generator<{ scope: string; seq: number; write: PreparedWrite }> {
+    for (const scope of this.#scopes.keys()) for (const r of this.#records(scope)) yield { scope, ...r };
+  }
+
   /** Session-scope records in seq order, one write each: what a fork copies. */
   *sessionRecords(): Generator<{ seq: number; write: PreparedWrite }> {
-    const d = this.#scopes.get("");
+    yield* this.#records("");
+  }
+
+  *#records(scope: string): Generator<{ seq: number; write: PreparedWrite }> {
+    const d = this.#scopes.get(scope);
     if (d === undefined) return;
     const out: { seq: number; write: PreparedWrite }[] = [];
     const split = (k: string): [string, string] => {

@@ -1,20 +1,21 @@
 // spool/ai-sdk under the AI SDK's own loop: generateText and streamText with the SDK's mock model,
 // scripted over 13 steps (a 2 MB build log, reads of its spill, a failing command, parallel calls, a
 // test run, recalls of results compacted turns earlier). Every prompt the model receives is checked.
-import { mkdtemp, rm } from "node:fs/promises";
 import { execFileSync } from "node:child_process";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateText, isStepCount, streamText } from "ai";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createSpool, type Spool } from "../../dist/ai-sdk/index.js";
 import { readTranscript, SESSION_RECORD } from "../../dist/harness/index.js";
 import { createWorkspace } from "../../dist/context/index.js";
 import { createMemoryStore, readJsonlSnapshot, setValue, value } from "../../dist/store/index.js";
+import { runSpool } from "../support/cli.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { until } from "../support/until.js";
 import { scriptedModel } from "./mock-model.js";
 import { agentScript, pairingProblems, promptResults, type Prompt } from "./script.js";
 
-const BIN = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 const MAX_RESULT = 20_000;
 const TURN_BUDGET = 200_000;
 // A budget preview is the head + tail kept plus a header naming the key and how to read the rest.
@@ -24,10 +25,10 @@ const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
+afterAll(removeTempDirs);
 
 async function setup(): Promise<{ dir: string; spool: Spool }> {
-  const dir = await mkdtemp(join(tmpdir(), "spool-ai-sdk-"));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const dir = tempDir("spool-ai-sdk-");
   const spool = await createSpool({ root: join(dir, ".spool"), cwd: dir, context: { maxResultChars: MAX_RESULT, turnBudgetChars: TURN_BUDGET } });
   cleanups.push(() => spool.close());
   return { dir, spool };
@@ -94,7 +95,7 @@ describe("createSpool with the AI SDK", () => {
     const snap = readJsonlSnapshot(join(spool.sessionDir, "session.jsonl"));
     expect(readTranscript(snap)).toHaveLength(14);
     expect(snap.get(SESSION_RECORD)).toMatchObject({ command: "ai-sdk", status: "succeeded" });
-    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", join(dir, ".spool"), "--json"], { encoding: "utf8" })) as {
+    const listed = JSON.parse(runSpool(["sessions", "--root", join(dir, ".spool"), "--json"], { cwd: dir }).stdout) as {
       id: string;
       status: string;
     }[];
@@ -136,8 +137,7 @@ describe("createSpool with the AI SDK", () => {
   });
 
   it("createSpool on an existing store and workspace: calls land in that store, prepareStep archives in that workspace, close leaves the store open", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "spool-ai-sdk-own-"));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const dir = tempDir("spool-ai-sdk-own-");
     const store = createMemoryStore();
     const workspace = createWorkspace({ dir: join(dir, "ws"), keep: true });
     const spool = await createSpool({ store, workspace, cwd: dir, context: { maxResultChars: 2_000 } });
@@ -159,19 +159,13 @@ describe("createSpool with the AI SDK", () => {
     const { model } = scriptedModel([() => [{ toolName: "bash", input: { command: `(sleep 300 & echo $! > ${pidFile}; wait)` } }], () => "done"]);
     const abort = new AbortController();
     const stream = streamText({ model, tools: spool.tools, abortSignal: abort.signal, prompt: "wait" });
-    const { existsSync, readFileSync } = await import("node:fs");
-    const started = Date.now();
-    while (!existsSync(pidFile) || readFileSync(pidFile, "utf8").trim() === "") {
-      if (Date.now() - started > 10_000) throw new Error("the command did not start");
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", "the command to start", 10_000);
     const pid = Number(readFileSync(pidFile, "utf8"));
     const consumed = (async () => {
       for await (const _ of stream.fullStream) void _;
     })();
     abort.abort();
     await consumed.catch(() => undefined);
-    const deadline = Date.now() + 5000;
     const alive = () => {
       try {
         process.kill(pid, 0);
@@ -180,7 +174,6 @@ describe("createSpool with the AI SDK", () => {
         return false;
       }
     };
-    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(alive()).toBe(false);
+    await until(() => !alive(), "the command's process to end", 5000);
   });
 });

@@ -2,14 +2,14 @@
 // against a scripted chat-completions server on 127.0.0.1, with spool's tools and prepareStep in the
 // loop. Then examples/ai-sdk-agent.mjs: type-checked, and run as a process against the same kind of server.
 import { execFile, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { isStepCount, streamText } from "ai";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createSpool } from "../../dist/ai-sdk/index.js";
+import { runSpool } from "../support/cli.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 import { startFakeOpenAI, toolResult, type ChatMessage, type ChatStep } from "./fake-openai.js";
 import { FIXTURES } from "./script.js";
 
@@ -19,12 +19,7 @@ const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "spool-provider-"));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+afterAll(removeTempDirs);
 
 const spillIn = (text: string): string => /Full output: (\S+)\]/.exec(text)![1]!;
 const keyIn = (text: string): string => /<<ccr:([0-9a-f]{16})>>/.exec(text)![1]!;
@@ -48,7 +43,7 @@ function providerScript(): ChatStep[] {
 
 describe("through @ai-sdk/openai-compatible against a scripted server", () => {
   it("streamText runs spool's tools and prepareStep over real HTTP streaming; the requests carry bounded, paired, recallable results", async () => {
-    const dir = await tempDir();
+    const dir = tempDir("spool-provider-");
     const server = await startFakeOpenAI(providerScript());
     cleanups.push(() => server.close());
     const spool = await createSpool({ root: join(dir, ".spool"), cwd: dir });
@@ -106,7 +101,7 @@ describe("through @ai-sdk/openai-compatible against a scripted server", () => {
   });
 
   it("examples/ai-sdk-agent.mjs runs against an OpenAI-compatible endpoint, prints the viewer URL and the answer, and records a finished session", async () => {
-    const dir = await tempDir();
+    const dir = tempDir("spool-provider-");
     const server = await startFakeOpenAI([
       () => [{ name: "bash", args: { command: "seq 1 100000" } }],
       (m) => [{ name: "read", args: { path: spillIn(toolResult(m, "call_0_0")), offset: 99_990 } }],
@@ -127,9 +122,7 @@ describe("through @ai-sdk/openai-compatible against a scripted server", () => {
     expect(stdout.trim()).toBe("The output ends at 100000.");
     expect(stderr).toMatch(/watch it at http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+/);
     expect(stderr).toContain("→ bash");
-    const sessions = JSON.parse(
-      (await promisify(execFile)(process.execPath, [join(ROOT_DIR, "dist", "bin", "main.js"), "sessions", "--root", join(dir, ".spool"), "--json"])).stdout,
-    ) as { command: string; status: string }[];
+    const sessions = JSON.parse(runSpool(["sessions", "--root", join(dir, ".spool"), "--json"], { cwd: dir }).stdout) as { command: string; status: string }[];
     expect(sessions).toMatchObject([{ command: "ai-sdk", status: "succeeded" }]);
   });
 });

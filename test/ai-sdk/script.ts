@@ -53,10 +53,21 @@ export interface Call {
 
 export type Step = (prompt: Prompt, find: (callId: string) => PromptResult) => Call[] | string;
 
-const spillOf = (r: PromptResult): string => {
+/**
+ * The spill path of a result: from its footer while the result is in the prompt whole or as a preview;
+ * once command output has aged into a one-line summary, from the model's own earlier `read` call of it
+ * (as a model would find it again).
+ */
+const spillOf = (r: PromptResult, prompt?: Prompt): string => {
   const m = /Full output: (\S+)\]/.exec(r.text);
-  if (!m) throw new Error(`no spill path in ${r.toolCallId}: ${r.text.slice(-300)}`);
-  return m[1]!;
+  if (m) return m[1]!;
+  for (const message of prompt ?? []) {
+    if (message.role !== "assistant" || !Array.isArray(message.content)) continue;
+    for (const p of message.content as { type: string; toolName?: string; input?: { path?: unknown } }[]) {
+      if (p.type === "tool-call" && p.toolName === "read" && typeof p.input?.path === "string" && p.input.path.includes("/spill/")) return p.input.path;
+    }
+  }
+  throw new Error(`no spill path in ${r.toolCallId}: ${r.text.slice(-300)}`);
 };
 const keyOf = (r: PromptResult): string => {
   const m = /<<ccr:([0-9a-f]{16})>>/.exec(r.text);
@@ -83,8 +94,8 @@ export function agentScript(cwd: string): Step[] {
     ],
     /* 4 */ () => [{ toolName: "bash", input: { command: `node ${join(FIXTURES, "test-run.mjs")}` } }],
     /* 5 */ () => [{ toolName: "read", input: { path: "parser.ts" } }],
-    /* 6 */ (_p, find) => [{ toolName: "bash", input: { command: `grep -c warning ${spillOf(find("s0-0"))}` } }],
-    /* 7 */ (_p, find) => [{ toolName: "bash", input: { command: `wc -l < ${spillOf(find("s0-0"))}` } }],
+    /* 6 */ (p, find) => [{ toolName: "bash", input: { command: `grep -c warning ${spillOf(find("s0-0"), p)}` } }],
+    /* 7 */ (p, find) => [{ toolName: "bash", input: { command: `wc -l < ${spillOf(find("s0-0"), p)}` } }],
     /* 8 */ () => [{ toolName: "bash", input: { command: "echo fixing parser" } }],
     /* 9 */ () => [{ toolName: "bash", input: { command: "echo rerun" } }],
     /* 10 */ (_p, find) => [{ toolName: "recall", input: { key: keyOf(find("s1-0")) } }],

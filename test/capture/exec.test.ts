@@ -1,6 +1,5 @@
-// exec against real processes: §10.5 of pi-design.md plus the cleaning cases that need a real pipe.
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// exec against real processes: streams, limits, updates, timeouts and the cleaning cases that need a real pipe.
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -13,9 +12,10 @@ import {
   type CaptureUpdate,
   type CaptureView,
 } from "../../src/capture/index.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 
-const work = mkdtempSync(join(tmpdir(), "spool-capture-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = tempDir("spool-capture-");
+afterAll(removeTempDirs);
 
 function collector() {
   const updates: CaptureUpdate[] = [];

@@ -1,11 +1,14 @@
 // Timeouts, aborts and the process group, with real processes.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { applyUpdate, exec, type CaptureUpdate, type CaptureView, type ExecResult } from "../../src/capture/index.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { until } from "../support/until.js";
+
+afterAll(removeTempDirs);
 
 /**
  * Whether `pid` is still the process we started (its command line is `expected`, so a pid reused by
@@ -54,11 +57,13 @@ describe("process group", () => {
 
   it("an abort kills the group and returns the latest view", async () => {
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 300);
     let folded: CaptureView | undefined;
     const r = await exec("echo one; sleep 0.1; echo two; sleep 30 & wait", {
       signal: ac.signal,
-      onUpdate: (u) => (folded = applyUpdate(folded, u)),
+      onUpdate: (u) => {
+        folded = applyUpdate(folded, u);
+        if (folded.text.includes("two\n")) ac.abort();
+      },
     });
     expect(r.aborted).toBe(true);
     expect(r.timedOut).toBe(false);
@@ -98,49 +103,38 @@ describe("process group", () => {
 
 describe("when the capturing process itself dies", () => {
   it("a SIGKILLed capturing process leaves no orphans: the guard kills the command's group", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "spool-orphan-"));
+    const dir = tempDir("spool-orphan-");
+    const script = join(dir, "capturer.mjs");
+    const dist = fileURLToPath(new URL("../../dist/capture/index.js", import.meta.url));
+    writeFileSync(
+      script,
+      `import { exec } from ${JSON.stringify(dist)};
+       await exec("sleep 62.5 & echo $!; wait", {
+         onUpdate: (u) => { if (u.kind === "replace" && u.view.text) process.stdout.write(u.view.text); },
+       });`,
+    );
+    const capturer = spawn("node", [script], { stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise((r) => capturer.once("exit", r));
     try {
-      const script = join(dir, "capturer.mjs");
-      const dist = fileURLToPath(new URL("../../dist/capture/index.js", import.meta.url));
-      writeFileSync(
-        script,
-        `import { exec } from ${JSON.stringify(dist)};
-         await exec("sleep 62.5 & echo $!; wait", {
-           onUpdate: (u) => { if (u.kind === "replace" && u.view.text) process.stdout.write(u.view.text); },
-         });`,
+      const grandchild = await new Promise<number>((resolve) =>
+        capturer.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))),
       );
-      const capturer = spawn("node", [script], { stdio: ["ignore", "pipe", "inherit"] });
-      const exited = new Promise((r) => capturer.once("exit", r));
-      try {
-        const grandchild = await new Promise<number>((resolve) =>
-          capturer.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))),
-        );
-        // The pid is printed between fork and exec: wait until it is really our sleep.
-        const until = async (want: boolean) => {
-          const deadline = Date.now() + 3000;
-          while (isRunning(grandchild, "sleep 62.5") !== want && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-          return isRunning(grandchild, "sleep 62.5");
-        };
-        expect(await until(true)).toBe(true);
-        capturer.kill("SIGKILL");
-        await exited;
-        expect(await until(false)).toBe(false);
-      } finally {
-        capturer.kill("SIGKILL");
-      }
+      // The pid is printed between fork and exec: wait until it is really our sleep.
+      await until(() => isRunning(grandchild, "sleep 62.5"), "the grandchild to be our sleep", 3000);
+      capturer.kill("SIGKILL");
+      await exited;
+      await until(() => !isRunning(grandchild, "sleep 62.5"), "the guard to kill the orphaned sleep", 3000);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      capturer.kill("SIGKILL");
     }
   });
 
   it("a normal finish leaves no guard process behind", async () => {
     const r = await exec("echo $$");
     const pgid = Number(r.text.trim());
-    await new Promise((res) => setTimeout(res, 100));
     expect(isRunning(pgid, "/bin/bash -c echo $$")).toBe(false);
-    const guards = readdirSync("/proc").filter(
-      (p) => /^\d+$/.test(p) && isRunning(Number(p), `/bin/sh -c read _ ; kill -KILL -$0 2>/dev/null ${pgid}`),
-    );
-    expect(guards).toEqual([]);
+    // The guard is SIGKILLed as exec returns; wait for the kill to land, not for a fixed time.
+    const guards = () => readdirSync("/proc").filter((p) => /^\d+$/.test(p) && isRunning(Number(p), `/bin/sh -c read _ ; kill -KILL -$0 2>/dev/null ${pgid}`));
+    await until(() => guards().length === 0, "the guard to exit", 1000);
   });
 });

@@ -1,4 +1,4 @@
-// The publisher workload table (pi-design.md §6, §10.5), driven through the real capture and update
+// The publisher against a table of workloads, driven through the real capture and update
 // derivation with fake timers: time is simulated, nothing here measures wall-clock speed.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {

@@ -1,15 +1,16 @@
 // The spill: lazy, lossless (SHA-256 equal to a plain redirect), backpressured, and never a lossy success.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { SpillError, applyUpdate, exec, type CaptureView } from "../../src/capture/index.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { until } from "../support/until.js";
 
-const work = mkdtempSync(join(tmpdir(), "spool-spill-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = tempDir("spool-spill-");
+afterAll(removeTempDirs);
 const gen = fileURLToPath(new URL("./fixtures/gen.mjs", import.meta.url));
 const distCapture = fileURLToPath(new URL("../../dist/capture/index.js", import.meta.url));
 const sha = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
@@ -129,20 +130,14 @@ describe("spill under a crash of the capturing process", () => {
     const { spawn } = await import("node:child_process");
     const child = spawn("node", [script], { stdio: ["ignore", "pipe", "inherit"] });
     const spillPath = join(dir, "spill", "crash.log");
-    await new Promise<void>((resolve, reject) => {
-      const deadline = setTimeout(() => reject(new Error("spill never started")), 20_000);
-      const poll = setInterval(() => {
-        try {
-          if (statSync(spillPath).size > 200_000) {
-            clearInterval(poll);
-            clearTimeout(deadline);
-            resolve();
-          }
-        } catch {
-          // not created yet
-        }
-      }, 20);
-    });
+    const spillSize = () => {
+      try {
+        return statSync(spillPath).size;
+      } catch {
+        return 0; // not created yet
+      }
+    };
+    await until(() => spillSize() > 200_000, "the spill to pass 200 KB", 20_000);
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
     const spilled = readFileSync(spillPath);

@@ -1,18 +1,15 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// `spool compact` and `spool recall` through the built binary: damaged transcripts repaired, cut results
+// read back, idempotence, the input formats, and bad input answered with one line.
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { runSpool } from "../support/cli.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 
-const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
-const cwd = mkdtempSync(join(tmpdir(), "spool-cli-compact-"));
-afterAll(() => rmSync(cwd, { recursive: true, force: true }));
-
-function spool(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", input, maxBuffer: 64 << 20 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cwd = tempDir("spool-cli-compact-");
+afterAll(removeTempDirs);
+const spool = (args: string[], input?: string) => runSpool(args, { cwd, ...(input !== undefined ? { input } : {}) });
 
 const buildLog = Array.from({ length: 2_500 }, (_, i) => `[${i}] build step ${i} compiled module_${i.toString(36)}.ts in ${i % 97}ms`).join("\n");
 
@@ -42,9 +39,9 @@ describe("spool compact (built binary)", () => {
     const ws = join(cwd, "ws1");
     const r = spool(["compact", "--workspace", ws, file]);
     expect(r.status).toBe(0);
-    expect(r.stderr).toContain("1 missing result(s) filled with an error result (toolu_2)");
-    expect(r.stderr).toContain("1 orphan result(s) removed (toolu_stray)");
-    expect(r.stderr).toContain("1 result(s) moved back next to their call");
+    expect(r.stderr).toContain("1 call without any result answered with an error result (toolu_2)");
+    expect(r.stderr).toContain("1 orphan result removed (toolu_stray)");
+    expect(r.stderr).toContain("1 result moved back next to the call");
     expect(r.stderr).toMatch(/tool-result chars: \d+ before, \d+ after/);
     expect(r.stderr).toContain(join(ws, "results"));
     expect(readFileSync(file, "utf8")).toBe(before);
@@ -52,10 +49,12 @@ describe("spool compact (built binary)", () => {
     const out = JSON.parse(r.stdout) as { model: string; max_tokens: number; messages: { role: string; content: unknown }[] };
     expect(out.model).toBe("claude-x");
     expect(out.max_tokens).toBe(1024);
+    // one user message: the results first, then the user's own text
     const results = out.messages[2]!.content as { type: string; tool_use_id: string; content: unknown; is_error?: boolean }[];
-    expect(results.map((b) => b.tool_use_id)).toEqual(["toolu_1", "toolu_2"]);
+    expect(results.map((b) => b.tool_use_id ?? b.type)).toEqual(["toolu_1", "toolu_2", "text"]);
     expect(results[1]!.is_error).toBe(true);
-    expect(out.messages[3]).toEqual({ role: "user", content: [{ type: "text", text: "(interrupted by user)" }] });
+    expect(results[2]).toEqual({ type: "text", text: "(interrupted by user)" });
+    expect(out.messages[3]!.role).toBe("assistant");
     expect(JSON.stringify(out)).not.toContain("toolu_stray");
 
     const marker = /<<ccr:[0-9a-f]{16}>>/.exec(String(results[0]!.content))![0];
@@ -110,6 +109,13 @@ describe("spool compact (built binary)", () => {
     const out = JSON.parse(later.stdout) as { content: string }[];
     expect(out[2]!.content).toMatch(/^\[Old tool result cleared — \d+ lines, 9000 chars, text\]/);
     expect(later.stderr).toContain("1 summarized");
+  });
+
+  it("--format naming another format than the file's is refused with exit 2 and no output", () => {
+    const r = spool(["compact", "--format", "openai-chat", "--workspace", join(cwd, "ws5"), "-"], JSON.stringify(damaged));
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe("spool compact: the conversation is in anthropic format, not openai-chat: nothing was changed. Use --format anthropic, or --format auto to detect it.\n");
   });
 
   it("broken JSON is a clear error with exit 2 and no output", () => {

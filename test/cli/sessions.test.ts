@@ -1,51 +1,24 @@
 // Sessions through the built binary: run (with and without --serve), sessions, inspect (including a
 // run SIGKILLed mid-command), gc, serve, and the error cases.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { killStarted, runSpool, startServing, startSpool } from "../support/cli.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { until } from "../support/until.js";
 
-const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
-const cwd = mkdtempSync(join(tmpdir(), "spool-sessions-"));
-afterAll(() => rmSync(cwd, { recursive: true, force: true }));
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
-});
-
-function spool(args: string[], dir = cwd) {
-  const r = spawnSync("node", [bin, ...args], { cwd: dir, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function start(args: string[], dir = cwd) {
-  const child = spawn("node", [bin, ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (d: Buffer) => (stdout += d));
-  child.stderr!.on("data", (d: Buffer) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, exited, out: () => stdout, err: () => stderr };
-}
-
-async function until<T>(get: () => T | null | undefined | false, ms = 15_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = get();
-    if (v) return v;
-    if (Date.now() - started > ms) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const cwd = tempDir("spool-sessions-");
+afterAll(removeTempDirs);
+afterEach(killStarted);
+const spool = (args: string[], dir = cwd) => runSpool(args, { cwd: dir });
+const start = (args: string[], dir = cwd) => startSpool(args, { cwd: dir });
 
 const sessionOf = (stdout: string): string => /Session: \.spool\/sessions\/(\S+)/.exec(stdout)![1]!;
 
 describe("spool sessions / inspect / gc", () => {
   it("every run is recorded; sessions lists id, start, status, size and command", () => {
-    const dir = mkdtempSync(join(cwd, "list-"));
+    const dir = tempDir("spool-sessions-list-");
     const ok = spool(["run", "-q", "--", "echo", "hello"], dir);
     const bad = spool(["run", "-q", "--", "sh", "-c", "exit 4"], dir);
     const ids = [sessionOf(ok.stdout), sessionOf(bad.stdout)];
@@ -60,7 +33,7 @@ describe("spool sessions / inspect / gc", () => {
   });
 
   it("--store sqlite records the session in SQLite, and inspect reads it", () => {
-    const dir = mkdtempSync(join(cwd, "sqlite-"));
+    const dir = tempDir("spool-sessions-sqlite-");
     const r = spool(["run", "-q", "--store", "sqlite", "--", "seq", "3"], dir);
     expect(r.status).toBe(0);
     const id = sessionOf(r.stdout);
@@ -72,12 +45,11 @@ describe("spool sessions / inspect / gc", () => {
   });
 
   it("inspect on a run SIGKILLed mid-command shows the output recovered from its last durable flush", async () => {
-    const dir = mkdtempSync(join(cwd, "kill-"));
+    const dir = tempDir("spool-sessions-kill-");
     const run = start(["run", "--", "sh", "-c", "for i in $(seq 1 100); do echo tick $i; sleep 0.05; done"], dir);
-    await until(() => run.err().includes("tick 20"));
+    await until(() => run.err().includes("tick 20"), "tick 20 on stderr");
     run.child.kill("SIGKILL");
-    await run.exited;
-    await new Promise((r) => setTimeout(r, 300)); // the durable write of the last flush may still be landing
+    await run.exited; // a killed process writes nothing more: what is on disk now is all there is
     const listed = JSON.parse(spool(["sessions", "--json"], dir).stdout) as { id: string; status: string }[];
     expect(listed[0]!.status).toBe("interrupted");
     const text = spool(["inspect", listed[0]!.id], dir).stdout;
@@ -92,12 +64,12 @@ describe("spool sessions / inspect / gc", () => {
   }, 30_000);
 
   it("gc removes sessions older than the cutoff, keeps running ones, and reports what it freed", async () => {
-    const dir = mkdtempSync(join(cwd, "gc-"));
+    const dir = tempDir("spool-sessions-gc-");
     spool(["run", "-q", "--", "seq", "1000"], dir);
     spool(["run", "-q", "--", "seq", "10"], dir);
     const live = start(["run", "-q", "--", "sleep", "20"], dir);
-    await until(() => (JSON.parse(spool(["sessions", "--json"], dir).stdout) as unknown[]).length === 3);
-    await new Promise((r) => setTimeout(r, 1100));
+    await until(() => (JSON.parse(spool(["sessions", "--json"], dir).stdout) as unknown[]).length === 3, "three sessions listed");
+    await new Promise((r) => setTimeout(r, 1100)); // on purpose: the finished sessions grow older than the 1s cutoff
     const dry = spool(["gc", "--older-than", "1s", "--dry-run"], dir);
     expect(dry.stdout).toMatch(/Would free \S+ \S+ from 2 sessions; kept 1/);
     expect((JSON.parse(spool(["sessions", "--json"], dir).stdout) as unknown[]).length).toBe(3);
@@ -112,11 +84,10 @@ describe("spool sessions / inspect / gc", () => {
 
 describe("spool run --serve and spool serve", () => {
   it("run --serve prints the viewer URL before the command starts and streams the session state", async () => {
-    const dir = mkdtempSync(join(cwd, "serve-"));
-    const run = start(["run", "--serve", "--exit", "--", "sh", "-c", "sleep 0.5; for i in 1 2 3 4 5; do echo step $i; sleep 0.3; done"], dir);
-    const url = await until(() => /viewer at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+)/.exec(run.err()));
+    const dir = tempDir("spool-sessions-serve-");
+    const run = await startServing(["run", "--serve", "--exit", "--", "sh", "-c", "sleep 0.5; for i in 1 2 3 4 5; do echo step $i; sleep 0.3; done"], { cwd: dir });
     expect(run.err().indexOf("viewer at")).toBeLessThan(Math.max(0, run.err().indexOf("step 1")) || Infinity);
-    const [base, token] = [url[1]!, url[2]!];
+    const [base, token] = [run.origin, run.token];
     const states = (await (await fetch(`${base}/v1/states?token=${token}`)).json()) as { states: string[] };
     expect(states.states).toContain("sessions");
     const name = states.states.find((s) => s.startsWith("session:"))!;
@@ -152,11 +123,10 @@ describe("spool run --serve and spool serve", () => {
   });
 
   it("serve replays finished sessions from their logs", async () => {
-    const dir = mkdtempSync(join(cwd, "replay-"));
+    const dir = tempDir("spool-sessions-replay-");
     const id = sessionOf(spool(["run", "-q", "--", "sh", "-c", "echo replayed-line; exit 2"], dir).stdout);
-    const serve = start(["serve", "--port", "0"], dir);
-    const url = await until(() => /at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+)/.exec(serve.err()));
-    const res = await fetch(`${url[1]}/v1/state/${encodeURIComponent(`session:${id}`)}?token=${url[2]}`);
+    const serve = await startServing(["serve", "--port", "0"], { cwd: dir });
+    const res = await fetch(`${serve.origin}/v1/state/${encodeURIComponent(`session:${id}`)}?token=${serve.token}`);
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     const { value } = await reader.read();
     await reader.cancel();
@@ -178,9 +148,9 @@ describe("CLI errors", () => {
   });
 
   it("a session open in another process is refused with its pid", async () => {
-    const dir = mkdtempSync(join(cwd, "lock-"));
+    const dir = tempDir("spool-sessions-lock-");
     const first = start(["run", "--", "sh", "-c", "echo started; sleep 20"], dir);
-    await until(() => first.err().includes("started"));
+    await until(() => first.err().includes("started"), "the command to start");
     const id = (JSON.parse(spool(["sessions", "--json"], dir).stdout) as { id: string }[])[0]!.id;
     const second = spool(["run", "--session", id, "--", "true"], dir);
     expect(second.status).toBe(1);

@@ -1,40 +1,35 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { runSpool, SPOOL_BIN } from "../support/cli.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 
-const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+afterAll(removeTempDirs);
 
 describe("spool CLI basics (built binary)", () => {
+  const cwd = tempDir("spool-cli-basics-");
   it("--version prints the package version", () => {
-    expect(execFileSync("node", [bin, "--version"], { encoding: "utf8" }).trim()).toBe(pkg.version);
+    const r = runSpool(["--version"], { cwd });
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
   });
   it("--help lists usage and options", () => {
-    const out = execFileSync("node", [bin, "--help"], { encoding: "utf8" });
-    expect(out).toContain("Usage: spool <command>");
-    expect(out).toContain("--version");
+    const r = runSpool(["--help"], { cwd });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("Usage: spool <command>");
+    expect(r.stdout).toContain("--version");
   });
   it("an unknown command exits 2 with a hint", () => {
-    let status = 0;
-    let stderr = "";
-    try {
-      execFileSync("node", [bin, "frobnicate"], { encoding: "utf8", stdio: "pipe" });
-    } catch (err) {
-      const e = err as { status: number; stderr: string };
-      status = e.status;
-      stderr = e.stderr;
-    }
-    expect(status).toBe(2);
-    expect(stderr).toContain('unknown command "frobnicate"');
-    expect(stderr).toContain("spool --help");
+    const r = runSpool(["frobnicate"], { cwd });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('unknown command "frobnicate"');
+    expect(r.stderr).toContain("spool --help");
   });
 });
 
 describe("spool CLI in pipes and with bad input", () => {
   const cwd = tempDir("spool-cli-edges-");
-  afterAll(removeTempDirs);
 
   it("a reader that closes stdout early (| head -1) ends the command quietly: no EPIPE, no stack trace", () => {
     for (let i = 0; i < 3; i++) expect(runSpool(["run", "-q", "--", `seq 1 ${i + 1}`], { cwd }).status).toBe(0);

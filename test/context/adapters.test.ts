@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   adapters,
+  assertFormat,
   detectFormat,
   ensureToolResultPairing,
   FORMATS,
@@ -68,7 +69,7 @@ describe("adapters: lossless round trips on realistic transcripts", () => {
     expect(a!.toolCallId).toBe("toolu_01A");
     expect(a!.isError).toBe(true);
     expect(b!.isError).toBe(false);
-    expect(b!.extra).toEqual({ is_error: false });
+    expect(b!.extra?.["is_error"]).toBe(false);
     expect(neutral[1]!.content.map((p) => p.type)).toEqual(["raw", "text", "toolCall", "toolCall"]);
   });
 
@@ -169,7 +170,7 @@ describe("adapters: lossless round trips on realistic transcripts", () => {
   });
 });
 
-describe("error markers on the wire — chatcli §11.3", () => {
+describe("error markers on the wire", () => {
   const err = (text: string, errorCode?: string) => toolResult("t1", text, { isError: true, ...(errorCode ? { errorCode } : {}) });
   const call = assistant("", [{ id: "t1", name: "read" }]);
   const anthropicBlock = (m: ToolResultMessage) => (toAnthropic([call, m])[1]!["content"] as Record<string, unknown>[])[0]!;
@@ -243,12 +244,16 @@ describe("adapters under fuzzing: a clear FormatError or a result, never a crash
     });
   }
 
-  it("detectFormat and unwrapConversation accept or reject any JSON with a FormatError", () => {
+  it("detectFormat, assertFormat and unwrapConversation accept or reject any JSON with a FormatError", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.jsonValue(), fc.array(messageLike())), (json) => {
+      fc.property(fc.oneof(fc.jsonValue(), fc.array(messageLike())), fc.constantFrom(...FORMATS), (json, format) => {
         try {
-          expect(FORMATS).toContain(detectFormat(json));
+          const detected = detectFormat(json);
+          expect(FORMATS).toContain(detected);
           unwrapConversation(json);
+          // the detected format is never refused
+          assertFormat(json, detected);
+          assertFormat(json, format);
         } catch (err) {
           if (!allowed(err)) throw err;
         }

@@ -1,24 +1,16 @@
 import { spawn, execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ArchiveError, archiveKey, DiskArchive, extractKeys, formatMarker, isValidKey, MemoryArchive } from "../../src/context/index.js";
-import { tempDir } from "./helpers.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 
 const dist = new URL("../../dist/context/index.js", import.meta.url).href;
-let cleanup: (() => void)[] = [];
-afterEach(() => {
-  cleanup.forEach((f) => f());
-  cleanup = [];
-});
-function dir(): string {
-  const t = tempDir("spool-archive-");
-  cleanup.push(t.remove);
-  return t.dir;
-}
+afterAll(removeTempDirs);
+const dir = (): string => tempDir("spool-archive-");
 const bytes20 = (i: number) => `entry-${i}-`.padEnd(20, String.fromCharCode(97 + i));
 
-describe("keys and markers — chatcli §11.10 ccr_test", () => {
+describe("keys and markers", () => {
   it("a key is deterministic, 16 lowercase hex chars, and distinct for different content", () => {
     expect(archiveKey("hello")).toBe(archiveKey("hello"));
     expect(archiveKey("hello")).toMatch(/^[0-9a-f]{16}$/);
@@ -85,7 +77,7 @@ describe("MemoryArchive", () => {
   });
 });
 
-describe("DiskArchive — chatcli §11.10", () => {
+describe("DiskArchive", () => {
   it("returns byte-identical content, dedupes, and persists across reopen", () => {
     const d = dir();
     const text = "ünïcödé 😀\r\n\0 binary-ish \u2028 text";
@@ -159,7 +151,7 @@ describe("DiskArchive — chatcli §11.10", () => {
     const a = new DiskArchive({ dir: dir(), ttlMs: 20 });
     a.put("short-lived");
     expect(a.stats().staleEntries).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await new Promise((resolve) => setTimeout(resolve, 60)); // on purpose: the 20 ms TTL expires
     expect(a.stats()).toMatchObject({ staleEntries: 1, ttlMs: 20, entries: 1 });
     expect(a.prune().removed).toBe(1);
   });

@@ -1,6 +1,6 @@
 import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   archiveKey,
   enforceToolResultBudget,
@@ -12,18 +12,11 @@ import {
   toolResult,
   type Message,
 } from "../../src/context/index.js";
-import { A, lines, say, tempDir, U } from "./helpers.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { A, lines, say, U } from "./helpers.js";
 
-let cleanup: (() => void)[] = [];
-afterEach(() => {
-  cleanup.forEach((f) => f());
-  cleanup = [];
-});
-function dir(): string {
-  const t = tempDir();
-  cleanup.push(t.remove);
-  return t.dir;
-}
+afterAll(removeTempDirs);
+const dir = (): string => tempDir("spool-context-");
 
 /**
  * The head and tail a preview kept. The omission line follows the head on a line of its own, so a
@@ -45,7 +38,7 @@ function run(h: Message[], resultsDir: string, extra: Parameters<typeof enforceT
   return enforceToolResultBudget(h, { resultsDir, ...extra });
 }
 
-describe("enforceToolResultBudget — per result (chatcli §4.2 / §11.11)", () => {
+describe("enforceToolResultBudget — per result", () => {
   it("a result of exactly 20,000 chars is unchanged and 20,001 is cut", () => {
     const d = dir();
     const at = lines(20_000, 1);
@@ -168,7 +161,7 @@ describe("enforceToolResultBudget — error lines in the omitted middle", () => 
   });
 });
 
-describe("enforceToolResultBudget — per tool caps (chatcli §11.4, adapted)", () => {
+describe("enforceToolResultBudget — per tool caps", () => {
   it("a tool's own cap replaces the per-result limit: head all a's, tail without a's", () => {
     const d = dir();
     const s = "a".repeat(10_000) + "b".repeat(5_000) + "c".repeat(1_000);

@@ -23,7 +23,7 @@ const VARS = [
 ] as const;
 
 describe("contextConfigFromEnv", () => {
-  it("has the seed's defaults", () => {
+  it("has the documented defaults", () => {
     expect(contextConfigFromEnv({})).toEqual({
       maxResultChars: 20_000,
       turnBudgetChars: 200_000,
@@ -32,6 +32,7 @@ describe("contextConfigFromEnv", () => {
       microHeadChars: 2_000,
       microTailChars: 500,
       minContent: 3_000,
+      summarizeMinChars: 1_000,
       archiveMaxBytes: 256 * 1024 * 1024,
       archiveTtlMs: 7 * 24 * 3_600_000,
     });
@@ -47,6 +48,7 @@ describe("contextConfigFromEnv", () => {
       SPOOL_MICROCOMPACT_HEAD_CHARS: "100",
       SPOOL_MICROCOMPACT_TAIL_CHARS: "50",
       SPOOL_MICROCOMPACT_MIN_CONTENT: "400",
+      SPOOL_MICROCOMPACT_SUMMARIZE_MIN_CHARS: "300",
       SPOOL_ARCHIVE_MAX_MB: "0",
       SPOOL_ARCHIVE_TTL: "1h30m",
     });
@@ -58,6 +60,7 @@ describe("contextConfigFromEnv", () => {
       microHeadChars: 100,
       microTailChars: 50,
       minContent: 400,
+      summarizeMinChars: 300,
       archiveMaxBytes: 0,
       archiveTtlMs: 5_400_000,
     });

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { detectContentKind } from "../../src/context/index.js";
 
-describe("detectContentKind — the seed's table", () => {
+describe("detectContentKind — samples of each kind", () => {
   it.each([
     ['{"name": "spool", "version": 1}', "JSON"],
     ['[\n  {"id": 1},\n  {"id": 2}\n]', "JSON"],

@@ -1,7 +1,4 @@
-// Builders for test histories (chatcli's helpers: calls named "web_fetch", results via toolResult).
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+// Builders for test histories (calls named "web_fetch", results via toolResult).
 import { assistant, toolResult, userText, type AssistantMessage, type Message } from "../../src/context/index.js";
 
 export function A(...ids: string[]): AssistantMessage {
@@ -10,11 +7,6 @@ export function A(...ids: string[]): AssistantMessage {
 export const T = (id: string, text: string) => toolResult(id, text);
 export const U = userText;
 export const say = (text: string) => assistant(text);
-
-export function tempDir(prefix = "spool-context-"): { dir: string; remove(): void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 /** Varied text of about `chars` characters in lines (never a repeated single character). */
 export function lines(chars: number, seed = 1, label = "row"): string {

@@ -15,7 +15,7 @@ import {
 } from "../../src/context/index.js";
 import { lines } from "./helpers.js";
 
-/** chatcli's fixture: [user, assistant(call), tool(tc-1), then `age` × (user "next", assistant "ok")]. */
+/** The fixture: [user, assistant(call), tool(tc-1), then `age` × (user "next", assistant "ok")]. */
 function fixture(content: Message, age: number, tool = "web_fetch"): Message[] {
   const h: Message[] = [userText("start"), assistant("", [{ id: "tc-1", name: tool }]), content];
   for (let i = 0; i < age; i++) h.push(userText("next"), assistant("ok"));
@@ -23,7 +23,7 @@ function fixture(content: Message, age: number, tool = "web_fetch"): Message[] {
 }
 const result = (text: string, opts: Parameters<typeof toolResult>[2] = {}) => toolResult("tc-1", text, opts);
 
-describe("applyMicrocompact — chatcli §11.6 cases", () => {
+describe("applyMicrocompact — ageing", () => {
   it("TruncatePreservesContentViaCCR: a 2-turn-old result becomes a preview with one marker that recalls the original", () => {
     const archive = new MemoryArchive();
     const original = "line of important tool output\n".repeat(300);
@@ -76,7 +76,7 @@ describe("applyMicrocompact — chatcli §11.6 cases", () => {
   });
 });
 
-describe("applyMicrocompact — the seed's promises, kept", () => {
+describe("applyMicrocompact — exemptions and lossless steps", () => {
   it("results of the current and previous turn are never touched", () => {
     for (const age of [0, 1]) {
       const h = fixture(result(lines(9_000, 2)), age);
@@ -84,25 +84,75 @@ describe("applyMicrocompact — the seed's promises, kept", () => {
     }
   });
 
-  it("results under 3,000 chars are never touched, at any age", () => {
-    const h = fixture(result(lines(2_999, 3)), 6);
+  it("results under 3,000 chars are never previewed; from 1,000 chars they are summarised at 4 turns; under 1,000 never touched", () => {
+    const h = fixture(result(lines(2_999, 3)), 3);
     expect(applyMicrocompact(h, { archive: new MemoryArchive() }).messages).toBe(h);
+    const archive = new MemoryArchive();
+    const old = applyMicrocompact(fixture(result(lines(2_999, 3)), 4), { archive });
+    expect(old.report.summarized).toBe(1);
+    expect(recall(`<<ccr:${archiveKey(lines(2_999, 3))}>>`, archive).text).toBe(lines(2_999, 3));
+    const tiny = fixture(result(lines(999, 3)), 9);
+    expect(applyMicrocompact(tiny, { archive: new MemoryArchive() }).messages).toBe(tiny);
   });
 
-  it("error results are preserved whatever their age and size", () => {
-    const h = fixture(result(lines(9_000, 4), { isError: true, errorCode: "EXIT_1" }), 6);
-    const { messages, report } = applyMicrocompact(h, { archive: new MemoryArchive() });
-    expect(messages).toBe(h);
-    expect(report.preserved).toBe(1);
+  it("an old error result keeps a preview with its error lines and tail, and never drops to a summary", () => {
+    const archive = new MemoryArchive();
+    const log = lines(4_000, 4) + "src/app.ts:12:3 - error TS2322: Type 'string' is not assignable\n" + lines(4_000, 5) + "FAILED: 1 error\n";
+    const h = fixture(result(log, { isError: true, errorCode: "EXIT_1" }), 6);
+    const { messages, report } = applyMicrocompact(h, { archive });
+    const text = textOf(messages[2]!);
+    expect(report.failedKept).toBe(1);
+    expect(report.summarized).toBe(0);
+    expect(text.startsWith("[Old failed tool result — ")).toBe(true);
+    expect(text).toContain("error TS2322");
+    expect(text.endsWith("FAILED: 1 error\n")).toBe(true);
+    expect(recall(`<<ccr:${archiveKey(log)}>>`, archive).text).toBe(log);
+    // older still: the same preview, untouched
+    const again = applyMicrocompact(messages, { archive, turn: 20 });
+    expect(again.messages).toBe(messages);
   });
 
-  it("results of write and exec tools are preserved (bash, edit, apply_patch, any case, with @)", () => {
-    for (const tool of ["bash", "Edit", "@apply_patch", "write_file"]) {
-      const h = fixture(result(lines(9_000, 5)), 6, tool);
+  it("bash, shell and exec output ages like a read: preview at 2 turns, summary at 4", () => {
+    for (const tool of ["bash", "Bash", "shell", "@exec_command"]) {
+      const archive = new MemoryArchive();
+      const out = lines(9_000, 5);
+      const young = applyMicrocompact(fixture(result(out), 2, tool), { archive });
+      expect(young.report.truncated, tool).toBe(1);
+      const old = applyMicrocompact(fixture(result(out), 4, tool), { archive });
+      expect(old.report.summarized, tool).toBe(1);
+      expect(textOf(old.messages[2]!)).toContain(`<<ccr:${archiveKey(out)}>>`);
+    }
+  });
+
+  it("a failed command (mini-swe-agent returncode, Claude Code and Codex exit codes) keeps its error-line preview at any age", () => {
+    const body = lines(3_000, 7) + "E   AssertionError: expected 3, got 4\n" + lines(3_000, 8) + "=== 1 failed, 41 passed ===\n";
+    for (const [label, text] of [
+      ["returncode", `<returncode>1</returncode>\n<output>\n${body}</output>`],
+      ["Exit code N", `Exit code 1\n${body}`],
+      ["codex json", JSON.stringify({ output: body, metadata: { exit_code: 1, duration_seconds: 2.5 } })],
+    ] as const) {
+      const { messages, report } = applyMicrocompact(fixture(result(text), 6, "bash"), { archive: new MemoryArchive() });
+      expect(report.failedKept, label).toBe(1);
+      expect(report.summarized, label).toBe(0);
+      expect(textOf(messages[2]!), label).toContain("AssertionError: expected 3, got 4");
+    }
+    // exit status 0 is a success: it ages to a summary
+    const ok = applyMicrocompact(fixture(result(`<returncode>0</returncode>\n<output>\n${body}</output>`), 6, "bash"), { archive: new MemoryArchive() });
+    expect(ok.report.summarized).toBe(1);
+  });
+
+  it("write/edit acknowledgements stay whole (any case, with @); an echoed whole file and an editor 'view' age like reads", () => {
+    for (const tool of ["Edit", "@apply_patch", "write_file"]) {
+      const h = fixture(result(lines(5_000, 5)), 6, tool);
       const { messages, report } = applyMicrocompact(h, { archive: new MemoryArchive() });
       expect(messages, tool).toBe(h);
       expect(report.preserved).toBe(1);
     }
+    const echo = applyMicrocompact(fixture(result(lines(25_000, 5)), 6, "Write"), { archive: new MemoryArchive() });
+    expect(echo.report.summarized).toBe(1);
+    const h: Message[] = [userText("start"), assistant("", [{ id: "tc-1", name: "str_replace_editor", input: { command: "view", path: "/repo/a.py" } }]), result(lines(5_000, 9))];
+    for (let i = 0; i < 6; i++) h.push(userText("next"), assistant("ok"));
+    expect(applyMicrocompact(h, { archive: new MemoryArchive() }).report.summarized).toBe(1);
   });
 
   it("a result 4+ turns old becomes the one-line summary, describing the original", () => {
@@ -115,7 +165,7 @@ describe("applyMicrocompact — the seed's promises, kept", () => {
     expect(how).toBe(`[full content recoverable via recall <<ccr:${archiveKey(go)}>>]`);
   });
 
-  it("with default sizes a level-1 preview is still summarised at level 2, with the original's numbers (upstream never did)", () => {
+  it("with default sizes a level-1 preview is still summarised at level 2, with the original's numbers, not the preview's", () => {
     const archive = new MemoryArchive();
     const original = lines(9_000, 6);
     const h = fixture(result(original), 2);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
+  archiveKey,
   countPendingToolCalls,
+  lateResultText,
   ensureToolResultPairing,
   hasRepairs,
   SYNTHETIC_ERROR_CODE,
@@ -19,7 +21,7 @@ const tool = (m: Message | undefined): ToolResultMessage => {
 };
 const text = (m: Message | undefined): string => (m?.content[0]?.type === "text" ? m.content[0].text : "");
 
-describe("ensureToolResultPairing — chatcli §11.1 cases", () => {
+describe("ensureToolResultPairing — repairs", () => {
   it("ValidHistoryUnchanged: a valid history comes back as the same array with no repairs", () => {
     const h = [systemText("sys"), U("go"), A("wf:0", "wf:1"), T("wf:0", "a"), T("wf:1", "b"), say("done")];
     const { messages, report } = ensureToolResultPairing(h);
@@ -93,14 +95,32 @@ describe("ensureToolResultPairing — chatcli §11.1 cases", () => {
     expect(text(messages[1])).toBe("once");
   });
 
-  it("ResultBeyondNextAssistantNotClaimed: a result past the next assistant is an orphan, its call gets a synthetic", () => {
+  it("ResultBeyondNextAssistantNotClaimed: a result past the next assistant is not claimed; its call is told where the late text is", () => {
     const h = [A("wf:0"), say("interleaved"), T("wf:0", "late")];
     const { messages, report } = ensureToolResultPairing(h);
-    expect(report.syntheticResultsInjected).toBe(1);
-    expect(report.orphanResultsRemoved).toBe(1);
+    expect(report.syntheticResultsInjected).toBe(0);
+    expect(report.orphanResultsRemoved).toBe(0);
+    expect(report.lateResults).toBe(1);
+    expect(report.lateResultIds).toEqual(["wf:0"]);
+    expect(report.removedResults.map(text)).toEqual(["late"]);
     expect(messages.map((m) => m.role)).toEqual(["assistant", "tool", "assistant"]);
-    expect(text(messages[1])).toBe(SYNTHETIC_RESULT_TEXT);
+    expect(text(messages[1])).toBe(lateResultText("late"));
+    expect(text(messages[1])).toContain(`recall <<ccr:${archiveKey("late")}>>`);
+    expect(text(messages[1])).not.toContain("Do NOT retry");
+    expect(tool(messages[1]).isError).toBe(false);
     expect(text(messages[2])).toBe("interleaved");
+  });
+
+  it("several late results of one turn each point at their own text; a later turn reusing the id keeps its own result", () => {
+    const h = [A("x", "y"), say("meanwhile"), T("y", "late y"), T("x", "late x")];
+    const { messages, report } = ensureToolResultPairing(h);
+    expect(report.lateResults).toBe(2);
+    expect(texts3(messages)).toEqual([lateResultText("late x"), lateResultText("late y")]);
+    const reused = [A("x"), say("meanwhile"), A("x"), T("x", "fresh")];
+    const second = ensureToolResultPairing(reused);
+    expect(second.report.lateResults).toBe(0);
+    expect(second.report.syntheticResultsInjected).toBe(1);
+    expect(texts3(second.messages)).toEqual([SYNTHETIC_RESULT_TEXT, "fresh"]);
   });
 
   it("SyntheticsAreErrorMarked: synthetic results are errors with code missing_result and the call's tool name", () => {
@@ -147,11 +167,13 @@ describe("ensureToolResultPairing — more behaviour", () => {
     expect(JSON.stringify(h)).toBe(snapshot);
   });
 
-  it("a duplicate result for one call keeps the first and removes the second as an orphan", () => {
+  it("a duplicate result for one call keeps the first and is counted as a duplicate, not an orphan", () => {
     const h = [A("x"), T("x", "first"), T("x", "second")];
     const { messages, report } = ensureToolResultPairing(h);
     expect(texts3(messages)).toEqual(["first"]);
-    expect(report.orphanResultsRemoved).toBe(1);
+    expect(report.orphanResultsRemoved).toBe(0);
+    expect(report.duplicateResultsRemoved).toBe(1);
+    expect(report.duplicateResultIds).toEqual(["x"]);
   });
 
   it("a repaired history is reported valid by validatePairing and a second pass reports nothing", () => {

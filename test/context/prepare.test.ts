@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   ConfigError,
   createWorkspace,
@@ -14,13 +14,10 @@ import {
   validatePairing,
   type Message,
 } from "../../src/context/index.js";
-import { A, lines, say, tempDir, U } from "./helpers.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { A, lines, say, U } from "./helpers.js";
 
-let cleanup: (() => void)[] = [];
-afterEach(() => {
-  cleanup.forEach((f) => f());
-  cleanup = [];
-});
+afterAll(removeTempDirs);
 
 function damaged(): Message[] {
   return [
@@ -46,9 +43,7 @@ function damaged(): Message[] {
 
 describe("prepareHistory", () => {
   it("repairs pairing, budgets, then compacts, and reports all of it in one report", () => {
-    const t = tempDir();
-    cleanup.push(t.remove);
-    const ws = createWorkspace({ root: t.dir, sessionId: "p", env: {} });
+    const ws = createWorkspace({ root: tempDir("spool-context-"), sessionId: "p", env: {} });
     const { messages, report } = prepareHistory(damaged(), { workspace: ws, env: {} });
     expect(validatePairing(messages)).toEqual([]);
     expect(report.pairing.orphanResultsRemoved).toBe(1);
@@ -99,8 +94,7 @@ describe("prepareHistory", () => {
   });
 
   it("across turns and a resume, earlier messages only change when they age a level — prompt caches stay valid", () => {
-    const t = tempDir();
-    cleanup.push(t.remove);
+    const root = tempDir("spool-context-");
     const full: Message[] = [];
     let previous: readonly Message[] = [];
     let aged = 0;
@@ -108,7 +102,7 @@ describe("prepareHistory", () => {
     for (let turn = 0; turn < 8; turn++) {
       full.push(U(`turn ${turn}`), A(`c${turn}`), toolResult(`c${turn}`, lines(turn % 2 === 0 ? 45_000 : 4_000, turn)), say(`done ${turn}`));
       // a fresh workspace object every turn, as after a process restart on the same session directory
-      const ws = createWorkspace({ root: t.dir, sessionId: "resume", env: {} });
+      const ws = createWorkspace({ root, sessionId: "resume", env: {} });
       const out = prepareHistory(full, { workspace: ws, env: {} }).messages;
       previous.forEach((before, i) => {
         const after = out[i]!;
@@ -123,7 +117,7 @@ describe("prepareHistory", () => {
       });
       previous = out;
     }
-    expect(readdirSync(join(t.dir, "resume", "results"))).toHaveLength(4);
+    expect(readdirSync(join(root, "resume", "results"))).toHaveLength(4);
     expect(aged).toBeGreaterThan(0);
     expect(stable).toBeGreaterThan(0);
   });

@@ -15,6 +15,7 @@ import {
   prepareHistory,
   recall,
   textOf,
+  validateForProvider,
   validatePairing,
   type ArchiveStore,
   type Format,
@@ -23,7 +24,7 @@ import {
   type PrepareOptions,
 } from "../../src/context/index.js";
 import { damage, DAMAGES, history } from "./gen.js";
-import { tempDir } from "./helpers.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 
 const LONG = process.env["SPOOL_LONG"] === "1";
 /** fast-check runs synchronously; the timeout only has to cover a slow CI machine (or the long run). */
@@ -75,6 +76,10 @@ function check(s: Scenario, options: PrepareOptions, lookup: KeyLookup, snapshot
   for (const format of FORMATS) {
     const wire = adapters[format].toProvider(out);
     expect(adapters[format].check(wire), format).toEqual([]);
+    // every provider rule; role alternation only must not get worse (the generator writes user text after results)
+    const rules = validateForProvider(out, format);
+    expect(rules.filter((p) => p.rule !== "roles_alternate"), format).toEqual([]);
+    expect(rules.length, format).toBeLessThanOrEqual(validateForProvider(input, format).filter((p) => p.rule === "roles_alternate").length);
     // The AI SDK's own schema is an independent oracle for the shape of what we emit.
     if (format === "ai-sdk") expect(aiSdkMessages.safeParse(wire).success).toBe(true);
   }
@@ -108,8 +113,7 @@ function check(s: Scenario, options: PrepareOptions, lookup: KeyLookup, snapshot
 }
 
 describe("prepareHistory properties", () => {
-  const dirs: { remove(): void }[] = [];
-  afterAll(() => dirs.forEach((d) => d.remove()));
+  afterAll(removeTempDirs);
 
   it("damaged histories in every format come out valid, idempotent and lossless (memory archive)", () => {
     const archive: ArchiveStore = new MemoryArchive();
@@ -127,9 +131,7 @@ describe("prepareHistory properties", () => {
   }, TIMEOUT);
 
   it("the same holds with a real workspace on disk, and a second pass writes no file", () => {
-    const tmp = tempDir();
-    dirs.push(tmp);
-    const ws = createWorkspace({ root: tmp.dir, sessionId: "prop", env: {} });
+    const ws = createWorkspace({ root: tempDir("spool-context-"), sessionId: "prop", env: {} });
     const listing = () => [...readdirSync(ws.resultsDir), "|", ...readdirSync(ws.archiveDir)].join(",");
     fc.assert(
       fc.property(scenario, (s) => {

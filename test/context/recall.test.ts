@@ -4,7 +4,7 @@ import { extractRecallKeys, isRecallTool, isValidKey, MemoryArchive, recall, Rec
 
 const K = "aaaabbbbccccdddd";
 
-describe("recall key extraction — chatcli §11.10 builtin_recall_test", () => {
+describe("recall key extraction", () => {
   it.each([
     ["canonical marker in JSON", `{"key":"<<ccr:${K}>>"}`],
     ["bare key", K],
@@ -133,7 +133,7 @@ describe("recall paging", () => {
   });
 });
 
-describe("isRecallTool — chatcli §7 table", () => {
+describe("isRecallTool", () => {
   it.each([
     ["recall", true],
     ["@RECALL", true],

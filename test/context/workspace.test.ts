@@ -1,21 +1,13 @@
 import { existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, createWorkspace, readOnlyLookup, WorkspaceError } from "../../src/context/index.js";
-import { tempDir } from "./helpers.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 
-let cleanup: (() => void)[] = [];
-afterEach(() => {
-  cleanup.forEach((f) => f());
-  cleanup = [];
-});
-function root(): string {
-  const t = tempDir("spool-ws-");
-  cleanup.push(t.remove);
-  return t.dir;
-}
+afterAll(removeTempDirs);
+const root = (): string => tempDir("spool-ws-");
 
-describe("createWorkspace — chatcli §11.7, adapted", () => {
+describe("createWorkspace", () => {
   it("creates the session directory with spill/, results/ and archive/, private to the user", () => {
     const ws = createWorkspace({ root: root(), sessionId: "s1", env: {} });
     for (const d of [ws.dir, ws.spillDir, ws.resultsDir, ws.archiveDir]) {

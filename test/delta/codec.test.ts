@@ -1,5 +1,5 @@
-// pi-design.md §10.4 (codec part): interning on second use, omitted repeated paths, reset on base,
-// recovery from the last base with a fresh decoder (rules in §1.3).
+// The wire codec: interning on second use, omitted repeated paths, reset on base, recovery from the
+// last base with a fresh decoder.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { apply, decoder, encoder, isBase, PathError, type Op, type WireOp } from "../../src/delta/index.js";

@@ -1,11 +1,11 @@
-// Issue 2 §3 item 6: the BUILT package is importable through package.json `exports` the way a user
+// The BUILT package is importable through package.json `exports` the way a user
 // would do it — a real Node process resolving the bare specifier `spool/delta`. Assumes `npm run build`
 // ran first (CI and `npm test` order: build, then test).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 
 const root = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 const PINNED = [
@@ -67,15 +67,13 @@ describe("package exports (built dist, resolved by Node)", () => {
   beforeAll(() => {
     expect(existsSync(join(root, "dist/delta/index.js")), "run `npm run build` before the tests").toBe(true);
     // A separate project that depends on spool: node_modules/spool -> this checkout.
-    consumer = mkdtempSync(join(tmpdir(), "spool-consumer-"));
+    consumer = tempDir("spool-consumer-");
     mkdirSync(join(consumer, "node_modules"));
     symlinkSync(root, join(consumer, "node_modules", "spool"), "dir");
     writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", type: "module", private: true }));
     writeFileSync(join(consumer, "probe.mjs"), PROBE);
   });
-  afterAll(() => {
-    if (consumer) rmSync(consumer, { recursive: true, force: true });
-  });
+  afterAll(removeTempDirs);
 
   const check = (res: ProbeResult) => {
     for (const name of PINNED) expect(res.names, name).toContain(name);

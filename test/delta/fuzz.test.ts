@@ -1,4 +1,4 @@
-// Issue 2 §3 item 4: hostile input to decode/apply/applyImmutable. 100 000 random JSON values and
+// Hostile input to decode/apply/applyImmutable. 100 000 random JSON values and
 // 100 000 mutated valid batches must throw only TypeError / PathError / UnsafePathError, finish (the
 // test timeout is the hang detector), and never touch Object.prototype.
 import fc from "fast-check";

@@ -1,4 +1,4 @@
-// DESIGN.md "Formats": our stream must be readable by a Chord client and theirs by ours.
+// Interop with Chord: our stream must be readable by a Chord client and theirs by ours.
 // Oracle: `@earendil-works/chord/delta` (devDependency only). Random scripts via fast-check.
 import * as chord from "@earendil-works/chord/delta";
 import fc from "fast-check";

@@ -1,4 +1,4 @@
-// pi-design.md §10.4 (properties) and issue 2 §3 item 3: random mutation scripts over nested
+// Convergence properties: random mutation scripts over nested
 // objects/arrays/strings, flushed at random points and shipped encode → JSON → decode → apply, must
 // converge after every flush. SPOOL_LONG=1 (npm run test:long) raises the script count to 100 000.
 import fc from "fast-check";

@@ -1,4 +1,4 @@
-// pi-design.md §10.2: replacement, first flush, discard, fan-out and coalescing (rules in §1.2, §2.1–§2.4).
+// Replacement, first flush, discard, fan-out and coalescing.
 import { describe, expect, it } from "vitest";
 import { apply, applyImmutable, isBase, track, type Op } from "../../src/delta/index.js";
 import { json, Pipe } from "./helpers.js";

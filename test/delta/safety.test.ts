@@ -1,4 +1,4 @@
-// pi-design.md §10.3: safety and validation (rules in §1.4 and §2.5), plus the lead's decision that the
+// Safety and validation (unsafe path segments, bad indices, malformed batches), and the rule that the
 // tracker rejects non-JSON values at record time with NotJsonError (a SpoolError).
 import { SpoolError } from "../../src/errors/index.js";
 import { afterEach, describe, expect, it } from "vitest";

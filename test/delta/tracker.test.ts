@@ -1,4 +1,4 @@
-// pi-design.md §10.1: tracker intent and root ops. Exact tuples are pinned where §1–§2 fix them;
+// Tracker intent and root ops. Exact tuples are pinned where the op format fixes them;
 // everything else is checked by convergence of a replica fed through the wire codec.
 import { describe, expect, it } from "vitest";
 import { isBase, overlap, track } from "../../src/delta/index.js";

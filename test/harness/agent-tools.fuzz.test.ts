@@ -2,20 +2,19 @@
 // any JSON for read's and recall's arguments, and for bash's arguments other than the command text
 // (random shell text is not run). Each call must settle in bounded time as a result — an error result
 // with a one-line reason when the arguments are bad — and never throw or hang.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../dist/context/index.js";
 import { bashDetails, openAgentSession, type AgentSession } from "../../dist/harness/index.js";
 import { createMemoryStore } from "../../dist/store/index.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 
 const RUNS = process.env["SPOOL_LONG"] ? 2000 : 150;
 let dir: string;
 let session: AgentSession;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "spool-agent-fuzz-"));
+  dir = tempDir("spool-agent-fuzz-");
   session = await openAgentSession({
     label: "fuzz",
     store: createMemoryStore(),
@@ -28,7 +27,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await session.close();
-  await rm(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 const json = fc.jsonValue({ maxDepth: 2 });
@@ -38,6 +37,7 @@ const num = fc.oneof(fc.integer({ min: -5, max: 10 }), fc.double(), fc.constantF
 async function settles(name: string, args: unknown): Promise<void> {
   const outcome = await Promise.race([
     session.call(name, args),
+    // A bound, not a wait: the call must settle before it.
     new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${name} ${JSON.stringify(args)} did not settle in 10 s`)), 10_000)),
   ]);
   expect(typeof outcome.text).toBe("string");

@@ -9,14 +9,15 @@
 // never a batch that was not handed to commit, never a torn mix.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../src/context/index.js";
 import { createBashTool, createHarness } from "../../src/harness/index.js";
 import { openSessionRepo } from "../../src/store/index.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { until } from "../support/until.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 if (!existsSync(join(here, "../../dist/harness/index.js"))) throw new Error("the crash test runs its child from dist/: run `npm run build` first");
@@ -24,8 +25,8 @@ const CHILD = join(here, "fixtures", "crash-child.mjs");
 const RUNS = process.env["SPOOL_LONG"] ? 100 : 20;
 const PARALLEL = 3;
 
-const root = mkdtempSync(join(tmpdir(), "spool-crash-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir("spool-crash-");
+afterAll(removeTempDirs);
 
 interface Report {
   n: number;
@@ -70,13 +71,12 @@ function alive(pgid: number): boolean {
   }
 }
 
-async function gone(pgid: number, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (!alive(pgid)) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return !alive(pgid);
+/** Whether the group has exited within `ms`. */
+function gone(pgid: number, ms: number): Promise<boolean> {
+  return until(() => !alive(pgid), "the group to exit", ms).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Start a child, SIGKILL it a random 0–1.9 s after its first acknowledged flush, return what it reported. */

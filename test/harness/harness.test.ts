@@ -1,7 +1,6 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../src/context/index.js";
 import { apply, type Op } from "../../src/delta/index.js";
 import {
@@ -10,22 +9,21 @@ import {
   createReadTool,
   createRecallTool,
   emptyLane,
+  operationScope,
   outputList,
   reduceLane,
   type HarnessEvent,
   type ToolDefinition,
 } from "../../src/harness/index.js";
 import type { ToolOutputState } from "../../src/output/index.js";
-import { createMemoryStore, openSessionRepo } from "../../src/store/index.js";
+import { createMemoryStore, openSessionRepo, value } from "../../src/store/index.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { until } from "../support/until.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
-});
+afterAll(removeTempDirs);
 
 async function session() {
-  const root = mkdtempSync(join(tmpdir(), "spool-harness-"));
-  dirs.push(root);
+  const root = tempDir("spool-harness-");
   const repo = openSessionRepo(root, { backend: "jsonl" });
   const s = await repo.create();
   const workspace = createWorkspace({ dir: s.dir, keep: true });
@@ -98,8 +96,7 @@ describe("harness: the bash worked example", () => {
 
 describe("harness: outcomes", () => {
   const memory = () => {
-    const root = mkdtempSync(join(tmpdir(), "spool-ws-"));
-    dirs.push(root);
+    const root = tempDir("spool-ws-");
     return { store: createMemoryStore(), workspace: createWorkspace({ dir: root, keep: true }) };
   };
 
@@ -200,8 +197,7 @@ describe("harness: outcomes", () => {
 
 describe("harness: memo, recovery and seeded replay", () => {
   it("a memo and its output checkpoint commit in one transaction, as a base batch", async () => {
-    const root = mkdtempSync(join(tmpdir(), "spool-ws-"));
-    dirs.push(root);
+    const root = tempDir("spool-ws-");
     const store = createMemoryStore();
     const transactions: number[] = [];
     const commit = store.commit.bind(store);
@@ -258,7 +254,7 @@ describe("harness: memo, recovery and seeded replay", () => {
     };
     const a = createHarness({ store, workspace, tools: [tool] });
     void a.runTools("op", [{ toolCallId: "c", toolName: "build", args: {} }]);
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => store.get(value("tool_memo", "op:c:compiled", operationScope("op"))) !== undefined, "the memo to land");
     // A second harness over the same durable state, as after a restart.
     hang = Promise.resolve();
     const b = createHarness({ store, workspace, tools: [tool] });
@@ -274,8 +270,7 @@ describe("harness: memo, recovery and seeded replay", () => {
   });
 
   it("a settlement that fails to commit leaves the operation listed as unsettled", async () => {
-    const root = mkdtempSync(join(tmpdir(), "spool-ws-"));
-    dirs.push(root);
+    const root = tempDir("spool-ws-");
     const store = createMemoryStore();
     const commit = store.commit.bind(store);
     (store as { commit: typeof store.commit }).commit = (writes) =>
@@ -289,14 +284,13 @@ describe("harness: memo, recovery and seeded replay", () => {
   });
 
   it("a call of a tool that is not replay-safe settles as interrupted with its recovered output", async () => {
-    const root = mkdtempSync(join(tmpdir(), "spool-ws-"));
-    dirs.push(root);
+    const root = tempDir("spool-ws-");
     const store = createMemoryStore();
     const workspace = createWorkspace({ dir: root, keep: true });
     const a = createHarness({ store, workspace, tools: [createBashTool()], minIntervalMs: 5 });
     const ac = new AbortController();
     void a.runTools("op", [{ toolCallId: "c", toolName: "bash", args: { command: "echo half way; sleep 5" } }], { signal: ac.signal }).catch(() => {});
-    await new Promise((r) => setTimeout(r, 500));
+    await until(() => JSON.stringify(store.readList(outputList("op", "c"), { order: "asc" }).elements).includes("half way"), "the output to be durable");
     const b = createHarness({ store, workspace, tools: [createBashTool()] });
     const [r] = await b.resume("op");
     ac.abort();

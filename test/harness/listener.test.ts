@@ -1,21 +1,15 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../src/context/index.js";
 import { createBashTool, createHarness, readDurableOutput, type HarnessEvent } from "../../src/harness/index.js";
 import type { ToolOutputState } from "../../src/output/index.js";
 import { openSessionRepo } from "../../src/store/index.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
-});
+afterAll(removeTempDirs);
 
 describe("harness listeners", () => {
   it("a listener that throws on a tool_update neither skips the durable batch nor fails or strands the call; other listeners still get every event", async () => {
-    const root = mkdtempSync(join(tmpdir(), "spool-listener-"));
-    dirs.push(root);
+    const root = tempDir("spool-listener-");
     const { store, dir } = await openSessionRepo(root, { backend: "jsonl" }).create();
     const reported: [unknown, HarnessEvent][] = [];
     const harness = createHarness({

@@ -1,14 +1,13 @@
-// pi-design.md §10.10–§10.11 scenarios that harness.test.ts, state.test.ts, wire.test.ts and
+// Scenarios that harness.test.ts, state.test.ts, wire.test.ts and
 // sink.test.ts do not already pin, run through the real harness (JSONL sessions, real bash where
 // output is involved, real HTTP for the wire). Not applicable here: assistant-output streaming,
 // navigation_end resnapshots and Chord's `reset` message (spool has no such events or message).
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer as createTcpServer, connect, type Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../src/context/index.js";
 import { apply, decoder, isBase, track, type Op, type WireOp } from "../../src/delta/index.js";
 import {
@@ -29,18 +28,15 @@ import { openSessionRepo, value, type Store, type Write } from "../../src/store/
 import { createWireServer, subscribe } from "../../src/wire/index.js";
 // @ts-expect-error -- plain JS fixture shared with the crash child
 import { STEPS, stepsTool } from "./fixtures/steps-tool.mjs";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { until } from "../support/until.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
-
-function tempDir(prefix: string): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  cleanups.push(() => rmSync(d, { recursive: true, force: true }));
-  return d;
-}
+afterAll(removeTempDirs);
 
 async function session(root = tempDir("spool-scen-")) {
   const repo = openSessionRepo(root, { backend: "jsonl" });
@@ -61,13 +57,6 @@ function recordCommits(store: Store): Write<never>[][] {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(cond: () => boolean, ms = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > ms) throw new Error("timed out waiting for condition");
-    await sleep(10);
-  }
-}
 
 const updatesOf = (events: HarnessEvent[], id?: string) =>
   events.filter((e): e is Extract<HarnessEvent, { type: "tool_update" }> => e.type === "tool_update" && (id === undefined || e.toolCallId === id));
@@ -78,7 +67,7 @@ const fold = (batches: readonly (readonly Op[])[]) => {
 };
 const TEXT = '["content",0,"text"]';
 
-describe("§10.11 sink basics through the harness", () => {
+describe("sink basics through the harness", () => {
   it("tool_start carries identity only and tool_end carries no content, details, usage or terminate", async () => {
     const { store, workspace } = await session();
     const harness = createHarness({ store, workspace, tools: [createBashTool()] });
@@ -107,7 +96,7 @@ describe("§10.11 sink basics through the harness", () => {
     const events: HarnessEvent[] = [];
     harness.on((e) => events.push(e));
     await harness.runTools("op", [{ toolCallId: "c", toolName: "burst", args: {} }]);
-    await sleep(500);
+    await sleep(500); // on purpose: past the 300 ms trailing timer, which must not publish after tool_end
     const endAt = events.findIndex((e) => e.type === "tool_end");
     expect(events.slice(endAt + 1).map((e) => e.type)).toEqual(["operation_end"]);
     expect(fold(updatesOf(events).map((u) => u.ops)).content[0].text).toBe("first\nsecond\n");
@@ -136,7 +125,7 @@ describe("§10.11 sink basics through the harness", () => {
   });
 });
 
-describe("§10.11 content shape and windowing through the harness", () => {
+describe("content shape and windowing through the harness", () => {
   it("content is one text block then images; text after an image lands in the text block; images are never windowed", async () => {
     const { store, workspace } = await session();
     const big = Buffer.alloc(30_000, 7).toString("base64"); // 40 KB each, window is 1 KB
@@ -228,7 +217,7 @@ describe("§10.11 content shape and windowing through the harness", () => {
   });
 });
 
-describe("§10.11 durability and recovery", () => {
+describe("durability and recovery", () => {
   it("recovery (desc to the last base, then forward) equals the live fold at every flush, and periodic rebase bounds the replay", async () => {
     const { store, workspace } = await session();
     const rebaseEvery = 4;
@@ -242,7 +231,7 @@ describe("§10.11 durability and recovery", () => {
           out.write(`line ${i} ${"x".repeat(i * 7)}\n`);
           out.details.i = i;
           out.flush({ force: true });
-          await sleep(1);
+          await sleep(1); // the producer's pacing, on purpose: flushes spread over time
         }
       },
     };
@@ -337,7 +326,7 @@ describe("§10.11 durability and recovery", () => {
   });
 });
 
-describe("§10.11 replay", () => {
+describe("replay", () => {
   it("replay seeds from durable output and never deletes it: the pre-crash batches stay, usage and addedTools survive, the first resumed batch is a base holding them", async () => {
     const { store, workspace } = await session();
     const commits = recordCommits(store);
@@ -361,8 +350,7 @@ describe("§10.11 replay", () => {
     };
     const a = createHarness({ store, workspace, tools: [tool] });
     void a.runTools("op", [{ toolCallId: "c", toolName: "build", args: {} }]);
-    await until(() => commits.some((t) => t.some((w) => w.op === "setValue" && w.namespace === "tool_memo")));
-    await sleep(50);
+    await until(() => store.get(value("tool_memo", "op:c:compiled", operationScope("op"))) !== undefined, "the memo to land");
     const before = store.readList(outputList("op", "c"), { order: "asc" }).elements.length;
     hang = Promise.resolve();
     const b = createHarness({ store, workspace, tools: [tool] });
@@ -401,7 +389,7 @@ describe("§10.11 replay", () => {
         child.stdout.on("data", (s: string) => {
           for (const m of s.matchAll(/MEMO (\d+)/g)) acked = Math.max(acked, Number(m[1]));
           if (s.includes("SETTLED")) settled = true;
-          timer ??= setTimeout(() => child.kill("SIGKILL"), 50 + Math.random() * 600);
+          timer ??= setTimeout(() => child.kill("SIGKILL"), 50 + Math.random() * 600); // a random moment to crash, on purpose
         });
         return new Promise<{ id: string; acked: number; settled: boolean }>((resolve) =>
           child.on("close", () => {
@@ -443,7 +431,7 @@ describe("§10.11 replay", () => {
   }, 60_000);
 });
 
-describe("§10.10 retirement and late progress", () => {
+describe("retirement and late progress", () => {
   it("every terminal path (success, error, abort, resume as interrupted) retires the scope exactly once, last, in the transaction that appends the results", async () => {
     const { store, workspace } = await session();
     const commits = recordCommits(store);
@@ -451,7 +439,9 @@ describe("§10.10 retirement and late progress", () => {
     await harness.runTools("ok", [{ toolCallId: "c", toolName: "bash", args: { command: "echo ok" } }]);
     await harness.runTools("err", [{ toolCallId: "c", toolName: "bash", args: { command: "echo no; exit 2" } }]);
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 100);
+    harness.on((e) => {
+      if (e.type === "tool_update" && e.operationId === "abort" && JSON.stringify(e.ops).includes("started")) ac.abort();
+    });
     await harness.runTools("abort", [{ toolCallId: "c", toolName: "bash", args: { command: "echo started; sleep 20" } }], { signal: ac.signal });
     // An unsettled operation: a harness that stops (its run never ends) and another that resumes it.
     const stuck: ToolDefinition = { name: "stuck", description: "", parameters: {}, execute: (_i, _a, _s, out) => (out.write("half\n"), new Promise(() => {})) };
@@ -501,7 +491,7 @@ describe("§10.10 retirement and late progress", () => {
     const harness = createHarness({ store, workspace, tools: [tool] });
     await harness.runTools("op", [{ toolCallId: "c", toolName: "leaky", args: {} }]);
     const settledAt = commits.length;
-    await sleep(200);
+    await until(() => late.length === 2, "both late attempts to fail");
     expect(late).toHaveLength(2);
     for (const e of late) expect(e).toBeInstanceOf(ToolOutputClosedError);
     expect(commits.length).toBe(settledAt);
@@ -549,7 +539,7 @@ describe("§10.10 retirement and late progress", () => {
   });
 });
 
-describe("§10.11 lane reducer", () => {
+describe("lane reducer", () => {
   it("an unknown tool id on tool_update leaves the view unchanged and, under a tracker, produces no ops", () => {
     const tracker = track<LaneView>(emptyLane());
     reduceLane(tracker.state, { type: "operation_start", operationId: "op" });
@@ -564,7 +554,7 @@ describe("§10.11 lane reducer", () => {
   });
 });
 
-describe("§10.11 wire, end to end: harness → lane state → SSE", () => {
+describe("wire, end to end: harness → lane state → SSE", () => {
   async function laneServer() {
     const host = createStateHost();
     const lane = host.state("lane", emptyLane());

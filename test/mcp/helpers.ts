@@ -9,7 +9,6 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 
 export { until } from "../support/until.js";
 
-export { SPOOL_BIN as BIN } from "../support/cli.js";
 import { SPOOL_BIN as BIN } from "../support/cli.js";
 
 export interface Connected {

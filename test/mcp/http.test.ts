@@ -1,37 +1,23 @@
 // `spool mcp --http PORT`: the Streamable HTTP transport, driven by the MCP SDK's own
 // StreamableHTTPClientTransport: bearer token required, tools served, and the process ends when the
 // client terminates its session.
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterEach, describe, expect, it } from "vitest";
-import { alive, BIN, textOf, until } from "./helpers.js";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { killStarted, startSpool } from "../support/cli.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { alive, textOf, until } from "./helpers.js";
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+afterEach(killStarted);
+afterAll(removeTempDirs);
 
 describe("spool mcp --http", () => {
   it("serves the tools over Streamable HTTP behind a bearer token and exits when the client ends its session", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "spool-mcp-http-"));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const child: ChildProcess = spawn(process.execPath, [BIN, "mcp", "--http", "0", "--root", join(dir, ".spool")], {
-      cwd: dir,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    cleanups.push(async () => {
-      if (child.exitCode === null) child.kill("SIGKILL");
-      await exited;
-    });
-    let stderr = "";
-    child.stderr!.on("data", (d: Buffer) => (stderr += d));
+    const dir = tempDir("spool-mcp-http-");
+    const { child, exited, err } = startSpool(["mcp", "--http", "0", "--root", join(dir, ".spool")], { cwd: dir });
     const [, url, token] = await until(
-      () => /MCP over HTTP at (\S+) \(header "Authorization: Bearer ([0-9a-f]+)"\)/.exec(stderr),
+      () => /MCP over HTTP at (\S+) \(header "Authorization: Bearer ([0-9a-f]+)"\)/.exec(err()),
       "the HTTP endpoint on stderr",
     );
 

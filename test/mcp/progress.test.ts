@@ -17,7 +17,7 @@ describe("progress pacer", () => {
       pacer.update(state(`line ${bytes}\n`, bytes));
       await new Promise((r) => setImmediate(r));
     }
-    await new Promise((r) => setTimeout(r, 150));
+    await new Promise((r) => setTimeout(r, 150)); // on purpose: past the last 100 ms interval
     // Timers may fire late on a busy machine (fewer sends), never early (more).
     const elapsed = performance.now() - t0;
     expect(sent.length).toBeGreaterThanOrEqual(5);
@@ -34,7 +34,7 @@ describe("progress pacer", () => {
     const sent: ProgressUpdate[] = [];
     const pacer = createProgressPacer((u) => sent.push(u), 10);
     pacer.update(state("a\n", 5));
-    await new Promise((r) => setTimeout(r, 30));
+    await new Promise((r) => setTimeout(r, 30)); // on purpose here and below: past the 10 ms interval
     pacer.update(state("a\nb\n", 5));
     await new Promise((r) => setTimeout(r, 30));
     expect(sent).toEqual([{ progress: 5, message: "a" }]);
@@ -47,7 +47,7 @@ describe("progress pacer", () => {
     pacer.update(state("a\n", 5));
     pacer.update(state("a\nb\n", 9)); // pending: within the interval
     pacer.stop();
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 100)); // on purpose: past the 50 ms interval the pending update was due in
     pacer.update(state("a\nb\nc\n", 12));
     expect(sent).toEqual([{ progress: 5, message: "a" }]);
   });

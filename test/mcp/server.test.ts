@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DiskArchive } from "../../dist/context/index.js";
 import { readTranscript, SESSION_RECORD } from "../../dist/harness/index.js";
 import { readJsonlSnapshot } from "../../dist/store/index.js";
-import { alive, BIN, connect, textOf, until, type Connected } from "./helpers.js";
+import { runSpool } from "../support/cli.js";
+import { alive, connect, textOf, until, type Connected } from "./helpers.js";
 
 const open: Connected[] = [];
 afterEach(async () => {
@@ -175,7 +176,7 @@ describe("spool mcp", () => {
     const record = readJsonlSnapshot(join(c.sessionDir(), "session.jsonl")).get(SESSION_RECORD);
     expect(record).toMatchObject({ command: "mcp", status: "interrupted" });
     expect(record?.endedAt).toBeTruthy();
-    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", c.root, "--json"], { encoding: "utf8" })) as {
+    const listed = JSON.parse(runSpool(["sessions", "--root", c.root, "--json"], { cwd: c.dir }).stdout) as {
       command: string;
       status: string;
     }[];
@@ -189,17 +190,23 @@ describe("spool mcp", () => {
       .callTool({ name: "bash", arguments: { command: `for i in $(seq 1 20); do echo before-crash $i; done; (sleep 300 & echo $! > ${pidFile}; wait)` } })
       .catch(() => undefined);
     const pid = await until(() => existsSync(pidFile) && Number(readFileSync(pidFile, "utf8").trim()), "the grandchild's pid");
-    // Let the output reach a durable flush (paced at 100 ms) before the crash.
-    await new Promise((r) => setTimeout(r, 400));
+    // The crash comes once the output is durable, as spool inspect reads it from the running session.
+    const recovered = () => {
+      const [session] = JSON.parse(runSpool(["sessions", "--root", c.root, "--json"], { cwd: c.dir }).stdout) as { id: string }[];
+      if (!session) return undefined;
+      const inspected = JSON.parse(runSpool(["inspect", session.id, "--root", c.root, "--json"], { cwd: c.dir }).stdout) as { calls: { recoveredOutput?: string }[] };
+      return inspected.calls[0]?.recoveredOutput;
+    };
+    await until(() => recovered()?.includes("before-crash 20"), "the output to be durable");
     process.kill(c.transport.pid!, "SIGKILL");
     await until(() => !alive(c.transport.pid!), "the server to die");
     await until(() => !alive(pid), "the orphaned command to be killed", 5000);
-    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", c.root, "--json"], { encoding: "utf8" })) as {
+    const listed = JSON.parse(runSpool(["sessions", "--root", c.root, "--json"], { cwd: c.dir }).stdout) as {
       id: string;
       status: string;
     }[];
     expect(listed).toMatchObject([{ status: "interrupted" }]);
-    const report = JSON.parse(execFileSync(process.execPath, [BIN, "inspect", listed[0]!.id, "--root", c.root, "--json"], { encoding: "utf8" })) as {
+    const report = JSON.parse(runSpool(["inspect", listed[0]!.id, "--root", c.root, "--json"], { cwd: c.dir }).stdout) as {
       calls: { tool: string; settled: boolean; recoveredOutput?: string }[];
     };
     expect(report.calls).toHaveLength(1);
@@ -211,13 +218,13 @@ describe("spool mcp", () => {
     const c = await start();
     await c.client.callTool({ name: "bash", arguments: { command: "seq 1 50000" } });
     await c.client.callTool({ name: "bash", arguments: { command: "exit 4" } });
-    const listed = JSON.parse(execFileSync(process.execPath, [BIN, "sessions", "--root", c.root, "--json"], { encoding: "utf8" })) as {
+    const listed = JSON.parse(runSpool(["sessions", "--root", c.root, "--json"], { cwd: c.dir }).stdout) as {
       id: string;
       command: string;
       status: string;
     }[];
     expect(listed).toMatchObject([{ command: "mcp", status: "running" }]);
-    const report = JSON.parse(execFileSync(process.execPath, [BIN, "inspect", listed[0]!.id, "--root", c.root, "--json"], { encoding: "utf8" })) as {
+    const report = JSON.parse(runSpool(["inspect", listed[0]!.id, "--root", c.root, "--json"], { cwd: c.dir }).stdout) as {
       live: boolean;
       calls: { tool: string; isError: boolean; settled: boolean }[];
       spillFiles: unknown[];

@@ -112,7 +112,7 @@ describe("ToolOutput sink", () => {
     out.close();
     const n = batches.length;
     expect(batches.at(-1)!.forced).toBe(true);
-    await new Promise((r) => setTimeout(r, 60));
+    await new Promise((r) => setTimeout(r, 60)); // on purpose: past the 20 ms trailing timer, which must not fire
     expect(batches.length).toBe(n);
     expect(() => out.write("late")).toThrow(/closed/);
   });

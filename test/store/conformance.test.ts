@@ -1,4 +1,4 @@
-// One conformance suite, run against memory, JSONL and SQLite (pi-design §10.7).
+// One conformance suite, run against memory, JSONL and SQLite.
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import {

@@ -7,7 +7,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ephemeralScope, list, openJsonlStore, openSqliteStore, setValue, value, type Durability, type Scope, type Store, type ValueList } from "../../src/store/index.js";
+import { ephemeralScope, list, openJsonlStore, openPostgresStore, openSqliteStore, SessionLockedError, setValue, value, type Durability, type Scope, type Store, type ValueList } from "../../src/store/index.js";
+import { testDatabase, uniqueSchema } from "./helpers/pg.js";
 import { removeTempDirs, tempDir } from "./helpers/backends.js";
 import { compileStoreForChildren } from "./helpers/compile-store.js";
 // @ts-expect-error plain-JS fixture shared with the child process
@@ -43,7 +44,7 @@ afterAll(() => {
   // A failed or timed-out test must not leave lineages spawning children in the background.
   stopped = true;
   for (const p of live) p.kill("SIGKILL");
-  removeTempDirs();
+  return removeTempDirs();
 });
 
 /** The reference model: plain maps, no storage code. */
@@ -134,7 +135,7 @@ async function runChildUntilKilled(args: string[], delayMs: number): Promise<voi
       p.stdout!.on("data", (d: Buffer) => d.includes("ready") && resolve());
       exited.then(() => reject(new Error(`crash child exited before it was ready: ${stderr}`)));
     });
-    await new Promise((r) => setTimeout(r, delayMs));
+    await new Promise((r) => setTimeout(r, delayMs)); // on purpose: a random moment inside the commit stream
   } finally {
     p.kill("SIGKILL");
   }
@@ -143,10 +144,32 @@ async function runChildUntilKilled(args: string[], delayMs: number): Promise<voi
   if (how !== "SIGKILL") throw new Error(`crash child ended by ${String(how)} instead of SIGKILL: ${stderr}`);
 }
 
-async function lineage(backend: "jsonl" | "sqlite", durability: Durability, lineageSeed: number): Promise<{ kills: number; acked: number }> {
+type Backend = "jsonl" | "sqlite" | "postgres";
+const pgSchema = uniqueSchema("crash");
+/** The longest a reopen after SIGKILL waited for the server to drop the dead writer's lease. */
+let longestLeaseWaitMs = 0;
+
+/** A PostgreSQL reopen right after SIGKILL may race the server noticing the closed socket. */
+async function openPostgres(path: string, durability: Durability): Promise<Store> {
+  const [url, schema, sessionId] = path.split("#");
+  const t0 = Date.now();
+  for (;;) {
+    try {
+      const s = await openPostgresStore(url, { schema: schema!, sessionId: sessionId!, durability });
+      longestLeaseWaitMs = Math.max(longestLeaseWaitMs, Date.now() - t0);
+      return s;
+    } catch (e) {
+      if (!(e instanceof SessionLockedError) || Date.now() - t0 > 5000) throw e;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+}
+
+async function lineage(backend: Backend, durability: Durability, lineageSeed: number): Promise<{ kills: number; acked: number }> {
   const dir = tempDir("spool-crash-");
   let path = "";
-  const open = () => (backend === "jsonl" ? openJsonlStore(path, { durability }) : openSqliteStore(path, { durability }));
+  const open = () => (backend === "jsonl" ? openJsonlStore(path, { durability }) : backend === "postgres" ? openPostgres(path, durability) : openSqliteStore(path, { durability }));
+  const pgUrl = backend === "postgres" ? (await testDatabase()).url : "";
   let model = new Model();
   let nextSeq = 1;
   let rnd = lineageSeed;
@@ -155,7 +178,8 @@ async function lineage(backend: "jsonl" | "sqlite", durability: Durability, line
   let acked = 0;
   for (let iter = 0; iter < KILLS_PER_LINEAGE && !stopped; iter++) {
     if (iter % KILLS_PER_SESSION === 0) {
-      path = join(dir, `${iter}`, backend === "jsonl" ? "session.jsonl" : "session.sqlite");
+      path =
+        backend === "postgres" ? `${pgUrl}#${pgSchema}#l${lineageSeed}-${iter}` : join(dir, `${iter}`, backend === "jsonl" ? "session.jsonl" : "session.sqlite");
       model = new Model();
       nextSeq = 1;
     }
@@ -204,13 +228,16 @@ async function lineage(backend: "jsonl" | "sqlite", durability: Durability, line
   return { kills, acked };
 }
 
-describe.each(["jsonl", "sqlite"] as const)("%s under SIGKILL", (backend) => {
+describe.each(["jsonl", "sqlite", "postgres"] as const)("%s under SIGKILL", (backend) => {
   it(`keeps every acknowledged commit and no half transaction across ${LINEAGES * KILLS_PER_LINEAGE} kills`, async () => {
-    const runs = Array.from({ length: LINEAGES }, (_, i) => lineage(backend, i % 2 === 0 ? "process" : "os", i + 1 + (backend === "sqlite" ? 100 : 0)));
+    const offset = { jsonl: 0, sqlite: 100, postgres: 200 }[backend];
+    const runs = Array.from({ length: LINEAGES }, (_, i) => lineage(backend, i % 2 === 0 ? "process" : "os", i + 1 + offset));
     const results = await Promise.all(runs);
     const kills = results.reduce((a, r) => a + r.kills, 0);
     expect(kills).toBeGreaterThanOrEqual(LONG ? 1000 : 50);
     // The kills landed while the children were busy committing, not before they started.
     expect(results.reduce((a, r) => a + r.acked, 0)).toBeGreaterThan(kills);
+    // The dead writer's lease is gone by the time the server has seen its socket close.
+    if (backend === "postgres") expect(longestLeaseWaitMs).toBeLessThan(2000);
   }, LONG ? 3_600_000 : 600_000);
 });

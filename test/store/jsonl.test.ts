@@ -1,4 +1,4 @@
-// JSONL focused tests (pi-design §10.8): sidecar layout, replay order, torn tails, corruption,
+// JSONL focused tests: sidecar layout, replay order, torn tails, corruption,
 // crash windows around retirement, the single-writer lock.
 import { spawn } from "node:child_process";
 import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// SQLite focused tests (pi-design §10.9): schema, atomic retirement, rollback, next_seq, query
+// SQLite focused tests: schema, atomic retirement, rollback, next_seq, query
 // plans, shared-container isolation, forks and deletion.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// Type-level contract (§10.6). The @ts-expect-error lines are checked by `npm run typecheck`: if a
+// Type-level contract: a transaction writes one scope only. The @ts-expect-error lines are checked by `npm run typecheck`: if a
 // mixed transaction ever typechecks, the unused directive fails the build.
 import { describe, expect, it } from "vitest";
 import {

@@ -1,6 +1,9 @@
 // The built `spool` binary, run the way a user runs it: `runSpool` waits for it, `startSpool` returns
-// the live child with its output so far. Children a test started are killed by `killStarted`.
+// the live child with its output so far, `startServing` also waits for the viewer URL it prints.
+// Children a test started are killed by `killStarted`, or stopped with Ctrl-C by `stopStarted` (which
+// lets `spool run` end the command it started before it exits).
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { until } from "./until.js";
 
 export const SPOOL_BIN = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 
@@ -44,6 +47,36 @@ export function startSpool(args: readonly string[], options: { cwd: string } & S
   return { child, exited, out: () => stdout, err: () => stderr };
 }
 
+export interface ServingSpool extends StartedSpool {
+  /** The page URL as printed, with its token. */
+  readonly url: string;
+  /** `http://127.0.0.1:PORT`, for the API routes. */
+  readonly origin: string;
+  readonly token: string;
+}
+
+/** `startSpool` for `run --serve` and `serve`: resolves once the viewer URL is on stderr; fails if the child exits first. */
+export async function startServing(args: readonly string[], options: { cwd: string } & SpawnOptions): Promise<ServingSpool> {
+  const run = startSpool(args, options);
+  const m = await until(() => /((http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+))/.exec(run.err()) ?? (run.child.exitCode !== null && new Error(`spool exited ${run.child.exitCode}: ${run.err()}`)), "the viewer URL on stderr");
+  if (m instanceof Error) throw m;
+  return { ...run, url: m[1]!, origin: m[2]!, token: m[3]! };
+}
+
 export function killStarted(): void {
   for (const c of started.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+}
+
+/** Ctrl-C to every child still running, then SIGKILL to any that has not exited 5 s later. */
+export async function stopStarted(): Promise<void> {
+  const running = started.splice(0).filter((c) => c.exitCode === null && c.signalCode === null);
+  await Promise.all(
+    running.map(async (c) => {
+      const exited = new Promise((resolve) => c.once("exit", resolve));
+      c.kill("SIGINT");
+      const timer = setTimeout(() => c.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
 }

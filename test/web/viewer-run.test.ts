@@ -1,66 +1,32 @@
 // End to end: the built `spool run --serve` on the bundled noisy build, watched in Debian's chromium.
 // Needs `npm run build` first (dist/ and web/dist/), as `npm test` after the build does in CI.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { runSpool, startServing, stopStarted } from "../support/cli.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 import { openPage, outputScroll, outputShows, outputText, type OpenedPage } from "./browser.js";
 
-const bin = new URL("../../dist/bin/main.js", import.meta.url).pathname;
 const example = new URL("../../examples/noisy-build.mjs", import.meta.url).pathname;
 const ERROR_LINE = "src/net/socket.c:214:9: error: ‘struct sock_opts’ has no member named ‘linger_ms’; did you mean ‘linger_s’?";
 
-const cleanups: (() => Promise<unknown>)[] = [];
+// Pages close first, then the spool processes stop; the directories go after the last test.
+const pages: OpenedPage[] = [];
 afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
+  for (const p of pages.splice(0)) await p.close();
+  await stopStarted();
 });
+afterAll(removeTempDirs);
 
-async function until<T>(get: () => T | undefined | null | false, what: string, ms = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = get();
-    if (v) return v;
-    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/** Start the built CLI in `dir`; resolves once it printed the viewer URL. Stopped with Ctrl-C after the test. */
-async function startSpool(args: string[], dir: string, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr += d));
-  child.stdout!.resume();
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGINT");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
-  });
-  const m = await until(() => /(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/.exec(stderr) ?? (child.exitCode !== null && new Error(`spool exited ${child.exitCode}: ${stderr}`)), "the viewer URL on stderr");
-  if (m instanceof Error) throw m;
-  return { url: m[1]!, child, exited };
-}
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "spool-viewer-run-"));
-  cleanups.unshift(() => rm(dir, { recursive: true, force: true })); // after the processes stop
-  return dir;
-}
-
-async function runServe(seconds: number) {
-  return startSpool(["run", "--serve", "--", process.execPath, example], await tempDir(), { NOISY_BUILD_SECONDS: String(seconds) });
+function runServe(seconds: number) {
+  return startServing(["run", "--serve", "--", process.execPath, example], { cwd: tempDir("spool-viewer-run-"), env: { ...process.env, NOISY_BUILD_SECONDS: String(seconds) } });
 }
 
 describe("viewer on spool run --serve", () => {
   it("shows the noisy build growing live, its progress bars as last frames, the error line and the exit code", async () => {
     const run = await runServe(6);
     const opened: OpenedPage = await openPage(run.url);
-    cleanups.push(() => opened.close());
+    pages.push(opened);
     const { page, errors } = opened;
 
     await expect.poll(() => page.textContent("#status-state"), { timeout: 10_000 }).toBe("running");
@@ -72,7 +38,7 @@ describe("viewer on spool run --serve", () => {
     const samples: string[] = [];
     while ((await page.textContent("#status-state")) === "running") {
       samples.push(await outputText(page));
-      await new Promise((r) => setTimeout(r, 150));
+      await new Promise((r) => setTimeout(r, 150)); // the sampling interval, on purpose
     }
     const liveBars = samples.flatMap((t) => t.split("\n").filter((l) => /\] +\d+%/.test(l)));
     expect(liveBars.length).toBeGreaterThan(0);
@@ -105,12 +71,12 @@ describe("viewer on spool run --serve", () => {
   }, 60_000);
 
   it("replays a finished run from its log under spool serve: exit code, the error line in view, the transcript", async () => {
-    const dir = await tempDir();
-    const ran = spawnSync(process.execPath, [bin, "run", "-q", "--", process.execPath, example], { cwd: dir, env: { ...process.env, NOISY_BUILD_SECONDS: "0.3" }, encoding: "utf8" });
+    const dir = tempDir("spool-viewer-run-");
+    const ran = runSpool(["run", "-q", "--", process.execPath, example], { cwd: dir, env: { ...process.env, NOISY_BUILD_SECONDS: "0.3" } });
     expect(ran.status).toBe(1);
-    const serve = await startSpool(["serve", "--port", "0"], dir);
+    const serve = await startServing(["serve", "--port", "0"], { cwd: dir });
     const opened = await openPage(serve.url);
-    cleanups.push(() => opened.close());
+    pages.push(opened);
     const { page, errors } = opened;
     await expect.poll(() => page.textContent("#status-state"), { timeout: 10_000 }).toBe("failed · exit 1");
     expect(await page.$$eval("#sessions li", (li) => li.length)).toBe(1);

@@ -1,8 +1,7 @@
 // The viewer page in a real chromium against a real wire server built from src: the page folds the SSE
 // stream with the library's subscribe() and must show what a reader needs while a command runs.
 // The output text goes through the real capture layer (ANSI stripped, \r frames collapsed, tail window).
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { OutputCapture, resolveLimits } from "../../src/capture/index.js";
@@ -12,6 +11,7 @@ import type { ToolOutputState } from "../../src/output/sink.js";
 import { createWireServer, serveViewer, type WireServer } from "../../src/wire/index.js";
 import type { SessionState, SessionsState, SessionStatus, SessionSummary } from "../../web/src/contract.js";
 import { buildViewer } from "../../web/build.mjs";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 import { openPage, outputScroll, outputShows, outputText, topVisibleLine, type OpenedPage } from "./browser.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
@@ -26,11 +26,9 @@ let sessions: MutableState<SessionsState>;
 const cleanups: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
-  dir = await buildViewer(await mkdtemp(join(tmpdir(), "spool-viewer-")));
+  dir = await buildViewer(tempDir("spool-viewer-"));
 });
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(removeTempDirs);
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
@@ -213,7 +211,7 @@ describe("viewer page", () => {
     expect(lines).toBe(`${run.state.value.calls[0]!.output!.truncation.totalLines} lines`);
     // Elapsed stops at endedAt.
     const elapsed = await page.textContent("#status-elapsed");
-    await new Promise((r) => setTimeout(r, 400));
+    await new Promise((r) => setTimeout(r, 400)); // on purpose: time passes, the clock must not move
     expect(await page.textContent("#status-elapsed")).toBe(elapsed);
 
     await mkdir("test-artifacts", { recursive: true });

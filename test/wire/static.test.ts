@@ -1,19 +1,19 @@
 // serveViewer: the wire server's fallback for the viewer page — a fixed set of files, nothing else.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createStateHost } from "../../src/harness/index.js";
 import { createWireServer, serveViewer } from "../../src/wire/index.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
+afterAll(removeTempDirs);
 
 async function serve(files: Record<string, string>) {
-  const root = await mkdtemp(join(tmpdir(), "spool-static-"));
-  cleanups.push(() => rm(root, { recursive: true, force: true }));
+  const root = tempDir("spool-static-");
   for (const [name, body] of Object.entries(files)) await writeFile(join(root, name), body);
   const server = await createWireServer({ states: createStateHost(), token: "t", fallback: serveViewer(root) });
   cleanups.push(() => server.close());

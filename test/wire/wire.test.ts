@@ -4,19 +4,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createStateHost } from "../../src/harness/index.js";
 import { createWireServer, subscribe, type WireServer } from "../../src/wire/index.js";
 import { decoder, apply, type WireOp } from "../../src/delta/index.js";
+import { until } from "../support/until.js";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
-
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > ms) throw new Error("timed out waiting for condition");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 async function setup() {
   const host = createStateHost();
@@ -220,7 +213,7 @@ describe("subscribe client", () => {
       connections++;
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(`id: 0\nevent: ops\ndata: ${JSON.stringify([["r", { v: connections }]])}\n\n`);
-      if (connections === 1) setTimeout(() => res.destroy(), 20);
+      if (connections === 1) setTimeout(() => res.destroy(), 20); // the server under test drops the line, on purpose
     });
     await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
     cleanups.push(() => new Promise<void>((r) => (srv.closeAllConnections(), srv.close(() => r()))));
@@ -244,7 +237,7 @@ describe("subscribe client", () => {
     await until(() => sub.status === "live");
     s.close();
     await until(() => sub.status === "closed");
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 100)); // on purpose: 10× the retry delay, in which no reconnect may happen
     expect(sub.connects).toBe(1);
   });
 });

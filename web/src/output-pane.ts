@@ -1,6 +1,7 @@
 // The retained window of one tool call: monospace text in a scroll box that follows the end while the
 // reader is at the bottom, stops following when they scroll up, and follows again once they scroll back
-// down. Appends go into the existing text node, so a growing window costs the new bytes, not a re-render.
+// down. Appends and a slid tail window edit the existing text node in place (no new DOM); comparing the
+// windows and re-marking error lines still read the whole window, which the sink keeps bounded.
 import { markLines } from "./highlights.js";
 export interface OutputPane {
   /** Show this text (the sink's retained window); images are shown below it. */

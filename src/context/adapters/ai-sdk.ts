@@ -122,7 +122,9 @@ function assistantParts(content: unknown, at: string): AssistantPart[] {
   return content.map((raw, j): AssistantPart => {
     const pat = `${at}.content[${j}]`;
     const p = record(raw, pat, "a content part");
-    if (p["type"] === "tool-call") {
+    // A provider-executed call (a server tool) is answered inside the assistant message by the provider:
+    // it is carried as it is, never paired (a synthetic result for it would be a result without a pending call).
+    if (p["type"] === "tool-call" && p["providerExecuted"] !== true) {
       return withOptional({ type: "toolCall", id: str(p, "toolCallId", pat), name: str(p, "toolName", pat), input: p["input"] } as ToolCallPart, {
         extra: extraOf(p, ["type", "toolCallId", "toolName", "input"]),
       });

@@ -53,7 +53,10 @@ export function fromAnthropic(input: readonly unknown[]): Message[] {
       const block = record(rawBlock, bat, "a content block");
       if (block["type"] === "tool_result") {
         flushUser();
-        out.push(withOptional(toolResultFrom(block, bat, takeExtra()), { hints: joinHint(out.length) }));
+        const result = toolResultFrom(block, bat, takeExtra());
+        const join = joinHint(out.length);
+        // both hints count: the content shape ("string") and the envelope (joined) — one must not overwrite the other
+        out.push(join === undefined ? result : { ...result, hints: { ...result.hints, ...join } });
         return;
       }
       (pending ??= []).push(contentPart(block, bat));
@@ -101,10 +104,10 @@ function contentPart(block: Json, at: string): ContentPart {
   if (type === "image" && isRecord(block["source"])) {
     const source = block["source"];
     const extra = extraOf(block, ["type", "source"]);
-    if (source["type"] === "base64" && typeof source["media_type"] === "string" && typeof source["data"] === "string" && Object.keys(source).length === 3) {
+    if (source["type"] === "base64" && typeof source["media_type"] === "string" && typeof source["data"] === "string" && Object.keys(source).join() === "type,media_type,data") {
       return withOptional({ type: "image", mediaType: source["media_type"], data: source["data"] } as ImagePart, { extra });
     }
-    if (source["type"] === "url" && typeof source["url"] === "string" && Object.keys(source).length === 2) {
+    if (source["type"] === "url" && typeof source["url"] === "string" && Object.keys(source).join() === "type,url") {
       return withOptional({ type: "image", url: source["url"] } as ImagePart, { extra });
     }
   }
@@ -178,8 +181,9 @@ export function toAnthropic(messages: readonly Message[]): Json[] {
 }
 
 function withoutKey(extra: Json | Readonly<Record<string, unknown>>, key: string): Json | undefined {
-  const rest = extraOf(extra as Json, [key]);
-  return rest ? { ...rest } : undefined;
+  const rest: Json = {};
+  for (const k of Object.keys(extra)) if (k !== key) Object.defineProperty(rest, k, { value: extra[k], enumerable: true, writable: true, configurable: true });
+  return Object.keys(rest).length > 0 ? rest : undefined;
 }
 
 function renderContent(parts: readonly AssistantPart[], hints: Hints | undefined): unknown {

@@ -1,7 +1,7 @@
 // The four provider formats, format detection, and unwrapping of request bodies. Each adapter is
 // lossless both ways: fromX(toX(neutral)) and toX(fromX(wire)) give back what went in, including
 // fields we do not model.
-import { FormatError } from "../errors.js";
+import { FormatError, FormatMismatchError } from "../errors.js";
 import type { Message } from "../messages.js";
 import { checkAISDK, fromAISDK, toAISDK } from "./ai-sdk.js";
 import { checkAnthropic, fromAnthropic, toAnthropic } from "./anthropic.js";
@@ -70,7 +70,21 @@ export function unwrapConversation(json: unknown): Conversation {
  */
 export function detectFormat(json: unknown): Format {
   const conversation = unwrapConversation(json);
-  for (const item of conversation.items) {
+  return formatSignal(conversation.items) ?? (conversation.key === "input" ? "openai-responses" : "openai-chat");
+}
+
+/**
+ * Refuses a conversation that is plainly in another format than `format` (its first format-specific
+ * field says so). Reading it as `format` would parse, find no tool calls, and change nothing, silently.
+ * A text-only conversation has no signal and is accepted in any format.
+ */
+export function assertFormat(json: unknown, format: Format): void {
+  const detected = formatSignal(unwrapConversation(json).items);
+  if (detected !== undefined && detected !== format) throw new FormatMismatchError(format, detected);
+}
+
+function formatSignal(items: readonly unknown[]): Format | undefined {
+  for (const item of items) {
     if (!isRecord(item)) throw new FormatError("a message is not an object");
     const type = item["type"];
     if (typeof type === "string" && (type === "message" || type === "reasoning" || type.startsWith("function_call") || type.endsWith("_call") || type.endsWith("_call_output"))) {
@@ -90,6 +104,6 @@ export function detectFormat(json: unknown): Format {
       if (t === "image" && "image" in part) return "ai-sdk";
     }
   }
-  return conversation.key === "input" ? "openai-responses" : "openai-chat";
+  return undefined;
 }
 

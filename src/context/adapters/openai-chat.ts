@@ -40,7 +40,7 @@ export function fromOpenAIChat(input: readonly unknown[]): Message[] {
         const unmarked = unmarkError(parts(content, at), false, true);
         return withOptional({ role: "tool", toolCallId, isError: unmarked.isError, content: unmarked.parts } as Message, {
           errorCode: unmarked.errorCode,
-          extra: extraOf(msg, ["role", "content", "tool_call_id"]),
+          extra: extraOf(msg, ["role", "tool_call_id", "content"]),
           hints: contentHint(content),
         });
       }

@@ -26,27 +26,67 @@ export function kindOf(value: unknown): string {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
-/** The fields of `obj` other than `known`, or undefined when there are none. Own keys only. */
+/**
+ * Where an object's original key order is kept when `build` would not reproduce it. Prompt caches
+ * hash bytes, and JSON bytes depend on key order: real clients write `{"tool_use_id":…,"type":…}`
+ * or put `caller` first, so a rebuilt object must put its keys back where they were.
+ */
+export const KEY_ORDER = "spool:keys";
+
+/**
+ * The fields of `obj` other than `known`, or undefined when there are none. Own keys only. `known`
+ * lists the modelled keys in the order `build` writes them; when the object's keys came in another
+ * order, that order is recorded under KEY_ORDER so `build` restores it.
+ */
 export function extraOf(obj: Json, known: readonly string[]): Extra | undefined {
   let extra: Record<string, unknown> | undefined;
-  for (const key of Object.keys(obj)) {
+  const keys = Object.keys(obj);
+  const extraKeys: string[] = [];
+  for (const key of keys) {
     if (known.includes(key)) continue;
+    extraKeys.push(key);
     extra ??= {};
     // defineProperty so a "__proto__" key stays data, never a prototype change
     Object.defineProperty(extra, key, { value: obj[key], enumerable: true, writable: true, configurable: true });
   }
+  const expected = [...extraKeys, ...known.filter((key) => keys.includes(key))];
+  // (an object that itself carries the marker's key keeps its value; only its order is not restored)
+  if (!keys.includes(KEY_ORDER) && expected.some((key, i) => keys[i] !== key)) (extra ??= {})[KEY_ORDER] = keys;
   return extra;
 }
 
-/** Builds an object from `extra` then `fields`; undefined fields are left out. */
+/** Builds an object from `extra` then `fields`; undefined fields are left out; a recorded key order is restored. */
 export function build(extra: Extra | undefined, fields: Record<string, unknown>): Json {
   const out: Json = {};
-  if (extra) for (const key of Object.keys(extra)) Object.defineProperty(out, key, { value: extra[key], enumerable: true, writable: true, configurable: true });
+  const define = (key: string, value: unknown) => Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  const order = extra?.[KEY_ORDER];
+  if (Array.isArray(order)) {
+    // A field (even an undefined one, which means "leave out") wins over extra; the key order marker is never written.
+    const own = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key);
+    const put = (key: string): void => {
+      if (key === KEY_ORDER || own(out, key)) return;
+      if (own(fields, key)) {
+        if (fields[key] !== undefined) define(key, fields[key]);
+      } else if (own(extra!, key)) define(key, extra![key]);
+    };
+    for (const key of order) if (typeof key === "string") put(key);
+    for (const key of Object.keys(extra!)) put(key);
+    for (const key of Object.keys(fields)) put(key);
+    return out;
+  }
+  if (extra) for (const key of Object.keys(extra)) define(key, extra[key]);
   for (const key of Object.keys(fields)) {
     const value = fields[key];
-    if (value !== undefined) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    if (value !== undefined) define(key, value);
   }
   return out;
+}
+
+/** `extra` without the recorded key order (for extras that are spread into another object's fields). */
+export function withoutOrder(extra: Extra | undefined): Extra | undefined {
+  if (extra === undefined || !(KEY_ORDER in extra)) return extra;
+  const { [KEY_ORDER]: _order, ...rest } = extra;
+  return Object.keys(rest).length > 0 ? rest : undefined;
 }
 
 /** Adds `extra`/`hints` to a neutral object only when present, keeping neutral messages minimal. */

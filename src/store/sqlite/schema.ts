@@ -1,4 +1,5 @@
-// The SQLite schema (pi-design §8.5 with our session table). scope_id '' is the session scope.
+// The SQLite schema: scalar values and list items keyed by scope, plus our session table. scope_id ''
+// is the session scope.
 // Lists page on the primary key; see the query-plan test.
 export const APPLICATION_ID = 0x53504f4c; // "SPOL"
 export const SCHEMA_VERSION = 1;

@@ -1,11 +1,11 @@
 // The three backends behind one factory, so the conformance suite runs unchanged against each.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createMemoryStore, openJsonlStore, openSqliteStore, type Durability, type Store } from "../../../src/store/index.js";
+import { createMemoryStore, openJsonlStore, openPostgresStore, openSqliteStore, type Durability, type Store } from "../../../src/store/index.js";
+import { removeTempDirs as removeScratch, tempDir as scratch } from "../../support/temp.js";
+import { stopTestDatabase, testDatabase, uniqueSchema, uniqueSession } from "./pg.js";
 
 export interface Backend {
-  readonly name: "memory" | "jsonl" | "sqlite";
+  readonly name: "memory" | "jsonl" | "sqlite" | "postgres";
   readonly durable: boolean;
   /** A fresh, empty session. */
   fresh(): Promise<Session>;
@@ -18,14 +18,12 @@ export interface Session {
   readonly path: string;
 }
 
-const dirs: string[] = [];
-export function tempDir(prefix = "spool-store-"): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
-export function removeTempDirs(): void {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+/** The shared scratch directories (test/support/temp.ts), named for the store by default. */
+export const tempDir = (prefix = "spool-store-"): string => scratch(prefix);
+/** Removes the temp dirs, and stops the throwaway PostgreSQL cluster if this file started one. */
+export function removeTempDirs(): Promise<void> {
+  removeScratch();
+  return stopTestDatabase();
 }
 
 function durableSession(open: (path: string) => Promise<Store>, file: string): () => Promise<Session> {
@@ -44,6 +42,8 @@ function durableSession(open: (path: string) => Promise<Store>, file: string): (
   };
 }
 
+const pgSchema = uniqueSchema("conf");
+
 export function backends(durability: Durability = "process"): Backend[] {
   return [
     {
@@ -59,5 +59,24 @@ export function backends(durability: Durability = "process"): Backend[] {
     },
     { name: "jsonl", durable: true, fresh: durableSession((p) => openJsonlStore(p, { durability }), "session.jsonl") },
     { name: "sqlite", durable: true, fresh: durableSession((p) => openSqliteStore(p, { durability }), "session.sqlite") },
+    {
+      name: "postgres",
+      durable: true,
+      async fresh() {
+        const { url } = await testDatabase();
+        const sessionId = uniqueSession();
+        const open = () => openPostgresStore(url, { schema: pgSchema, sessionId, durability });
+        const s: Session = {
+          path: `${url}#${sessionId}`,
+          store: await open(),
+          async reopen() {
+            await s.store.close();
+            s.store = await open();
+            return s.store;
+          },
+        };
+        return s;
+      },
+    },
   ];
 }

@@ -1,0 +1,211 @@
+// The rules each provider API enforces on tool calls and roles — the ones spool may break while
+// editing a history or must repair — checked on the exact wire form an adapter produces. Spool's own
+// pairing check (validatePairing) is format-neutral and narrower; this is the judge of "would the API
+// take it". prepareHistory runs it as a debug assertion (see PrepareOptions.format/assertValid) and
+// the tests run it after every prepareHistory.
+import { adapters, type Format } from "./adapters/index.js";
+import { isRecord, type Json } from "./adapters/shape.js";
+import type { Message } from "./messages.js";
+
+export type ProviderRule =
+  /** Anthropic: a tool_use id appears once in the whole request (else 400 "tool_use ids must be unique"). */
+  | "unique_call_ids"
+  /** Anthropic: user and assistant messages alternate; the system prompt is not a message. */
+  | "roles_alternate"
+  /** Anthropic: in a user message, every tool_result block comes before any other block. */
+  | "results_first"
+  /** Every call is answered exactly once, in the place the API looks (next message / following tool messages / later item). */
+  | "call_answered_once"
+  /** Every result answers a call that comes before it (in the place the API looks). */
+  | "result_has_call";
+
+export interface ProviderProblem {
+  readonly rule: ProviderRule;
+  readonly message: string;
+}
+
+/** Everything `format`'s API would reject about the tool calls and roles of `messages`, in that format's wire shape. Empty = accepted. */
+export function validateForProvider(messages: readonly Message[], format: Format): ProviderProblem[] {
+  return validateWire(adapters[format].toProvider(messages), format);
+}
+
+export function validateWire(wire: readonly unknown[], format: Format): ProviderProblem[] {
+  switch (format) {
+    case "anthropic":
+      return anthropicRules(wire);
+    case "openai-chat":
+      return chatRules(wire);
+    case "openai-responses":
+      return responsesRules(wire);
+    case "ai-sdk":
+      return aiSdkRules(wire);
+  }
+}
+
+function blocksOf(m: Json): Json[] {
+  return Array.isArray(m["content"]) ? m["content"].filter(isRecord) : [];
+}
+
+function anthropicRules(wire: readonly unknown[]): ProviderProblem[] {
+  const problems: ProviderProblem[] = [];
+  const ids = new Map<string, number>();
+  const messages = wire.filter(isRecord);
+  messages.forEach((m, i) => {
+    const role = m["role"];
+    // spool's conversation files may open with the system prompt as a message; a caller lifts it into `system`
+    if (i === 0 && role === "system") return;
+    if (role !== "user" && role !== "assistant")
+      problems.push({ rule: "roles_alternate", message: `messages.${i}: role ${JSON.stringify(role)} is not user or assistant` });
+    else if (i > 0 && messages[i - 1]!["role"] === role && !(i === 1 && role === "user" && messages[0]!["role"] === "system"))
+      problems.push({ rule: "roles_alternate", message: `messages.${i}: a second ${role} message in a row` });
+    const blocks = blocksOf(m);
+    if (role === "assistant") {
+      blocks.forEach((b, j) => {
+        if (b["type"] !== "tool_use") return;
+        const id = String(b["id"]);
+        const first = ids.get(id);
+        if (first !== undefined)
+          problems.push({ rule: "unique_call_ids", message: `messages.${i}.content.${j}: tool_use id ${id} was already used in messages.${first}` });
+        else ids.set(id, i);
+      });
+      const uses = blocks.filter((b) => b["type"] === "tool_use").map((b) => String(b["id"]));
+      if (uses.length === 0) return;
+      const next = messages[i + 1];
+      const answers =
+        next !== undefined && next["role"] === "user"
+          ? blocksOf(next)
+              .filter((b) => b["type"] === "tool_result")
+              .map((b) => String(b["tool_use_id"]))
+          : [];
+      for (const id of new Set(uses)) {
+        const n = answers.filter((a) => a === id).length;
+        if (n !== 1)
+          problems.push({
+            rule: "call_answered_once",
+            message: `messages.${i}: tool_use ${id} has ${n} tool_result blocks in the next message (needs exactly 1)`,
+          });
+      }
+      return;
+    }
+    if (role !== "user") return;
+    let other = -1;
+    blocks.forEach((b, j) => {
+      if (b["type"] !== "tool_result") {
+        if (other < 0) other = j;
+        return;
+      }
+      if (other >= 0) problems.push({ rule: "results_first", message: `messages.${i}.content.${j}: tool_result after other content (content.${other})` });
+    });
+    const prev = messages[i - 1];
+    const uses =
+      prev !== undefined && prev["role"] === "assistant"
+        ? blocksOf(prev)
+            .filter((b) => b["type"] === "tool_use")
+            .map((b) => String(b["id"]))
+        : [];
+    for (const b of blocks) {
+      if (b["type"] !== "tool_result") continue;
+      const id = String(b["tool_use_id"]);
+      if (!uses.includes(id))
+        problems.push({ rule: "result_has_call", message: `messages.${i}: tool_result ${id} answers no tool_use of the previous message` });
+    }
+  });
+  return problems;
+}
+
+function chatRules(wire: readonly unknown[]): ProviderProblem[] {
+  const problems: ProviderProblem[] = [];
+  for (let i = 0; i < wire.length; i++) {
+    const m = wire[i];
+    if (!isRecord(m)) continue;
+    if (m["role"] === "tool") {
+      problems.push({
+        rule: "result_has_call",
+        message: `messages[${i}]: a 'tool' message must follow an assistant message with tool_calls (or its other tool messages)`,
+      });
+      continue;
+    }
+    const calls = m["role"] === "assistant" && Array.isArray(m["tool_calls"]) ? (m["tool_calls"] as unknown[]).filter(isRecord) : [];
+    if (calls.length === 0) continue;
+    const ids = calls.map((c) => String(c["id"]));
+    const answered = new Map<string, number>();
+    let j = i + 1;
+    for (; j < wire.length; j++) {
+      const r = wire[j];
+      if (!isRecord(r) || r["role"] !== "tool") break;
+      const id = String(r["tool_call_id"]);
+      if (!ids.includes(id))
+        problems.push({ rule: "result_has_call", message: `messages[${j}]: tool_call_id ${id} answers none of messages[${i}].tool_calls` });
+      answered.set(id, (answered.get(id) ?? 0) + 1);
+    }
+    for (const id of new Set(ids)) {
+      const n = answered.get(id) ?? 0;
+      if (n !== 1 || ids.filter((x) => x === id).length > 1)
+        problems.push({
+          rule: "call_answered_once",
+          message: `messages[${i}]: tool_call ${id} is answered ${n} time(s) by the tool messages after it (needs exactly 1)`,
+        });
+    }
+    i = j - 1;
+  }
+  return problems;
+}
+
+function responsesRules(wire: readonly unknown[]): ProviderProblem[] {
+  const problems: ProviderProblem[] = [];
+  const open = new Map<string, number>();
+  wire.forEach((item, i) => {
+    if (!isRecord(item)) return;
+    const type = item["type"];
+    const id = String(item["call_id"]);
+    if (type === "function_call" || type === "custom_tool_call") {
+      if (open.has(id))
+        problems.push({ rule: "call_answered_once", message: `input[${i}]: call_id ${id} is called again before input[${open.get(id)}] was answered` });
+      open.set(id, i);
+    } else if (type === "function_call_output" || type === "custom_tool_call_output") {
+      if (!open.has(id)) problems.push({ rule: "result_has_call", message: `input[${i}]: no open call with call_id ${id} before this output` });
+      open.delete(id);
+    }
+  });
+  for (const [id, i] of open) problems.push({ rule: "call_answered_once", message: `input[${i}]: call_id ${id} has no output after it` });
+  return problems;
+}
+
+function aiSdkRules(wire: readonly unknown[]): ProviderProblem[] {
+  const problems: ProviderProblem[] = [];
+  const ids = new Map<string, number>();
+  let open: Map<string, number> | undefined;
+  const close = (at: string) => {
+    if (open !== undefined)
+      for (const [id, n] of open)
+        if (n !== 1) problems.push({ rule: "call_answered_once", message: `${at}: tool call ${id} has ${n} result(s) (needs exactly 1)` });
+    open = undefined;
+  };
+  wire.forEach((m, i) => {
+    if (!isRecord(m)) return;
+    const parts = blocksOf(m);
+    if (m["role"] === "tool") {
+      for (const p of parts) {
+        if (p["type"] !== "tool-result") continue;
+        const id = String(p["toolCallId"]);
+        if (open === undefined || !open.has(id))
+          problems.push({ rule: "result_has_call", message: `messages[${i}]: tool result ${id} answers no pending tool call` });
+        else open.set(id, open.get(id)! + 1);
+      }
+      return;
+    }
+    close(`messages[${i}]`);
+    if (m["role"] !== "assistant") return;
+    for (const p of parts) {
+      if (p["type"] !== "tool-call") continue;
+      const id = String(p["toolCallId"]);
+      // AI SDK histories are sent to any provider, Anthropic included: ids must be unique request-wide.
+      if (ids.has(id)) problems.push({ rule: "unique_call_ids", message: `messages[${i}]: tool call id ${id} was already used in messages[${ids.get(id)}]` });
+      else ids.set(id, i);
+      if (p["providerExecuted"] === true) continue;
+      (open ??= new Map()).set(id, 0);
+    }
+  });
+  close("end of history");
+  return problems;
+}

@@ -1,0 +1,60 @@
+// The PostgreSQL backend's failures: one line each, naming the server and database (never the
+// password), saying what was wrong and what to do.
+import { SpoolError } from "../../errors/index.js";
+
+/** Where a store connects, as people read it: `host:port database db as user` (no password, ever). */
+export interface DatabaseTarget {
+  readonly host: string;
+  readonly port: number;
+  readonly database: string;
+  readonly user: string;
+}
+
+export const describeTarget = (t: DatabaseTarget): string => `PostgreSQL at ${t.host}:${t.port}, database "${t.database}"`;
+
+export type DatabaseProblem = "unreachable" | "auth" | "permission" | "missing-database" | "lost";
+
+const CODES: Record<DatabaseProblem, string> = {
+  unreachable: "SPOOL_STORE_DB_UNREACHABLE",
+  auth: "SPOOL_STORE_DB_AUTH",
+  permission: "SPOOL_STORE_DB_PERMISSION",
+  "missing-database": "SPOOL_STORE_DB_MISSING",
+  lost: "SPOOL_STORE_DB_LOST",
+};
+
+/** The database could not be used: unreachable, refused our credentials or privileges, or went away. */
+export class DatabaseError extends SpoolError {
+  constructor(
+    readonly problem: DatabaseProblem,
+    readonly target: DatabaseTarget,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(CODES[problem], `${describeTarget(target)}: ${detail}`, options);
+  }
+}
+
+/** The session's writer lease (advisory lock) was lost while its connection was down and someone else took it. */
+export class LeaseLostError extends SpoolError {
+  constructor(target: DatabaseTarget, sessionId: string) {
+    super(
+      "SPOOL_STORE_LEASE_LOST",
+      `${describeTarget(target)}: another writer took session ${JSON.stringify(sessionId)} while this process was disconnected; ` +
+        "this process stopped writing to it. Open the session again once the other writer is done.",
+    );
+  }
+}
+
+/** A spill read or write was refused (unknown name, or a spill larger than the documented limit). */
+export class SpillStoreError extends SpoolError {
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super("SPOOL_STORE_SPILL", detail, options);
+  }
+}
+
+/** A database URL the driver cannot read. */
+export class DatabaseUrlError extends SpoolError {
+  constructor(shown: string, detail: string) {
+    super("SPOOL_STORE_DB_URL", `cannot read the database URL ${shown} (${detail}); use postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…].`);
+  }
+}
