@@ -6,7 +6,8 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { groupMembers } from "../support/process-group.js";
-import { alive, BIN, connect, textOf, until, type Connected } from "./helpers.js";
+import { SPOOL_BIN as BIN } from "../support/cli.js";
+import { alive, connect, textOf, until, type Connected } from "./helpers.js";
 
 const open: Connected[] = [];
 afterEach(async () => {
