@@ -70,7 +70,7 @@ export interface ProcessHost {
   closeAll(): Promise<void>;
 }
 
-interface Record_ {
+interface BackgroundRecord {
   readonly id: string;
   readonly command: string;
   readonly pty: boolean;
@@ -99,9 +99,9 @@ let counter = 0;
 const newId = (): string => `proc-${(++counter).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 export function createProcessHost(sinks: ProcessSinks): ProcessHost {
-  const records = new Map<string, Record_>();
+  const records = new Map<string, BackgroundRecord>();
 
-  const get = (processId: string): Record_ => {
+  const get = (processId: string): BackgroundRecord => {
     const r = typeof processId === "string" ? records.get(processId) : undefined;
     if (!r) {
       const known = [...records.keys()];
@@ -113,7 +113,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
     return r;
   };
 
-  const take = (r: Record_): ProcessRead => {
+  const take = (r: BackgroundRecord): ProcessRead => {
     const view = r.result ?? r.handle.view();
     const u = takeUnread(view, r.cursor, r.result !== undefined);
     r.cursor = u.cursor;
@@ -128,7 +128,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
   };
 
   /** What a read would return now, as a comparable string. */
-  const unreadNow = (r: Record_): string => {
+  const unreadNow = (r: BackgroundRecord): string => {
     const u = takeUnread(r.handle.view(), r.cursor, false);
     return u.skippedLines > 0 ? `${u.skippedLines}\n${u.text}` : u.text;
   };
@@ -138,7 +138,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
    * is up. `before` is what was unread when the wait began, for a wait that must see output produced
    * after that moment (the answer to input just written, not the prompt that asked for it).
    */
-  const waitForNews = (r: Record_, waitMs: number, before = ""): Promise<void> =>
+  const waitForNews = (r: BackgroundRecord, waitMs: number, before = ""): Promise<void> =>
     new Promise<void>((resolve) => {
       const hasNews = (): boolean => r.result !== undefined || unreadNow(r) !== before;
       if (waitMs <= 0 || hasNews()) return resolve();
@@ -173,7 +173,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
         view = applyUpdate(view, u);
         mirrorUpdate(out, view, u);
       });
-      const r: Record_ = {
+      const r: BackgroundRecord = {
         id,
         command: spec.command,
         pty: spec.pty,
