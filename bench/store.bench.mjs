@@ -69,7 +69,7 @@ async function timeCommits(store, makeWrites, n) {
   return Number(process.hrtime.bigint() - t0) / 1e9;
 }
 
-// SPOOL_BENCH_SECTIONS=scale (comma-separated: commit, recover, workload, scale) runs only those.
+// SPOOL_BENCH_SECTIONS=scale (comma-separated: commit, recover, workload, scale, open) runs only those.
 const want = (section) => !process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.split(",").includes(section);
 
 // ---- 1. commit throughput --------------------------------------------------------------------
@@ -316,12 +316,47 @@ if (want("scale")) for (const n of (process.env.SPOOL_BENCH_SCALE ?? "1,10,50").
   row("scale", `${label}: commit-to-viewer p99 (LISTEN/NOTIFY)`, "postgres/process", pct(toViewer, 99), "ms");
 }
 
+// ---- 5. opening a long session: cost should follow what is read ----------------------------------------------------
+// One session-scope list of N elements (commits of 1,000), closed, then opened cold and read the way
+// recovery reads it (the last base and what follows). Goal: open at 1M / open at 1k ≤ 3. Sizes from
+// SPOOL_BENCH_OPEN_SIZES (default 1000,100000,1000000).
+const OPEN_SIZES = (process.env.SPOOL_BENCH_OPEN_SIZES ?? "1000,100000,1000000").split(",").map(Number);
+if (want("open")) for (const b of [BACKENDS[1], BACKENDS[3]]) {
+  const out = list("pi.transcript", "main");
+  const times = [];
+  for (const n of OPEN_SIZES) {
+    const file = fileFor(b);
+    const store = await b.open(file);
+    for (let i = 0; i < n; i += 1000) {
+      const writes = [];
+      for (let j = i; j < Math.min(n, i + 1000); j++) writes.push(appendList(out, opsElement(j), j % 50 === 0 ? "base" : undefined));
+      await store.commit(writes);
+    }
+    await store.close();
+    const samples = [];
+    for (let r = 0; r < (n >= 1_000_000 ? 1 : 3); r++) {
+      const t0 = process.hrtime.bigint();
+      const again = await b.open(file);
+      const page = again.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
+      samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (page.elements.length === 0) throw new Error("the reopened session lost its list");
+      await again.close();
+    }
+    const ms = samples.sort((a, c) => a - c)[samples.length >> 1];
+    times.push(ms);
+    row("open", `open + first recovery read, ${n.toLocaleString("en")} elements (${MB(sizeOf(file)).toFixed(1)} MB)`, b.name, ms, "ms");
+    rmSync(file, { force: true });
+  }
+  const ratio = times[times.length - 1] / times[0];
+  row("open", `open ${OPEN_SIZES.at(-1).toLocaleString("en")} / ${OPEN_SIZES[0].toLocaleString("en")} ratio (goal ≤ 3)`, b.name, ratio, "×", ratio <= 3 ? "meets goal" : "MISSES goal");
+}
+
 rmSync(root, { recursive: true, force: true });
 await cluster?.stop();
 
 if (!JSON_OUT) {
   console.log(`spool/store benchmark — node ${process.version}, ${new Date().toISOString()}`);
-  for (const section of ["commit", "recover", "workload", "scale"]) {
+  for (const section of ["commit", "recover", "workload", "scale", "open"].filter(want)) {
     console.log(`\n## ${section}`);
     const w = Math.max(...rows.filter((r) => r.section === section).map((r) => r.name.length));
     for (const r of rows.filter((x) => x.section === section)) {

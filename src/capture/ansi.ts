@@ -94,26 +94,36 @@ export class AnsiStripper {
 /**
  * Coloured output without cursor tricks is plain text plus CSI sequences (ESC [ params final).
  * They are removed here, on the bytes, exactly as ansi-regex's CSI rule would on the decoded text
- * (its classes are ASCII, so bytes and characters agree). Anything else — another kind of escape,
- * an incomplete one at the end, invalid UTF-8 that a removal could glue together — returns
- * undefined and the read takes the string path, which handles every case.
+ * (its classes are ASCII, so bytes and characters agree). A CSI sequence still open at the end of the
+ * read (a read boundary inside `ESC [ 3`) is not removed but reported as `held` trailing bytes, for the
+ * caller to glue to the next read — otherwise one read in seven of coloured output fell back to the
+ * string path. Anything else — another kind of escape, invalid UTF-8 that a removal could glue
+ * together — returns undefined and the read takes the string path, which handles every case.
  */
-export function stripCompleteCsi(buf: Buffer): Buffer | undefined {
-  if (!isUtf8(buf.subarray(0, buf.length - trailingPartial(buf)))) return undefined;
+export function stripCompleteCsi(buf: Buffer): { bytes: Buffer; held: number } | undefined {
   const out = Buffer.allocUnsafe(buf.length);
   let at = 0;
   let from = 0;
+  let held = 0;
   for (let i = buf.indexOf(ESC_BYTE); i !== -1; i = buf.indexOf(ESC_BYTE, from)) {
-    if (buf[i + 1] !== 0x5b) return undefined;
+    if (i + 1 < buf.length && buf[i + 1] !== 0x5b) return undefined;
     let j = i + 2;
     while (j < buf.length && buf[j]! >= 0x30 && buf[j]! <= 0x3f) j++;
     while (j < buf.length && buf[j]! >= 0x20 && buf[j]! <= 0x2f) j++;
-    if (j >= buf.length || buf[j]! < 0x40 || buf[j]! > 0x7e) return undefined;
+    if (j >= buf.length) {
+      // ESC, ESC [, or ESC [ params…: still open, and short enough to be a sequence.
+      if (buf.length - i > HOLD_LIMIT) return undefined;
+      held = buf.length - i;
+      break;
+    }
+    if (buf[j]! < 0x40 || buf[j]! > 0x7e) return undefined;
     // Cursor movement and screen modes need the terminal model (the string path detects them exactly).
     if (CURSOR_FINAL[buf[j]!] === 1 || ((buf[j] === 0x68 || buf[j] === 0x6c) && buf[i + 2] === 0x3f)) return undefined;
     at += buf.copy(out, at, from, i);
     from = j + 1;
   }
-  at += buf.copy(out, at, from);
-  return out.subarray(0, at);
+  const end = buf.length - held;
+  if (!isUtf8(buf.subarray(0, held > 0 ? end : end - trailingPartial(buf)))) return undefined;
+  at += buf.copy(out, at, from, end);
+  return { bytes: out.subarray(0, at), held };
 }

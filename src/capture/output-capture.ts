@@ -59,6 +59,8 @@ export class OutputCapture {
   /** The terminal model, from the first cursor-moving sequence on (see cursor.ts). */
   private screen: TerminalScreen | undefined;
   private screenText: string | undefined;
+  /** The start of a CSI sequence cut by the end of the previous read (byte path), glued to the next. */
+  private heldCsi: Buffer | undefined;
 
   constructor(
     readonly limits: CaptureLimits,
@@ -81,6 +83,10 @@ export class OutputCapture {
     this.rawBytes += chunk.length;
     this.sniffer.push(chunk);
     if (this.sniffer.binary || chunk.length === 0) return;
+    if (this.heldCsi !== undefined) {
+      chunk = Buffer.concat([this.heldCsi, chunk]);
+      this.heldCsi = undefined;
+    }
     if (this.screen) {
       this.writeScreen(this.decoder.write(chunk));
       return;
@@ -95,11 +101,12 @@ export class OutputCapture {
     const bytePath = plain !== undefined && (k < plain.length || k === 3) && !this.ansi.holding && this.lines.canTakePlain && plain.indexOf(BS) === -1;
     if (bytePath) {
       const body = k > 0 ? plain.subarray(k) : plain;
-      const stripped = body.indexOf(ESC) === -1 ? body : stripCompleteCsi(body);
+      const stripped = body.indexOf(ESC) === -1 ? { bytes: body, held: 0 } : stripCompleteCsi(body);
       if (stripped !== undefined) {
         const finished = (k > 0 ? this.decoder.write(chunk.subarray(0, k)) : "") + this.decoder.end();
         if (finished) this.lines.appendOpen(finished);
-        if (stripped.length > 0) this.pushPlain(stripped);
+        if (stripped.bytes.length > 0) this.pushPlain(stripped.bytes);
+        if (stripped.held > 0) this.heldCsi = Buffer.from(body.subarray(body.length - stripped.held));
         return;
       }
     }
@@ -109,6 +116,11 @@ export class OutputCapture {
   end(): void {
     this.sniffer.end();
     if (this.sniffer.binary) return;
+    if (this.heldCsi !== undefined) {
+      // Never completed: the string path cleans it as it would have without the byte path.
+      this.pushText(this.decoder.write(this.heldCsi));
+      this.heldCsi = undefined;
+    }
     if (this.screen) {
       this.writeScreen(this.decoder.end());
       const done: string[] = [];

@@ -1,13 +1,12 @@
 // `spool serve`: the viewer for every session under a root — finished ones replayed from their logs,
-// live ones (recorded by another `spool run` process) followed by re-reading their logs as they grow.
-import { statSync } from "node:fs";
-import { createStateHost, type MutableState } from "../harness/index.js";
+// live ones (recorded by another `spool run` process) followed as they grow (session-watch.ts).
+import { createStateHost } from "../harness/index.js";
 import { DEFAULT_ROOT, followPostgresCommits, listPostgresSpills, openPostgresSpill, sessionsDir, type Follower } from "../store/index.js";
 import { defineCommand, intOption } from "./command.js";
-import { listEntries, loadSession, type SessionEntry } from "./session-catalog.js";
+import { listEntries } from "./session-catalog.js";
+import { watchSessions } from "./session-watch.js";
 import { ROOT } from "./shared-options.js";
 import { STORE, storeTarget } from "./store-option.js";
-import type { SessionSummary, SessionView } from "./session-view.js";
 import { startViewerServer } from "./viewer-server.js";
 
 export const serveCommand = defineCommand({
@@ -36,50 +35,12 @@ export const serveCommand = defineCommand({
     let follower: Follower | undefined;
 
     const host = createStateHost();
-    const list = host.state("sessions", { sessions: [] as SessionSummary[] });
-    const states = new Map<string, { state: MutableState<SessionView>; stamp: string }>();
-    const summaryCache = new Map<string, SessionSummary>();
-    // Every tick re-reads every session. The stamp (size and mtime of the log, mtime of the sidecar
-    // directory) decides whether a finished session's view is assigned again; a live one is assigned on
-    // every tick, since its sidecars grow without touching the directory's mtime.
-    const stampOf = (e: SessionEntry): string => {
-      if (e.backend === "postgres") return `${notified.get(e.id) ?? 0}:${e.live}`;
-      const st = statSync(e.file);
-      let side = "";
-      try {
-        side = String(statSync(`${e.file}.scopes`).mtimeMs);
-      } catch {
-        // no sidecars yet
-      }
-      return `${st.size}:${st.mtimeMs}:${side}`;
-    };
-    const refresh = async (): Promise<void> => {
-      const summaries: SessionSummary[] = [];
-      for (const entry of await listEntries(root, target)) {
-        try {
-          const stamp = stampOf(entry);
-          const known = states.get(entry.id);
-          // A database session is re-read only when a commit was announced for it (or its writer came or went).
-          const cached = entry.backend === "postgres" && known?.stamp === stamp ? summaryCache.get(entry.id) : undefined;
-          if (cached) {
-            summaries.push(cached);
-            continue;
-          }
-          const loaded = await loadSession(entry);
-          summaryCache.set(entry.id, loaded.summary);
-          summaries.push(loaded.summary);
-          if (!known) states.set(entry.id, { state: host.state(`session:${entry.id}`, loaded.view), stamp });
-          else if (known.stamp !== stamp || loaded.live) {
-            known.stamp = stamp;
-            // Assigned whole and diffed by the tracker: a grown output leaves as an append.
-            known.state.mutate((v) => Object.assign(v, loaded.view));
-          }
-        } catch (err) {
-          process.stderr.write(`spool serve: skipping ${entry.id}: ${(err as Error).message}\n`);
-        }
-      }
-      list.mutate((l) => void (l.sessions = summaries));
-    };
+    const sessions = watchSessions(host, {
+      list: () => listEntries(root, target),
+      report: (line) => process.stderr.write(`${line}\n`),
+      databaseStamp: (e) => String(notified.get(e.id) ?? 0),
+    });
+    const refresh = (): Promise<void> => sessions.refresh();
     let busy = false;
     let again = false;
     const kick = (): void => {
@@ -110,7 +71,7 @@ export const serveCommand = defineCommand({
         : undefined;
     const viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), port, ...(remoteSpill ? { remoteSpill } : {}) });
     const from = target.kind === "postgres" ? target.shown : sessionsDir(root);
-    process.stderr.write(`spool: serving ${states.size} session${states.size === 1 ? "" : "s"} from ${from} at ${viewer.pageUrl}\n`);
+    process.stderr.write(`spool: serving ${sessions.count} session${sessions.count === 1 ? "" : "s"} from ${from} at ${viewer.pageUrl}\n`);
     const timer = setInterval(kick, interval);
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);

@@ -100,23 +100,36 @@ export interface LoadedSession {
   readonly summary: SessionSummary;
   /** The process that records it is still running. */
   readonly live: boolean;
+  /** That process, while it runs on this machine. */
+  readonly writer?: number;
+}
+
+/** The process recording this session on this machine, while it is still running. */
+export function liveWriter(snap: Pick<SessionSnapshot, "get">): number | undefined {
+  const info = snap.get(RUN_INFO);
+  return info?.status === "running" && alive(info.pid) ? info.pid : undefined;
+}
+
+export { alive as processAlive };
+
+/** The view and summary of a session from a snapshot of it (a fresh one, or a follower's). */
+export function sessionFromSnapshot(entry: SessionEntry, snap: Pick<SessionSnapshot, "get" | "readList">): LoadedSession {
+  // A database session's writer may be on another machine: its lease says whether it lives.
+  const writer = entry.backend === "postgres" ? undefined : liveWriter(snap);
+  const live = entry.backend === "postgres" ? entry.live === true : writer !== undefined;
+  const view = viewFromSnapshot(entry.id, snap, live);
+  const summary: SessionSummary = {
+    id: entry.id,
+    command: view.command,
+    status: view.status,
+    startedAt: view.startedAt,
+    endedAt: view.endedAt,
+    exitCode: view.exitCode,
+    bytes: directorySize(entry.dir) + (entry.storedBytes ?? 0),
+  };
+  return { entry, view, summary, live, ...(writer !== undefined ? { writer } : {}) };
 }
 
 export async function loadSession(entry: SessionEntry): Promise<LoadedSession> {
-  return withSnapshot(entry, (snap) => {
-    const info = snap.get(RUN_INFO);
-    // A database session's writer may be on another machine: its lease says whether it lives.
-    const live = entry.backend === "postgres" ? entry.live === true : info?.status === "running" && alive(info.pid);
-    const view = viewFromSnapshot(entry.id, snap, live);
-    const summary: SessionSummary = {
-      id: entry.id,
-      command: view.command,
-      status: view.status,
-      startedAt: view.startedAt,
-      endedAt: view.endedAt,
-      exitCode: view.exitCode,
-      bytes: directorySize(entry.dir) + (entry.storedBytes ?? 0),
-    };
-    return { entry, view, summary, live };
-  });
+  return withSnapshot(entry, (snap) => sessionFromSnapshot(entry, snap));
 }

@@ -21,7 +21,10 @@ type Entry =
   | { kind: "s"; path: Seg[]; alive: boolean; value: unknown }
   | { kind: "d"; path: Seg[]; alive: boolean }
   | { kind: "str"; path: Seg[]; alive: boolean; anchor: string; current: string }
-  | { kind: "p"; path: Seg[]; alive: boolean; index: number; remove: number; items: unknown[] };
+  | { kind: "p"; path: Seg[]; alive: boolean; index: number; remove: number; items: unknown[] }
+  // Explicit edits of a string whose value at the entry's start had `baseLength` units: the replica drops
+  // `drop` of them from the front (`t`) and appends `text` (`a`). Never diffed.
+  | { kind: "ed"; path: Seg[]; alive: boolean; baseLength: number; drop: number; text: string };
 
 interface Node {
   kids: Map<Seg, Node> | null;
@@ -50,34 +53,31 @@ export class PendingLog {
   }
 
   set(path: Seg[], value: unknown): void {
-    const fold = this.findFold(path, false);
-    if (fold) {
-      setPlain(fold.container, fold.rest, value);
+    const node = this.locate(path, false);
+    if (!node) {
+      setPlain(this.folded!.container, this.folded!.rest, value);
       return;
     }
-    const node = this.nodeAt(path);
     this.kill(node);
     this.push(node, { kind: "s", path, alive: true, value });
   }
 
   delete(path: Seg[]): void {
-    const fold = this.findFold(path, false);
-    if (fold) {
-      deletePlain(fold.container, fold.rest);
+    const node = this.locate(path, false);
+    if (!node) {
+      deletePlain(this.folded!.container, this.folded!.rest);
       return;
     }
-    const node = this.nodeAt(path);
     this.kill(node);
     this.push(node, { kind: "d", path, alive: true });
   }
 
   string(path: Seg[], before: string, after: string): void {
-    const fold = this.findFold(path, false);
-    if (fold) {
-      setPlain(fold.container, fold.rest, after);
+    const node = this.locate(path, false);
+    if (!node) {
+      setPlain(this.folded!.container, this.folded!.rest, after);
       return;
     }
-    const node = this.nodeAt(path);
     const last = node.entries?.[node.entries.length - 1];
     if (last?.kind === "str") {
       last.current = after;
@@ -87,18 +87,72 @@ export class PendingLog {
       last.value = after;
       return;
     }
-    this.kill(node);
+    // Explicit edits stay as they are; the assignment is diffed against the value they produced.
+    if (last?.kind !== "ed") this.kill(node);
     this.push(node, { kind: "str", path, alive: true, anchor: before, current: after });
   }
 
+  /** An explicit append of `text` to the string at `path` (`before` + `text` = `after`). */
+  append(path: Seg[], before: string, after: string, text: string): void {
+    const last = this.stringTail(path, after);
+    if (last === null) return;
+    if (last !== undefined) last.text += text;
+    else this.startEdit(path, before, 0, text);
+  }
+
+  /** An explicit front-drop of `count` units from the string at `path` (`before.slice(count)` = `after`). */
+  truncate(path: Seg[], before: string, after: string, count: number): void {
+    const last = this.stringTail(path, after);
+    if (last === null) return;
+    if (last === undefined) {
+      this.startEdit(path, before, count, "");
+      return;
+    }
+    const left = last.baseLength - last.drop;
+    if (count <= left) last.drop += count;
+    else {
+      last.drop = last.baseLength;
+      last.text = last.text.slice(count - left);
+    }
+  }
+
+  /**
+   * Fold an explicit edit into what is pending at `path` when that is cheap and exact: into a set payload
+   * or a pending assignment (their value becomes `after`; returns null), or into the node's explicit
+   * edit (returned). Undefined: start a new explicit entry.
+   */
+  private stringTail(path: Seg[], after: string): Extract<Entry, { kind: "ed" }> | null | undefined {
+    const node = this.locate(path, false);
+    if (!node) {
+      setPlain(this.folded!.container, this.folded!.rest, after);
+      return null;
+    }
+    const last = node.entries?.at(-1);
+    if (last?.kind === "ed") return last;
+    if (last?.kind === "str") {
+      last.current = after;
+      return null;
+    }
+    if (last?.kind === "s" && typeof last.value === "string") {
+      last.value = after;
+      return null;
+    }
+    return undefined;
+  }
+
+  private startEdit(path: Seg[], before: string, drop: number, text: string): void {
+    const node = this.nodeAt(path);
+    this.kill(node);
+    this.push(node, { kind: "ed", path, alive: true, baseLength: before.length, drop, text });
+  }
+
   splice(path: Seg[], index: number, remove: number, items: unknown[]): void {
-    const fold = this.findFold(path, true);
-    if (fold) {
-      const arr = walkPlain(fold.container, fold.rest);
+    const node = this.locate(path, true);
+    if (!node) {
+      const arr = walkPlain(this.folded!.container, this.folded!.rest);
       spliceInto(arr as unknown[], index, remove, items);
       return;
     }
-    const node = this.nodeAt(path);
     const last = node.entries?.[node.entries.length - 1];
     // Merge into the previous splice only when nothing was recorded after it (it is the log's tail), and
     // the new splice lies within the items it inserted: push+push is one push, push+pop cancels.
@@ -139,6 +193,10 @@ export class PendingLog {
         case "p":
           ops.push(["p", e.path, e.index, e.remove, e.items]);
           break;
+        case "ed":
+          if (e.drop > 0) ops.push(["t", path, e.drop]);
+          if (e.text.length > 0) ops.push(["a", path, e.text]);
+          break;
         case "str": {
           const edit = diffString(e.anchor, e.current, maxOverlapScan);
           if (edit.kind === "set") ops.push(["s", path, edit.value]);
@@ -177,6 +235,53 @@ export class PendingLog {
     return node;
   }
 
+  /** Where `locate` found a pending payload holding the path (valid right after it returned null). */
+  private folded: { container: Container; rest: Seg[] } | null = null;
+
+  /**
+   * findFold and nodeAt in one walk: the node at `path` (created as needed), or null when a pending
+   * payload already holds the path (then `folded` says where). A node created on the way has no
+   * entries, so nothing below it can fold: nodes are only created when the answer is a node.
+   */
+  private locate(path: readonly Seg[], inclusive: boolean): Node | null {
+    let node = this.trie;
+    let fresh = false;
+    const n = path.length;
+    for (let d = 0; d < n; d++) {
+      if (!fresh && node.entries !== null) {
+        const last = node.entries[node.entries.length - 1];
+        if (last?.kind === "s" && isContainer(last.value)) {
+          this.folded = { container: last.value, rest: path.slice(d) };
+          return null;
+        }
+        if (last?.kind === "p") {
+          const i = path[d];
+          if (typeof i === "number" && i >= last.index && i < last.index + last.items.length) {
+            this.folded = { container: last.items, rest: [i - last.index, ...path.slice(d + 1)] };
+            return null;
+          }
+        }
+      }
+      const seg = path[d]!;
+      let next = fresh ? undefined : node.kids?.get(seg);
+      if (!next) {
+        next = newNode();
+        (node.kids ??= new Map()).set(seg, next);
+        this.nodes++;
+        fresh = true;
+      }
+      node = next;
+    }
+    if (inclusive && !fresh && node.entries !== null) {
+      const last = node.entries[node.entries.length - 1];
+      if (last?.kind === "s" && isContainer(last.value)) {
+        this.folded = { container: last.value, rest: [] };
+        return null;
+      }
+    }
+    return node;
+  }
+
   /** Kill every entry at and below `node` (retired generations included); drop its descendants. */
   private kill(node: Node): void {
     if (node.entries) {
@@ -202,30 +307,6 @@ export class PendingLog {
       }
       node.retired = null;
     }
-  }
-
-  /**
-   * The pending payload that already holds `path`'s parent (a set's value, or items inserted by the
-   * node's last splice), and the rest of the path inside it. With `inclusive`, a set payload at `path`
-   * itself counts (a splice into an array that is pending as a whole).
-   */
-  private findFold(path: readonly Seg[], inclusive: boolean): { container: Container; rest: Seg[] } | null {
-    let node: Node | undefined = this.trie;
-    const n = path.length;
-    for (let d = 0; node; d++) {
-      const last = node.entries?.[node.entries.length - 1];
-      if (last?.kind === "s" && isContainer(last.value)) return { container: last.value, rest: path.slice(d) };
-      if (d >= n) return null;
-      if (last?.kind === "p") {
-        const i = path[d];
-        if (typeof i === "number" && i >= last.index && i < last.index + last.items.length) {
-          return { container: last.items, rest: [i - last.index, ...path.slice(d + 1)] };
-        }
-      }
-      if (d === n - 1 && !inclusive) return null;
-      node = node.kids?.get(path[d]!);
-    }
-    return null;
   }
 }
 

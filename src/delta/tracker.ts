@@ -6,11 +6,11 @@
 // cache their indices against the array's version, which moves only when indices shift, so pushing onto a
 // long transcript never rescans it.
 import { spliceInto } from "./apply.js";
-import { NotJsonError, UnsafePathError } from "./errors.js";
+import { NotJsonError, PathError, UnsafePathError } from "./errors.js";
 import { cloneJson, defineData, isContainer, jsonEqual, type Container } from "./json.js";
-import type { Op, Seg } from "./ops.js";
+import type { NonEmptyPath, Op, Seg } from "./ops.js";
 import { PendingLog } from "./pending.js";
-import { RESERVED_SEGMENTS } from "./validate.js";
+import { RESERVED_SEGMENTS, assertSafePath } from "./validate.js";
 
 export interface TrackOptions {
   /** How far back (in UTF-16 units) a string's old tail is searched for the start of its new value. */
@@ -24,6 +24,13 @@ export interface Tracker<T> {
   readonly target: T;
   /** The ops recorded since the last flush. The first flush is always a base batch. */
   flush(): Op[];
+  /**
+   * Append `text` to the string at `path` and record it as an `a` op: no diff, O(text). For producers
+   * that know what they changed (the output sink); assigning through `state` stays exact and checked.
+   */
+  append(path: NonEmptyPath, text: string): void;
+  /** Drop the first `count` UTF-16 units of the string at `path`, recorded as a `t` op: O(1), no diff. */
+  truncate(path: NonEmptyPath, count: number): void;
   /** Drop pending ops; the next flush is a base batch (once). */
   rebase(): void;
   /** Accept pending changes locally without emitting them (existing replicas diverge, by design). */
@@ -40,6 +47,21 @@ const MAX_PENDING = 4096;
 const UNKNOWN = -1;
 const MUTATORS = new Set(["push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin"]);
 
+/** A string property reached by an explicit edit. */
+interface Slot {
+  readonly parent: Container;
+  readonly key: Seg;
+  readonly value: string;
+}
+
+/** An explicitly edited string as parts: its value is `flat.slice(start) + tail`. */
+interface Rope {
+  value: string;
+  flat: string;
+  start: number;
+  tail: string;
+}
+
 interface Link {
   readonly parent: Container;
   keys: Seg[];
@@ -52,6 +74,9 @@ interface Meta {
   links: Link[];
   /** Arrays only: bumped whenever element indices shift. */
   version: number;
+  /** pathsOf's last answer, valid while no container has moved since (see `epoch`). */
+  paths: Seg[][] | undefined;
+  pathsEpoch: number;
 }
 
 function describe(v: unknown): string {
@@ -102,6 +127,10 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   let forceBase = true;
   let flushed = false;
   let dirty = true;
+  // Bumped by every write that can move a container (place, remove, shift indices). A write of a
+  // primitive over a primitive cannot, so the paths of its object stay valid: a burst of counter and
+  // string writes does not walk the links again for each write.
+  let epoch = 0;
 
   // Every adopted container is `placed` under the parent that first held it (null for the root): one
   // WeakMap entry, no allocation. The full Meta (proxy, links) is made only when the object is proxied
@@ -111,14 +140,17 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   const metaOf = (raw: object): Meta => {
     let m = metas.get(raw);
     if (!m) {
-      m = { proxy: undefined, links: [], version: 0 };
+      m = { proxy: undefined, links: [], version: 0, paths: undefined, pathsEpoch: -1 };
       metas.set(raw, m);
       const first = placed.get(raw);
       if (first) m.links.push({ parent: first, keys: [], version: UNKNOWN });
+      // Every object with a Meta is in `placed` too (null: no first parent), so one lookup there
+      // answers "tracked?".
+      else if (first === undefined) placed.set(raw, null);
     }
     return m;
   };
-  const isTracked = (raw: object): boolean => placed.has(raw) || metas.has(raw);
+  const isTracked = (raw: object): boolean => placed.has(raw);
 
   const unwrap = (v: unknown): unknown => (typeof v === "object" && v !== null ? (raws.get(v) ?? v) : v);
 
@@ -167,10 +199,12 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   };
 
   const addLink = (child: object, parent: Container, key: Seg): void => {
-    if (!metas.has(child) && !placed.has(child)) {
+    if (!placed.has(child)) {
+      // A first placement gives a new object a position; no existing object's paths change.
       placed.set(child, parent);
       return;
     }
+    epoch++;
     // Placed before: an alias or a move. From now on its positions are tracked in full.
     const m = metaOf(child);
     const version = Array.isArray(parent) ? metaOf(parent).version : 0;
@@ -185,6 +219,24 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   /** Every current path of a tracked container (fresh arrays the caller may extend). Empty when detached. */
   const pathsOf = (raw: object): Seg[][] => {
     if (raw === root) return [[]];
+    const known = metas.get(raw);
+    if (known !== undefined && known.pathsEpoch === epoch) {
+      const cached = known.paths!;
+      const copy: Seg[][] = new Array(cached.length);
+      for (let i = 0; i < cached.length; i++) copy[i] = cached[i]!.slice();
+      return copy;
+    }
+    const out = walkPaths(raw);
+    const m = metas.get(raw);
+    if (m !== undefined) {
+      m.paths = out.map((p) => p.slice());
+      m.pathsEpoch = epoch;
+    }
+    return out;
+  };
+
+  const walkPaths = (raw: object): Seg[][] => {
+    if (raw === root) return [[]];
     if (!isTracked(raw)) return [];
     const m = metaOf(raw);
     const out: Seg[][] = [];
@@ -196,7 +248,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
         continue;
       }
       for (const k of keys) if (typeof k === "string" && RESERVED_SEGMENTS.has(k)) throw new UnsafePathError(k, "the object is reachable only through a reserved key");
-      for (const p of pathsOf(link.parent)) {
+      for (const p of walkPaths(link.parent)) {
         for (let i = 0; i < keys.length; i++) out.push(i === keys.length - 1 ? (p.push(keys[i]!), p) : [...p, keys[i]!]);
       }
     }
@@ -222,7 +274,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   // Adoption state, reused across calls: a push of a small object must not allocate a Set, a closure
   // and a path array per property (that showed as a third of W3's time, in GC).
-  const onStack = new Set<object>();
+  // The containers being walked, outermost first: an array (depth is small) is cheaper than a Set.
+  const onStack: object[] = [];
   const at: Seg[] = [];
   let adoptParent: Container | null = null;
   let ancestors: Set<object> | undefined;
@@ -246,7 +299,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   };
 
   const walk = (node: Container): void => {
-    if (onStack.has(node)) reject("a cycle");
+    if (onStack.includes(node)) reject("a cycle");
     if (isTracked(node)) {
       // Already tracked: its subtree was checked when it was adopted. It only has to stay acyclic here.
       if (adoptParent) {
@@ -256,7 +309,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       return;
     }
     if (!Object.isExtensible(node)) reject("a frozen or non-extensible object");
-    onStack.add(node);
+    onStack.push(node);
     if (Array.isArray(node)) {
       // A dense array without extra properties has exactly its indices plus "length" as own keys.
       if (Reflect.ownKeys(node).length !== node.length + 1) reject("a sparse array or an array with extra properties");
@@ -278,7 +331,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
         if (desc.value !== undefined) checkChild(node, k, desc.value);
       }
     }
-    onStack.delete(node);
+    onStack.pop();
   };
 
   /**
@@ -297,7 +350,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     try {
       walk(v);
     } finally {
-      onStack.clear();
+      onStack.length = 0;
       at.length = 0;
       adoptParent = null;
       ancestors = undefined;
@@ -397,6 +450,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     // Equal strings of equal length would be compared char by char (and a cons string flattened) only
     // to find a no-op that the flush-time diff finds anyway.
     if (had && old === v && typeof v !== "string") return true;
+    if (isContainer(old)) epoch++;
     const paths = pathsOf(t);
     if (!forceBase) {
       for (const p of paths) {
@@ -417,6 +471,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     dirty = true;
     if (!Object.hasOwn(t, key)) return true;
     const was = t[key];
+    if (isContainer(was)) epoch++;
     const paths = pathsOf(t);
     if (!forceBase && was !== undefined) {
       for (const p of paths) {
@@ -463,6 +518,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     }
     if (remove === 0 && items.length === 0) return [];
     const paths = pathsOf(t);
+    // Removing elements or shifting indices moves existing containers; appending at the end does not.
+    if (remove > 0 || index < len) epoch++;
     if (!forceBase) {
       const fullCover = len > 0 && index === 0 && remove === len;
       for (const p of paths) {
@@ -499,6 +556,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     const old = t[i];
     const v = adopt(value, t, i);
     if (old === v) return true;
+    if (isContainer(old)) epoch++;
     const paths = pathsOf(t);
     if (!forceBase) {
       for (const p of paths) {
@@ -560,6 +618,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       dirty = true;
       t.sort(compare as ((a: unknown, b: unknown) => number) | undefined);
       metaOf(t).version++;
+      epoch++;
       recordWhole(t);
       return this;
     },
@@ -568,6 +627,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       dirty = true;
       t.reverse();
       metaOf(t).version++;
+      epoch++;
       recordWhole(t);
       return this;
     },
@@ -578,6 +638,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       const v = adopt(value, t, undefined);
       t.fill(v, start as number | undefined, end as number | undefined);
       metaOf(t).version++;
+      epoch++;
       if (isContainer(v)) for (let i = 0; i < t.length; i++) if (t[i] === v) addLink(v, t, i);
       recordWhole(t);
       return this;
@@ -587,6 +648,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       dirty = true;
       t.copyWithin(target as number, start as number, end as number | undefined);
       metaOf(t).version++;
+      epoch++;
       recordWhole(t);
       return this;
     },
@@ -617,6 +679,104 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     preventExtensions: refuse("Object.preventExtensions (and freeze/seal)"),
   };
 
+  // ---- explicit string edits ---------------------------------------------------------------------
+
+  /** The raw parent of `path`'s last segment and the string there; a clear error when there is none. */
+  // The last slot resolved, by path identity: a producer edits the same path over and over, and while
+  // no container has moved (epoch) the walk from the root would find the same parent again.
+  let lastSlot: { path: NonEmptyPath; segs: Seg[]; parent: Container; key: Seg; epoch: number } | undefined;
+  const sameSegs = (a: readonly Seg[], b: readonly Seg[]): boolean => {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  };
+  const stringSlot = (path: NonEmptyPath): Slot => {
+    const c = lastSlot;
+    if (c !== undefined && c.path === path && c.epoch === epoch && sameSegs(c.segs, path)) {
+      const value = (c.parent as Record<Seg, unknown>)[c.key];
+      if (typeof value === "string") return { parent: c.parent, key: c.key, value };
+    }
+    const slot = resolveSlot(path);
+    lastSlot = { path, segs: [...path], parent: slot.parent, key: slot.key, epoch };
+    return slot;
+  };
+  const resolveSlot = (path: NonEmptyPath): Slot => {
+    assertSafePath(path);
+    if (path.length === 0) throw new PathError([], "an explicit string edit needs a path to a string, not the root");
+    let node: unknown = root;
+    for (let i = 0; i < path.length; i++) {
+      if (!isContainer(node)) throw new PathError(path, `${JSON.stringify(path.slice(0, i))} is not an object or array`);
+      const seg = path[i]!;
+      const has = Array.isArray(node) ? typeof seg === "number" && seg < node.length : Object.hasOwn(node, String(seg));
+      if (!has) throw new PathError(path, `nothing at ${JSON.stringify(path.slice(0, i + 1))}`);
+      if (i === path.length - 1) {
+        const value = (node as Record<Seg, unknown>)[seg];
+        if (typeof value !== "string") throw new PathError(path, `expected a string, found ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
+        return { parent: node, key: seg, value };
+      }
+      node = (node as Record<Seg, unknown>)[seg];
+    }
+    throw new PathError(path, "unreachable");
+  };
+
+  const editString = (path: NonEmptyPath, after: string, slot: Slot, record: (p: Seg[]) => void): void => {
+    dirty = true;
+    if (!forceBase) {
+      for (const p of pathsOf(slot.parent)) {
+        p.push(slot.key);
+        record(p);
+      }
+      afterRecord();
+    }
+    // The slot is an own data property (stringSlot checked), so plain assignment reaches no setter.
+    (slot.parent as Record<Seg, unknown>)[slot.key] = after;
+  };
+
+  // A string edited explicitly is kept as parts — a flat string, an offset into it, and a tail of
+  // appended chunks — and its value is composed from them, so that neither a front-drop nor an append
+  // copies the string (slicing a concatenated string would flatten it: O(length) per edit). The tail is
+  // flattened once the front reaches it, so every appended unit is copied at most once.
+  const ropes = new WeakMap<Container, Map<Seg, Rope>>();
+  const ropeOf = (slot: Slot): Rope => {
+    let byKey = ropes.get(slot.parent);
+    if (!byKey) ropes.set(slot.parent, (byKey = new Map()));
+    const r = byKey.get(slot.key);
+    // A different value means something else wrote the slot since: start over from it.
+    if (r && r.value === slot.value) return r;
+    const fresh: Rope = { value: slot.value, flat: slot.value, start: 0, tail: "" };
+    byKey.set(slot.key, fresh);
+    return fresh;
+  };
+
+  const appendText = (path: NonEmptyPath, text: string): void => {
+    if (typeof text !== "string") throw new TypeError(`append() takes a string, got ${describe(text)}`);
+    const slot = stringSlot(path);
+    if (text.length === 0) return;
+    const r = ropeOf(slot);
+    r.tail = r.tail.length === 0 ? text : r.tail + text;
+    r.value = slot.value + text;
+    editString(path, r.value, slot, (p) => log.append(p, slot.value, r.value, text));
+  };
+
+  const truncateText = (path: NonEmptyPath, count: number): void => {
+    const slot = stringSlot(path);
+    if (!Number.isSafeInteger(count) || count < 0 || count > slot.value.length) {
+      throw new RangeError(`truncate() count must be an integer from 0 to the string's length ${slot.value.length}, got ${String(count)}`);
+    }
+    if (count === 0) return;
+    const r = ropeOf(slot);
+    const inFlat = r.flat.length - r.start;
+    if (count <= inFlat) r.start += count;
+    else {
+      r.flat = r.tail.slice(count - inFlat);
+      r.tail = "";
+      r.start = 0;
+    }
+    const head = r.start === 0 ? r.flat : r.flat.slice(r.start);
+    r.value = r.tail.length === 0 ? head : head + r.tail;
+    editString(path, r.value, slot, (p) => log.truncate(p, slot.value, r.value, count));
+  };
+
   // ---- the tracker -------------------------------------------------------------------------------
 
   const setRoot = (value: unknown): void => {
@@ -625,6 +785,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     adopt(raw, null, undefined);
     if (!isTracked(raw)) placed.set(raw, null);
     root = raw;
+    epoch++;
   };
 
   setRoot(initial);
@@ -655,6 +816,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       }
       return log.drain(scan);
     },
+    append: appendText,
+    truncate: truncateText,
     rebase() {
       dirty = true;
       log.clear();

@@ -4,11 +4,14 @@
 import type { CaptureUpdate, CaptureView } from "../capture/index.js";
 import type { ToolOutput } from "../output/index.js";
 
-/** `view` is the view after `u` was applied. */
-export function mirrorUpdate(out: ToolOutput, view: CaptureView, u: CaptureUpdate): void {
+/** `view` is the view after `u` was applied to `previous`. */
+export function mirrorUpdate(out: ToolOutput, previous: CaptureView | undefined, view: CaptureView, u: CaptureUpdate): void {
+  const before = previous?.text.length;
   // One batch: the text and its totals are published together.
   out.batch(() => {
     if (u.kind === "append") out.write(u.text);
+    // A slide of the text the sink holds is two explicit ops; anything else is a replacement.
+    else if (u.kind === "slide" && out.state.content[0].text.length === before) out.slide(u.drop, u.text);
     else out.replace(view.text);
     out.capture(view);
     if (view.spillPath !== undefined && out.details.spillPath !== view.spillPath) out.details.spillPath = view.spillPath;

@@ -170,8 +170,9 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
       const out = sinks.open(id, { command: spec.command, background: true, ...(spec.pty ? { pty: true } : {}) }, spec.seed);
       let view = spec.view;
       spec.redirect((u) => {
+        const previous = view;
         view = applyUpdate(view, u);
-        mirrorUpdate(out, view, u);
+        mirrorUpdate(out, previous, view, u);
       });
       const r: BackgroundRecord = {
         id,
@@ -189,7 +190,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
       const ended = (result: ExecResult | undefined, error?: unknown): void => {
         r.result = result ?? { ...r.handle.view(), exitCode: 1, signal: null, timedOut: false, aborted: false, durationMs: 0, spillPauses: 0 };
         r.status = statusOf(r.result);
-        if (result) mirrorUpdate(out, result, { kind: "replace", view: result });
+        if (result) mirrorUpdate(out, undefined, result, { kind: "replace", view: result });
         out.details.status = r.status.state;
         out.details.exitCode = r.result.exitCode;
         if (r.result.signal) out.details.signal = r.result.signal;

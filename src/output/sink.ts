@@ -4,8 +4,10 @@
 // the pacing once; close() cancels the trailing timer so nothing is emitted after the terminal flush.
 // Every `rebaseEvery`-th flush is a base batch, so durable recovery replays at most that many batches.
 import { SpoolError } from "../errors/index.js";
-import { AdaptivePublisher, countLines, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, utf8Length as byteLength, type CaptureMetadata, type Retain, type Truncation } from "../capture/index.js";
+import { AdaptivePublisher, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, utf8Length as byteLength, type CaptureMetadata, type Retain, type Truncation } from "../capture/index.js";
 import { isBase, track, type Op, type Tracker } from "../delta/index.js";
+import { WindowLedger } from "./ledger.js";
+import { batchSize } from "./measure.js";
 import { fitHead, fitTail } from "./window.js";
 
 export interface TextBlock {
@@ -60,6 +62,11 @@ export interface ToolOutput {
   /** Replace the retained text (e.g. a capture view that evicted lines); the tracker still finds t + a. */
   replace(text: string): void;
   /**
+   * The retained text lost its first `drop` UTF-16 units and gained `text` at its end (a capture view
+   * that slid): recorded as explicit t + a, O(text) instead of a diff of the window. Not windowed again.
+   */
+  slide(drop: number, text: string): void;
+  /**
    * Append to the text that follows the window (what was kept and where the rest is, the status
    * sentence of a failed call): never windowed, never counted in the output's totals. Writes after a
    * footer extend it rather than the window.
@@ -98,6 +105,13 @@ export class ToolOutputClosedError extends SpoolError {
 }
 
 const DEFAULT_REBASE_EVERY = 50;
+const TEXT_PATH = ["content", 0, "text"] as const;
+
+function countNewlines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
 
 function emptyTruncation(maxBytes: number, maxLines: number): Mutable<Truncation> {
   return {
@@ -138,7 +152,7 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       const ops = tracker.flush();
       return ops.length > 0 ? ops : undefined;
     },
-    measure: (ops) => JSON.stringify(ops).length,
+    measure: batchSize,
     publish: (ops) => {
       flushes++;
       options.onFlush(ops, { base: isBase(ops), forced: forcing });
@@ -168,17 +182,59 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
   // A footer sits after the window and outside its limits: a tail window would otherwise evict lines
   // to make room for the sentence that says how many lines it shows.
   let footer = "";
-  let windowText = initial.content[0].text;
-  const setText = (text: string, cutBy: "bytes" | "lines" | null): void => {
-    windowText = text;
-    s.content[0].text = text + footer;
+  // The window's line lengths, kept incrementally so a write costs O(its own text plus the lines it
+  // evicts), never O(window); its text is read back only on the rare general fit.
+  const ledger = new WindowLedger();
+  ledger.reset(initial.content[0].text);
+  const currentWindow = (): string => {
+    const full = tracker.target.content[0].text;
+    return footer === "" ? full : full.slice(0, full.length - footer.length);
+  };
+  const markCut = (cutBy: "bytes" | "lines" | null): void => {
     const t = s.truncation;
-    t.outputBytes = byteLength(text);
-    t.outputLines = countLines(text);
+    t.outputBytes = ledger.bytes;
+    t.outputLines = ledger.lines;
     if (cutBy && !t.truncated) {
       t.truncated = true;
       t.truncatedBy = cutBy;
     }
+  };
+  const setText = (text: string, cutBy: "bytes" | "lines" | null): void => {
+    ledger.reset(text);
+    s.content[0].text = text + footer;
+    markCut(cutBy);
+  };
+
+  /** Append `text` (non-empty) to the window under the retention rule. */
+  const writeWindow = (text: string): void => {
+    const t = s.truncation;
+    const before = retain === "head" ? currentWindow() : "";
+    ledger.add(text);
+    if (ledger.bytes <= t.maxBytes && ledger.lines <= t.maxLines) {
+      // Recorded as an explicit append: the sink knows what changed, so the tracker never diffs the window.
+      tracker.append(TEXT_PATH, text);
+      markCut(null);
+      return;
+    }
+    if (retain === "tail") {
+      // Evict whole lines from the front (a front-drop op); when that is not enough (one line, or a
+      // write bigger than the window) the general fit below cuts inside the joined text.
+      const by = ledger.lines > t.maxLines ? "lines" : "bytes";
+      let drop = 0;
+      while ((ledger.bytes > t.maxBytes || ledger.lines > t.maxLines) && ledger.canDrop) drop += ledger.dropFirst();
+      if (ledger.bytes <= t.maxBytes && ledger.lines <= t.maxLines) {
+        // Append, then drop from the front (the drop may reach into the new text); one t + a at flush.
+        tracker.append(TEXT_PATH, text);
+        if (drop > 0) tracker.truncate(TEXT_PATH, drop);
+        markCut(by);
+        return;
+      }
+      const fit = fitTail(currentWindow() + text, t.maxBytes, t.maxLines);
+      setText(fit.text, fit.cut ? fit.by : null);
+      return;
+    }
+    const fit = fitHead(before, text, t.maxBytes, t.maxLines);
+    setText(fit.text, fit.cut ? fit.by : null);
   };
 
   const flushNow = (): void => {
@@ -198,18 +254,16 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
         // The window is closed once a footer says what it holds; later text (an error sentence)
         // follows the footer instead of shifting the window the footer describes.
         footer += text;
-        s.content[0].text = windowText + footer;
+        tracker.append(TEXT_PATH, text);
         changed();
         return;
       }
       const t = s.truncation;
       t.totalBytes += byteLength(text);
-      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) newlines++;
+      newlines += countNewlines(text);
       openLine = !text.endsWith("\n");
       t.totalLines = newlines + (openLine ? 1 : 0);
-      const current = windowText;
-      const fit = retain === "head" ? fitHead(current, text, t.maxBytes, t.maxLines) : fitTail(current + text, t.maxBytes, t.maxLines);
-      setText(fit.text, fit.cut ? fit.by : null);
+      writeWindow(text);
       changed();
     },
     replace(text) {
@@ -217,10 +271,31 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       setText(text, null);
       changed();
     },
+    slide(drop, text) {
+      guard();
+      if (!Number.isSafeInteger(drop) || drop < 0 || drop > ledger.length) {
+        throw new RangeError(`slide() drop must be an integer from 0 to the retained text's length ${ledger.length}, got ${String(drop)}`);
+      }
+      if (footer !== "") {
+        // The window is not at the end of the block any more: say it as a replacement.
+        setText(currentWindow().slice(drop) + text, null);
+        changed();
+        return;
+      }
+      if (text.length > 0) tracker.append(TEXT_PATH, text);
+      if (drop > 0) tracker.truncate(TEXT_PATH, drop);
+      if (ledger.dropUnits(drop)) ledger.add(text);
+      else ledger.reset(currentWindow());
+      markCut(null);
+      changed();
+    },
     footer(text) {
       guard();
-      footer += text;
-      s.content[0].text = windowText + footer;
+      // The footer ends the text block, so extending it is an explicit append.
+      if (text.length > 0) {
+        footer += text;
+        tracker.append(TEXT_PATH, text);
+      }
       changed();
     },
     image(image) {
@@ -245,7 +320,7 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       guard();
       s.truncation = { ...metadata.truncation };
       // Later agent-side writes (a footer) continue the capture's totals.
-      openLine = !windowText.endsWith("\n") && windowText.length > 0;
+      openLine = ledger.open;
       newlines = metadata.truncation.totalLines - (openLine ? 1 : 0);
       changed();
     },

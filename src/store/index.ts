@@ -13,6 +13,7 @@ export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from "./store.js";
 export { createMemoryStore } from "./memory.js";
 export { openJsonlStore } from "./jsonl/store.js";
 export { readJsonlSnapshot, type SessionSnapshot } from "./jsonl/snapshot.js";
+export { followJsonlSession, type JsonlFollower } from "./jsonl/follow.js";
 export type { JsonlStoreOptions } from "./jsonl/store.js";
 export * from "./errors.js";
 export { openSqliteStore } from "./sqlite/store.js";

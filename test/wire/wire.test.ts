@@ -138,9 +138,11 @@ describe("wire server", () => {
     res.pause();
     cleanups.push(() => req.destroy());
     await until(() => server.subscribers === 1);
-    const chunk = (i: number) => `${i}:${Math.random().toString(36).repeat(200)}\n`;
+    // The kernel's socket buffers take the first few MB a paused reader is sent (about 4 MB here), so
+    // the batches must add up to well past that before the server holds anything.
+    const chunk = (i: number) => `${i}:${Math.random().toString(36).repeat(2000)}\n`;
     for (let i = 0; i < 2000 && server.subscribers > 0; i++) {
-      s.mutate((d) => void (d.text = chunk(i))); // whole new text each time: ~1.4 KB per batch
+      s.mutate((d) => void (d.text = chunk(i))); // whole new text each time: ~14 KB per batch
       if (i % 50 === 0) await new Promise((r) => setTimeout(r, 1));
     }
     expect(server.subscribers).toBe(0);

@@ -159,8 +159,9 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
       else signal.addEventListener("abort", onAbort, { once: true });
       let view: CaptureView | undefined;
       let receiver = (u: CaptureUpdate): void => {
+        const previous = view;
         view = applyUpdate(view, u);
-        mirrorUpdate(out, view, u);
+        mirrorUpdate(out, previous, view, u);
       };
       const handle = start(args.command, {
         ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),

@@ -18,6 +18,19 @@ import {
 
 const SIDECAR = /^scope-(.+)\.scope$/;
 
+/** The scope id a sidecar file name encodes; undefined for other files; throws for a bad encoding. */
+export function sidecarScopeId(path: string, name: string): string | undefined {
+  const m = SIDECAR.exec(name);
+  if (m === null) return undefined;
+  try {
+    const id = decodeURIComponent(m[1]!);
+    if (encodeScopeId(id) === m[1]) return id;
+  } catch {
+    // reported below
+  }
+  throw new CorruptSessionError(path, 0, "the sidecar file name does not encode a valid scope id");
+}
+
 export function sidecarName(scopeId: string): string {
   return `scope-${encodeScopeId(scopeId)}.scope`;
 }
@@ -44,7 +57,7 @@ export interface LoadOptions {
   readonly sessionOnly?: boolean;
 }
 
-function checkVersion(file: string, o: Record<string, unknown>, format: string): void {
+export function checkVersion(file: string, o: Record<string, unknown>, format: string): void {
   if (o.format !== format) {
     throw new CorruptSessionError(file, 1, `the first line is not a ${format} header (format ${JSON.stringify(o.format)})`);
   }
@@ -54,7 +67,10 @@ function checkVersion(file: string, o: Record<string, unknown>, format: string):
 function parseMainHeader(file: string, log: ReadLog): SessionHeader {
   const first = log.lines[0];
   if (first === undefined || first.line !== 1) throw new CorruptSessionError(file, 1, "the session header is missing");
-  const h = first.record;
+  return checkMainHeader(file, first.record);
+}
+
+export function checkMainHeader(file: string, h: Record<string, unknown>): SessionHeader {
   checkVersion(file, h, SESSION_FORMAT);
   if (typeof h.sessionId !== "string" || typeof h.nextSeq !== "number" || !Number.isSafeInteger(h.nextSeq) || h.nextSeq < 1) {
     throw new CorruptSessionError(file, 1, "the session header lacks a sessionId or a valid nextSeq");
@@ -107,15 +123,8 @@ export function loadSession(mainPath: string, options: LoadOptions): LoadedSessi
         if (options.repair) tryUnlink(path);
         continue;
       }
-      const m = SIDECAR.exec(name);
-      if (m === null) continue;
-      let id: string;
-      try {
-        id = decodeURIComponent(m[1]!);
-        if (encodeScopeId(id) !== m[1]) throw new Error("not canonical");
-      } catch {
-        throw new CorruptSessionError(path, 0, "the sidecar file name does not encode a valid scope id");
-      }
+      const id = sidecarScopeId(path, name);
+      if (id === undefined) continue;
       if (!statSync(path).isFile()) throw new CorruptSessionError(path, 0, "the sidecar is not a regular file");
       const log = readLog(path);
       if (log.lines.length === 0) {

@@ -4,6 +4,7 @@
 import type { Value, ValueList } from "../address.js";
 import { normalizeReadOptions } from "../read-options.js";
 import { scopeKey, type Scope } from "../scope.js";
+import type { ScopedState } from "../scoped-state.js";
 import type { ListPage, ListReadOptions, StoreStats } from "../store.js";
 import { loadSession } from "./replay.js";
 
@@ -13,9 +14,8 @@ export interface SessionSnapshot {
   stats(): StoreStats;
 }
 
-export function readJsonlSnapshot(path: string): SessionSnapshot {
-  const loaded = loadSession(path, { repair: false });
-  const state = loaded.state;
+/** Reads through to `state` as it is at each call (a follower's state keeps growing). */
+export function snapshotOf(state: ScopedState): SessionSnapshot {
   return {
     get<T>(address: Value<T, Scope>) {
       const json = state.getJson(scopeKey(address.scope), address.namespace, address.key);
@@ -26,4 +26,8 @@ export function readJsonlSnapshot(path: string): SessionSnapshot {
     },
     stats: () => state.stats(),
   };
+}
+
+export function readJsonlSnapshot(path: string): SessionSnapshot {
+  return snapshotOf(loadSession(path, { repair: false }).state);
 }

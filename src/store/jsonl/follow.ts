@@ -1,0 +1,253 @@
+// Following a JSONL session that another process may still be writing: the first poll reads the main
+// log and its sidecars whole; every later poll costs a few stats when nothing changed and reads only the
+// bytes appended since the byte offsets already consumed (complete lines only: a line still being
+// written is picked up by the next poll). Anything that cannot be an append — a file that shrank or
+// was replaced, a sidecar gone before its retirement was read — starts over from the beginning.
+// Read-only, lock-free, never repairs (the writer owns the files). Same rules as opening the session
+// (replay.ts): headers checked, seqs increase per file, records hidden by a retirement are dropped.
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Stats } from "node:fs";
+import { join } from "node:path";
+import { SpoolError } from "../../errors/index.js";
+import { CorruptSessionError } from "../errors.js";
+import { sidecarDir } from "../layout.js";
+import { ScopedState } from "../scoped-state.js";
+import { openLine } from "./line.js";
+import { decodeTransaction, SCOPE_FORMAT, type DecodedTransaction } from "./records.js";
+import { checkMainHeader, checkVersion, sidecarScopeId } from "./replay.js";
+import { snapshotOf, type SessionSnapshot } from "./snapshot.js";
+
+export interface JsonlFollower {
+  /** The session as read so far; reads through to the latest poll. */
+  readonly snapshot: SessionSnapshot;
+  /**
+   * Reads what was appended since the last poll; true when the state changed. Throws
+   * CorruptSessionError (file and line) when the session is damaged.
+   */
+  poll(): boolean;
+}
+
+interface Cursor {
+  readonly path: string;
+  /** null for the main log, else the sidecar's scope id. */
+  readonly scope: string | null;
+  ino: number;
+  /** Bytes of complete, valid lines consumed so far. */
+  offset: number;
+  /** Lines consumed so far (for error positions). */
+  lines: number;
+  /** The last seq any consumed transaction used (seqs must increase). */
+  lastSeq: number;
+  size: number;
+  mtimeMs: number;
+  /** The bytes just before `offset` (the end of the last line's checksum): if they changed, the file was rewritten. */
+  tail: Buffer;
+}
+
+const TAIL = 16;
+const cursor = (path: string, scope: string | null): Cursor => ({
+  path,
+  scope,
+  ino: -1,
+  offset: 0,
+  lines: 0,
+  lastSeq: 0,
+  size: -1,
+  mtimeMs: -1,
+  tail: Buffer.alloc(0),
+});
+
+function readAt(fd: number, buf: Buffer, position: number): number {
+  let got = 0;
+  while (got < buf.length) {
+    const n = readSync(fd, buf, got, buf.length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+/** Internal: the files changed in a way an append cannot explain; caught by poll, which starts over. */
+class Restart extends SpoolError {
+  constructor() {
+    super("SPOOL_STORE_FOLLOW_RESTART", "the session's files were rewritten under the reader; reading them again from the start");
+  }
+}
+
+export function followJsonlSession(mainPath: string): JsonlFollower {
+  const dir = sidecarDir(mainPath);
+  let state = new ScopedState();
+  let main = cursor(mainPath, null);
+  let sidecars = new Map<string, Cursor>();
+  let retiredAt = new Map<string, number>();
+  let sessionId: string | undefined;
+  let dirStamp = "";
+
+  const reset = (): void => {
+    state = new ScopedState();
+    main = cursor(mainPath, null);
+    sidecars = new Map();
+    retiredAt = new Map();
+    sessionId = undefined;
+    dirStamp = "";
+  };
+
+  /** New complete lines of `c` as transactions; advances the cursor. */
+  const readNew = (c: Cursor, out: DecodedTransaction[]): void => {
+    let fd: number;
+    try {
+      fd = openSync(c.path, "r");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT" && c.scope !== null) throw new Restart();
+      throw err;
+    }
+    try {
+      const st = fstatSync(fd);
+      if ((c.ino !== -1 && st.ino !== c.ino) || st.size < c.offset) throw new Restart();
+      // Same inode and not shorter can still be a rewrite (truncated, then written past the old end;
+      // or a new file on a reused inode): the last consumed line's checksum must still be there.
+      if (c.tail.length > 0) {
+        const now = Buffer.alloc(c.tail.length);
+        if (readAt(fd, now, c.offset - c.tail.length) !== now.length || !now.equals(c.tail)) throw new Restart();
+      }
+      c.ino = st.ino;
+      c.size = st.size;
+      c.mtimeMs = st.mtimeMs;
+      if (st.size === c.offset) return;
+      const buf = Buffer.allocUnsafe(st.size - c.offset);
+      const got = readAt(fd, buf, c.offset);
+      if (got === 0) return;
+      const end = buf.lastIndexOf(10, got - 1) + 1;
+      let pos = 0;
+      while (pos < end) {
+        const nl = buf.indexOf(10, pos);
+        const record = openLine(buf.toString("utf8", pos, nl));
+        const line = c.lines + 1;
+        if (record === undefined) {
+          // The last complete line may still be a write landing out of order: not consumed, looked at
+          // again next poll. Anything after it makes it damage.
+          if (nl + 1 === got) return;
+          throw new CorruptSessionError(c.path, line, nl === pos ? "empty line" : "the line is damaged (bad checksum or not JSON)");
+        }
+        if (line === 1) {
+          if (c.scope === null) sessionId = checkMainHeader(c.path, record).sessionId;
+          else {
+            checkVersion(c.path, record, SCOPE_FORMAT);
+            if (record.sessionId !== sessionId || record.scopeId !== c.scope) {
+              throw new CorruptSessionError(
+                c.path,
+                1,
+                `the sidecar header names session ${JSON.stringify(record.sessionId)} scope ${JSON.stringify(record.scopeId)}, expected ${JSON.stringify(sessionId)} / ${JSON.stringify(c.scope)}`,
+              );
+            }
+          }
+        } else {
+          const tx = decodeTransaction(record, c.path, line, c.scope);
+          if (tx.seq <= c.lastSeq) throw new CorruptSessionError(c.path, line, `seq ${tx.seq} does not increase (previous record ends at ${c.lastSeq})`);
+          c.lastSeq = tx.seq + tx.writes.length - 1;
+          out.push(tx);
+        }
+        c.lines = line;
+        c.offset += nl + 1 - pos;
+        pos = nl + 1;
+      }
+      if (pos > 0) c.tail = Buffer.from(buf.subarray(Math.max(0, pos - TAIL), pos));
+    } finally {
+      closeSync(fd);
+    }
+  };
+
+  /** Sidecars appear and go (retired ones are unlinked): the directory is listed only when it changed. */
+  const discover = (): void => {
+    const st = statOrUndefined(dir);
+    const stamp = st ? `${st.ino}:${st.mtimeMs}` : "";
+    if (stamp === dirStamp) return;
+    dirStamp = stamp;
+    const present = new Set<string>();
+    for (const name of st ? readdirSync(dir).sort() : []) {
+      const id = sidecarScopeId(join(dir, name), name);
+      if (id === undefined) continue;
+      present.add(id);
+      if (!sidecars.has(id)) sidecars.set(id, cursor(join(dir, name), id));
+    }
+    for (const id of sidecars.keys()) {
+      if (present.has(id)) continue;
+      sidecars.delete(id);
+      // Unlinked before its retirement was read: its records may be in the state with nothing to
+      // hide them. Rare (a poll between the writer's two steps); start over.
+      if (!retiredAt.has(id)) throw new Restart();
+    }
+  };
+
+  /** Whether any file changed since it was last read (a few stats). */
+  const changed = (): boolean => {
+    const files = [main, ...sidecars.values()];
+    for (const c of files) {
+      const st = statOrUndefined(c.path);
+      if (st === undefined || st.ino !== c.ino || st.size !== c.size || st.mtimeMs !== c.mtimeMs) return true;
+    }
+    const d = statOrUndefined(dir);
+    return (d ? `${d.ino}:${d.mtimeMs}` : "") !== dirStamp;
+  };
+
+  const readAll = (): boolean => {
+    const txs: { scope: string; tx: DecodedTransaction }[] = [];
+    const collect = (c: Cursor): void => {
+      const found: DecodedTransaction[] = [];
+      readNew(c, found);
+      for (const tx of found) txs.push({ scope: c.scope ?? "", tx });
+    };
+    // The header first (it names the session the sidecars must belong to), then sidecars before the
+    // rest of the main log: a sidecar record newer than a retirement was written after it, so reading
+    // sidecars first never sees such a record without the retirement that precedes it.
+    if (main.lines === 0) collect(main);
+    if (sessionId === undefined) return txs.length > 0;
+    discover();
+    for (const c of sidecars.values()) collect(c);
+    collect(main);
+    txs.sort((a, b) => a.tx.seq - b.tx.seq);
+    let any = false;
+    for (const { scope, tx } of txs) {
+      if (scope !== "" && tx.seq <= (retiredAt.get(scope) ?? 0)) continue;
+      tx.writes.forEach((w, i) => {
+        if (w.op === "retire") retiredAt.set(w.scope, tx.seq + i);
+      });
+      state.apply(scope, tx.seq, tx.writes);
+      any = true;
+    }
+    return any;
+  };
+
+  const poll = (): boolean => {
+    if (main.ino !== -1 && !changed()) return false;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return readAll();
+      } catch (err) {
+        if (!(err instanceof Restart) || attempt >= 3) {
+          if (err instanceof Restart)
+            throw new CorruptSessionError(mainPath, 0, "the session kept changing under the reader (files replaced or removed); try again");
+          throw err;
+        }
+        reset();
+      }
+    }
+  };
+
+  const follower: JsonlFollower = {
+    get snapshot() {
+      return snapshotOf(state);
+    },
+    poll,
+  };
+  poll();
+  return follower;
+}
