@@ -14,7 +14,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   capture: ["errors"],
   store: ["errors"],
   output: ["errors", "capture", "delta"],
-  context: ["errors", "store"],
+  context: ["errors", "store", "capture"],
   wire: ["errors", "delta"],
   harness: ["errors", "capture", "delta", "output", "store", "context", "wire"],
   mcp: ["errors", "capture", "delta", "output", "store", "context", "wire", "harness"],

@@ -1,8 +1,8 @@
 // UTF-8 byte arithmetic: cutting strings by byte counts without splitting a code point (a split surrogate pair
 // becomes U+FFFD and makes some provider APIs reject the request).
 
-const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
-const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+export const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+export const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 const isContinuation = (b: number): boolean => (b & 0xc0) === 0x80;
 
 /** The longest prefix of `s` whose UTF-8 encoding is at most `maxBytes`. */

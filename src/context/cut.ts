@@ -3,12 +3,9 @@
 // newline is in its second half; the tail starts just after a newline when the first one is in its
 // first half. Upstream (chatcli) sliced bytes and could split a rune; we snap instead.
 
-function isHigh(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-function isLow(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
-}
+import { countLines, isHighSurrogate as isHigh, isLowSurrogate as isLow } from "../capture/index.js";
+
+export { countLines };
 
 /** Length of the head to keep when at most `max` units are wanted. */
 export function headEnd(text: string, max: number): number {
@@ -47,13 +44,3 @@ export function headTail(text: string, headMax: number, tailMax: number): HeadTa
 }
 
 /** Number of lines: newlines + 1, except that a text ending in a newline does not open an empty last line. */
-export function countLines(text: string): number {
-  if (text.length === 0) return 0;
-  let n = 1;
-  let i = text.indexOf("\n");
-  while (i >= 0) {
-    if (i < text.length - 1) n++;
-    i = text.indexOf("\n", i + 1);
-  }
-  return n;
-}

@@ -1,6 +1,7 @@
 // Lines in the omitted middle of a cut result that mention errors. A fixed head/tail split hides
 // the one failing test in the middle of a long build log; listing those lines, with
 // their numbers, where the text was cut tells the model what it missed and where to read.
+import { isHighSurrogate, isLowSurrogate } from "../capture/index.js";
 const ERROR_RE = /\b(?:error|errors|err!|failed|failure|fail|panic|panicked|exception|fatal|traceback|segmentation fault|assertionerror)\b/gi;
 
 export interface ErrorLine {
@@ -55,11 +56,11 @@ export function errorLines(text: string, from: number, to: number, firstLine: nu
 /** Never start on the second half of a surrogate pair. */
 function safeStart(s: string, i: number): number {
   const code = s.charCodeAt(i);
-  return code >= 0xdc00 && code <= 0xdfff ? i + 1 : i;
+  return isLowSurrogate(code) ? i + 1 : i;
 }
 
 /** Never split a surrogate pair when shortening a line. */
 function cutAt(s: string, n: number): string {
   const code = s.charCodeAt(n - 1);
-  return s.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n);
+  return s.slice(0, isHighSurrogate(code) ? n - 1 : n);
 }
