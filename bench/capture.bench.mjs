@@ -16,11 +16,12 @@ const MiB = 1024 * 1024;
 if (process.argv[2] === "--child") {
   // The capturing process: only exec, its publisher and the spill run here.
   const { exec } = await import("../dist/capture/index.js");
-  const [, , , bytes, seed, dir, flavour = ""] = process.argv;
+  const [, , , bytes, seed, dir, flavour = "", mode = "pipe"] = process.argv;
   let updates = 0;
   let updateBytes = 0;
   const started = performance.now();
   const r = await exec(`node ${genPath} ${bytes} ${seed} ${flavour}`, {
+    ...(mode === "pty" ? { pty: true } : {}),
     capture: { limits: { retain: "tail" }, spill: { dir } },
     onUpdate: (u) => {
       updates++;
@@ -30,7 +31,17 @@ if (process.argv[2] === "--child") {
   const ms = performance.now() - started;
   const spillBytes = statSync(r.spillPath).size;
   process.stdout.write(
-    JSON.stringify({ ms, updates, updateBytes, spillBytes, rawBytes: r.rawBytes, peakRssKB: process.resourceUsage().maxRSS, exitCode: r.exitCode, cpu: process.cpuUsage() }),
+    JSON.stringify({
+      ms,
+      updates,
+      updateBytes,
+      spillBytes,
+      rawBytes: r.rawBytes,
+      totalLines: r.truncation.totalLines,
+      peakRssKB: process.resourceUsage().maxRSS,
+      exitCode: r.exitCode,
+      cpu: process.cpuUsage(),
+    }),
   );
   process.exit(0);
 }
@@ -59,11 +70,15 @@ function spool(bytes, seed, flavour = "") {
 }
 
 // The two plain-text sizes carry the targets; the coloured row is informational (the ANSI path).
-const cases = [
-  { bytes: 100 * MiB, flavour: "" },
-  { bytes: 1024 * MiB, flavour: "" },
-  { bytes: 100 * MiB, flavour: "ansi" },
-];
+// `--pty-only` runs just the pipe-vs-pty table below.
+const ptyOnly = process.argv.includes("--pty-only");
+const cases = ptyOnly
+  ? []
+  : [
+      { bytes: 100 * MiB, flavour: "" },
+      { bytes: 1024 * MiB, flavour: "" },
+      { bytes: 100 * MiB, flavour: "ansi" },
+    ];
 const repeats = Number(process.env.BENCH_REPEATS ?? 3);
 const rows = [];
 let seed = 1;
@@ -93,21 +108,75 @@ try {
 }
 
 const fmt = (n, d = 1) => n.toFixed(d);
-console.log(`node ${process.version}, ${repeats} interleaved repeats per size (median time; max RSS/updates over repeats)`);
-console.log("| input | baseline sh -c 'GEN > file' | spool exec (tail + spill) | throughput ratio | spool CPU (user+sys) | peak RSS (capturing process) | updates/s | update KB/s |");
-console.log("|---|---|---|---|---|---|---|---|");
-for (const r of rows) {
-  const mib = r.bytes / MiB;
+if (!ptyOnly) {
+  console.log(`node ${process.version}, ${repeats} interleaved repeats per size (median time; max RSS/updates over repeats)`);
   console.log(
-    `| ${mib} MiB${r.flavour ? ` (${r.flavour})` : ""} | ${fmt(r.baseMs / 1000, 2)} s (${fmt(mib / (r.baseMs / 1000), 0)} MiB/s) | ${fmt(r.spoolMs / 1000, 2)} s (${fmt(mib / (r.spoolMs / 1000), 0)} MiB/s) | ${fmt(r.baseMs / r.spoolMs, 2)} × | ${fmt(r.cpuMsPerMiB, 2)} ms/MiB | ${fmt(r.peakRss)} MB | ${fmt(r.updatesPerSec)} | ${fmt(r.updateKBps)} |`,
+    "| input | baseline sh -c 'GEN > file' | spool exec (tail + spill) | throughput ratio | spool CPU (user+sys) | peak RSS (capturing process) | updates/s | update KB/s |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|");
+  for (const r of rows) {
+    const mib = r.bytes / MiB;
+    console.log(
+      `| ${mib} MiB${r.flavour ? ` (${r.flavour})` : ""} | ${fmt(r.baseMs / 1000, 2)} s (${fmt(mib / (r.baseMs / 1000), 0)} MiB/s) | ${fmt(r.spoolMs / 1000, 2)} s (${fmt(mib / (r.spoolMs / 1000), 0)} MiB/s) | ${fmt(r.baseMs / r.spoolMs, 2)} × | ${fmt(r.cpuMsPerMiB, 2)} ms/MiB | ${fmt(r.peakRss)} MB | ${fmt(r.updatesPerSec)} | ${fmt(r.updateKBps)} |`,
+    );
+  }
+  const [small, big] = rows;
+  const checks = [
+    [`throughput ≥ 0.6 × baseline (1 GiB)`, big.baseMs / big.spoolMs >= 0.6],
+    [`peak RSS ≤ 150 MB`, Math.max(small.peakRss, big.peakRss) <= 150],
+    [`peak RSS within 20 MB between 100 MiB and 1 GiB`, Math.abs(big.peakRss - small.peakRss) <= 20],
+    [`≤ 12 updates/s`, Math.max(small.updatesPerSec, big.updatesPerSec) <= 12],
+    [`≤ 200 KB/s of update bytes`, Math.max(small.updateKBps, big.updateKBps) <= 200],
+  ];
+  for (const [name, ok] of checks) console.log(`${ok ? "PASS" : "MISS"}  ${name}`);
+}
+
+// Pipe vs pseudo-terminal, side by side on the same inputs: plain lines (both on the fast path; the
+// terminal adds \r\n), and coloured output that redraws a progress display with cursor movement
+// (the terminal model from its first cursor-up on). Smaller inputs: the emulated path is the slow one.
+const ptyBytes = Number(process.env.BENCH_PTY_MIB ?? 32) * MiB;
+const ptyDir = mkdtempSync(join(tmpdir(), "spool-bench-pty-"));
+const ptyRows = [];
+try {
+  for (const flavour of ["", "cursor"]) {
+    const pipe = [];
+    const pty = [];
+    for (let i = 0; i < repeats; i++) {
+      pipe.push(spoolIn(ptyDir, ptyBytes, seed, flavour, "pipe"));
+      pty.push(spoolIn(ptyDir, ptyBytes, seed, flavour, "pty"));
+      seed++;
+    }
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    ptyRows.push({
+      flavour,
+      pipeMs: median(pipe.map((r) => r.ms)),
+      ptyMs: median(pty.map((r) => r.ms)),
+      pipeRss: Math.max(...pipe.map((r) => r.peakRssKB)) / 1024,
+      ptyRss: Math.max(...pty.map((r) => r.peakRssKB)) / 1024,
+      lines: pty[0].totalLines,
+    });
+  }
+} finally {
+  rmSync(ptyDir, { recursive: true, force: true });
+}
+function spoolIn(d, bytes, s, flavour, mode) {
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--child", String(bytes), String(s), d, flavour, mode], {
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
+  if (child.status !== 0) throw new Error(`spool run failed: ${child.stderr}`);
+  const r = JSON.parse(child.stdout);
+  rmSync(join(d, "spill"), { recursive: true, force: true });
+  if (r.spillBytes !== r.rawBytes || r.rawBytes < bytes) throw new Error(`spill holds ${r.spillBytes} of ${r.rawBytes} raw bytes`);
+  return r;
+}
+console.log("");
+console.log(`pipe vs pty, ${ptyBytes / MiB} MiB generated per run (median of ${repeats}; the pty's raw stream is larger by one CR per line)`);
+console.log("| input | spool exec, pipe | spool exec, pty | pty / pipe time | peak RSS pipe / pty | path taken |");
+console.log("|---|---|---|---|---|---|");
+for (const r of ptyRows) {
+  const mib = ptyBytes / MiB;
+  console.log(
+    `| ${r.flavour === "cursor" ? "ANSI, cursor-moving" : "plain lines"} | ${fmt(r.pipeMs / 1000, 2)} s (${fmt(mib / (r.pipeMs / 1000), 0)} MiB/s) | ${fmt(r.ptyMs / 1000, 2)} s (${fmt(mib / (r.ptyMs / 1000), 0)} MiB/s) | ${fmt(r.ptyMs / r.pipeMs, 2)} × | ${fmt(r.pipeRss)} / ${fmt(r.ptyRss)} MB | ${r.flavour === "cursor" ? "terminal model (both)" : "fast path (both)"} |`,
   );
 }
-const [small, big] = rows;
-const checks = [
-  [`throughput ≥ 0.6 × baseline (1 GiB)`, big.baseMs / big.spoolMs >= 0.6],
-  [`peak RSS ≤ 150 MB`, Math.max(small.peakRss, big.peakRss) <= 150],
-  [`peak RSS within 20 MB between 100 MiB and 1 GiB`, Math.abs(big.peakRss - small.peakRss) <= 20],
-  [`≤ 12 updates/s`, Math.max(small.updatesPerSec, big.updatesPerSec) <= 12],
-  [`≤ 200 KB/s of update bytes`, Math.max(small.updateKBps, big.updateKBps) <= 200],
-];
-for (const [name, ok] of checks) console.log(`${ok ? "PASS" : "MISS"}  ${name}`);

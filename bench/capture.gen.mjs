@@ -1,12 +1,33 @@
-// Benchmark input: `node capture.gen.mjs BYTES [SEED] [ansi]` writes exactly BYTES of varied text lines
-// (with `ansi`, about one word in eight is wrapped in a colour sequence, like a test runner's output).
+// Benchmark input: `node capture.gen.mjs BYTES [SEED] [ansi|cursor]` writes exactly BYTES of varied text lines
+// (with `ansi`, about one word in eight is wrapped in a colour sequence, like a test runner's output;
+// with `cursor`, coloured lines as with `ansi`, and after every eight of them a three-line progress
+// display is redrawn in place with cursor-up and erase-line, like docker pull or a test runner's live
+// summary — the output that takes the terminal model).
 // Every line is distinct (a running counter plus one of 4096 pre-built lines of mixed length and
 // content), so nothing downstream can profit from repetition; the generator itself runs at disk speed.
 const total = Number(process.argv[2]);
 let s = Number(process.argv[3] ?? 1) >>> 0 || 1;
 const rnd = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), s >>> 0);
-const ansi = process.argv[4] === "ansi";
-const words = ["compile", "link", "test", "PASS", "FAIL", "warning:", "src/index.ts", "ok", "µs", "→", "déjà", "λ", "error[E0308]", "node_modules/x/y.js", "12.5%", "done"];
+const cursor = process.argv[4] === "cursor";
+const ansi = process.argv[4] === "ansi" || cursor;
+const words = [
+  "compile",
+  "link",
+  "test",
+  "PASS",
+  "FAIL",
+  "warning:",
+  "src/index.ts",
+  "ok",
+  "µs",
+  "→",
+  "déjà",
+  "λ",
+  "error[E0308]",
+  "node_modules/x/y.js",
+  "12.5%",
+  "done",
+];
 const pool = Array.from({ length: 4096 }, () => {
   const n = rnd() % 100 < 3 ? 60 + (rnd() % 200) : 2 + (rnd() % 14);
   let line = "";
@@ -23,9 +44,15 @@ function fill() {
   const out = Buffer.allocUnsafe(BLOCK + 4096);
   let at = 0;
   while (at < BLOCK) {
+    // Under a live display each log line erases the display row it lands on first.
+    if (cursor) at += out.write("\x1b[2K", at, "latin1");
     at += out.write((counter++).toString(36), at, "latin1");
     const line = pool[rnd() & 4095];
     at += line.copy(out, at);
+    if (cursor && (counter & 7) === 0) {
+      const p = counter % 100;
+      at += out.write(`\x1b[2K\x1b[33mlayer-a\x1b[0m ${p}%\n\x1b[2Klayer-b ${(p * 7) % 100}%\n\x1b[2Klayer-c ${(p * 3) % 100}%\n\x1b[3A`, at, "latin1");
+    }
   }
   return out.subarray(0, at);
 }

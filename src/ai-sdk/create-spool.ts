@@ -1,10 +1,19 @@
 // createSpool: one spool session for an AI SDK agent — AI SDK tools for every harness agent tool
-// (bash, read, recall, …), a prepareStep over the same workspace, and close(). The session lives in
+// (bash, read, recall, process_output/write/kill/list), a prepareStep over the same workspace, and close(). The session lives in
 // `<root>/sessions/<id>/` like any other, so `spool sessions`, `spool inspect` and `spool serve` show
 // the agent's calls live and afterwards.
 import type { Store, RepoBackend } from "../store/index.js";
 import { contextConfigFromEnv, type ContextConfig, type PrepareReport, type Workspace } from "../context/index.js";
-import { openAgentSession, type AgentSession, type BashArgs, type ReadArgs, type RecallArgs } from "../harness/index.js";
+import {
+  openAgentSession,
+  type AgentSession,
+  type BashArgs,
+  type ProcessKillArgs,
+  type ProcessOutputArgs,
+  type ProcessWriteArgs,
+  type ReadArgs,
+  type RecallArgs,
+} from "../harness/index.js";
 import type { Tool } from "ai";
 import { createPrepareStep, type SpoolPrepareStep } from "./prepare-step.js";
 import type { SpoolToolOutput } from "./tool-output.js";
@@ -36,6 +45,10 @@ export interface SpoolTools {
   readonly bash: Tool<BashArgs, SpoolToolOutput>;
   readonly read: Tool<ReadArgs, SpoolToolOutput>;
   readonly recall: Tool<RecallArgs, SpoolToolOutput>;
+  readonly process_output: Tool<ProcessOutputArgs, SpoolToolOutput>;
+  readonly process_write: Tool<ProcessWriteArgs, SpoolToolOutput>;
+  readonly process_kill: Tool<ProcessKillArgs, SpoolToolOutput>;
+  readonly process_list: Tool<Record<string, never>, SpoolToolOutput>;
   readonly [name: string]: SpoolTool;
 }
 

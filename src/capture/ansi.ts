@@ -38,10 +38,13 @@ const INCOMPLETE = /^\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*|[\]PX^_k][^\x07\x18\x1a\x
 /** String-control sequences ending in ESC may be one byte short of their ST (`ESC \`). */
 const ENDS_IN_ESC_OF_ST = /^\x1b[\]PX^_k][^\x07\x18\x1a\x1b\x80-\x9f]*\x1b$/;
 const HOLD_LIMIT = 4096;
+/** CSI final bytes that move the cursor, erase the screen, scroll or edit lines (not `K`: see cursor.ts). */
+const CURSOR_FINAL = new Uint8Array(128);
+for (const c of "ABCDEFGHJLMPSTXdfrsu@") CURSOR_FINAL[c.charCodeAt(0)] = 1;
 const ESC_BYTE = 0x1b;
 
 /** Where a trailing incomplete sequence starts, or -1. Looks back at most HOLD_LIMIT units. */
-function incompleteTailStart(text: string): number {
+export function incompleteTailStart(text: string): number {
   const floor = Math.max(0, text.length - HOLD_LIMIT);
   const last = text.lastIndexOf("\x1b");
   if (last < floor) return -1;
@@ -58,6 +61,13 @@ export class AnsiStripper {
 
   get holding(): boolean {
     return this.held.length > 0;
+  }
+
+  /** The incomplete sequence held back so far, raw; it is no longer held. */
+  take(): string {
+    const held = this.held;
+    this.held = "";
+    return held;
   }
 
   push(text: string): string {
@@ -107,6 +117,8 @@ export function stripCompleteCsi(buf: Buffer): { bytes: Buffer; held: number } |
       break;
     }
     if (buf[j]! < 0x40 || buf[j]! > 0x7e) return undefined;
+    // Cursor movement and screen modes need the terminal model (the string path detects them exactly).
+    if (CURSOR_FINAL[buf[j]!] === 1 || ((buf[j] === 0x68 || buf[j] === 0x6c) && buf[i + 2] === 0x3f)) return undefined;
     at += buf.copy(out, at, from, i);
     from = j + 1;
   }

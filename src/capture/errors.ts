@@ -5,11 +5,7 @@ import type { CaptureView } from "./types.js";
 export class CaptureError extends SpoolError {
   /** The latest bounded view at the moment of failure, when there was one. */
   view: CaptureView | undefined;
-  constructor(
-    code: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(code, message, options);
   }
 }
@@ -25,8 +21,7 @@ export class MissingCwdError extends CaptureError {
   constructor(readonly cwd: string) {
     super(
       "SPOOL_CAPTURE_CWD",
-      `working directory ${JSON.stringify(cwd)} does not exist or is not a directory; ` +
-        "create it first or pass an existing `cwd`. Nothing was spawned.",
+      `working directory ${JSON.stringify(cwd)} does not exist or is not a directory; ` + "create it first or pass an existing `cwd`. Nothing was spawned.",
     );
   }
 }
@@ -38,6 +33,17 @@ export class SpawnError extends CaptureError {
       `could not start ${JSON.stringify(shell)}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
         "Check that the shell exists and is executable, or pass another `shell`.",
       { cause },
+    );
+  }
+}
+
+export class InputClosedError extends CaptureError {
+  constructor(pty: boolean) {
+    super(
+      "SPOOL_CAPTURE_INPUT",
+      pty
+        ? "the command has finished, so its terminal takes no more input; start it again to interact with it."
+        : 'the command\'s input is closed (it has finished, or was started without stdin: "pipe"); start it with stdin: "pipe" to write to it.',
     );
   }
 }

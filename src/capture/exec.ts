@@ -1,20 +1,14 @@
-// exec: run a shell command and own its output — one arrival-ordered bounded view of stdout+stderr,
-// paced updates, a lossless spill once the limits are crossed, and a process group that is killed
-// whole on timeout, abort or failure.
+// exec: run a shell command and own its output — one arrival-ordered bounded view of stdout+stderr
+// (or of a pseudo-terminal), paced updates, a lossless spill once the limits are crossed, and a
+// process group that is killed whole on timeout, abort or failure. `start` is the same run as a
+// handle: the exact current view, input to the command, and a kill, for commands that keep running.
 import { statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
-import { CallbackError, CaptureError, InvalidOptionsError, MissingCwdError, SpawnError } from "./errors.js";
+import { pipeChild, ptyChild, type Child } from "./child.js";
+import { CallbackError, CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError } from "./errors.js";
 import { resolveLimits } from "./limits.js";
-import { OutputCapture } from "./output-capture.js";
-import {
-  exitCodeOf,
-  guardAgainstOrphans,
-  resolveShell,
-  signalGroup,
-  spawnInGroup,
-  terminateGroup,
-  type GroupChild,
-} from "./process-group.js";
+import { DEFAULT_COLS, DEFAULT_ROWS, OutputCapture } from "./output-capture.js";
+import { exitCodeOf, guardAgainstOrphans, resolveShell, signalGroup, terminateGroup } from "./process-group.js";
 import { AdaptivePublisher } from "./publisher.js";
 import { SpillWriter, validateSpill } from "./spill.js";
 import type { CaptureUpdate, CaptureView, ExecOptions, ExecResult, SpillOptions } from "./types.js";
@@ -42,8 +36,14 @@ function checkMs(name: string, v: number | undefined): void {
   }
 }
 
-function buildEnv(overrides: ExecOptions["env"]): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" };
+function checkSize(name: string, v: number | undefined): void {
+  if (v === undefined) return;
+  if (!Number.isInteger(v) || v < 2 || v > 1000) throw new InvalidOptionsError(`${name} must be a whole number from 2 to 1000, got ${v}`);
+}
+
+function buildEnv(overrides: ExecOptions["env"], pty: boolean): NodeJS.ProcessEnv {
+  // Under a terminal the program is meant to behave as it would for a person, colour included.
+  const env: NodeJS.ProcessEnv = pty ? { ...process.env, TERM: "xterm-256color" } : { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" };
   for (const [k, v] of Object.entries(overrides ?? {})) {
     if (v === undefined) delete env[k];
     else env[k] = v;
@@ -51,13 +51,38 @@ function buildEnv(overrides: ExecOptions["env"]): NodeJS.ProcessEnv {
   return env;
 }
 
+export interface RunningCommand {
+  /** Undefined when the spawn failed (then `result` rejects with a SpawnError). */
+  readonly pid: number | undefined;
+  /** Settles when the command has exited and its output is read to the end. */
+  readonly result: Promise<ExecResult>;
+  /** The bounded view as of now (exact, not paced like onUpdate). */
+  view(): CaptureView;
+  /** Writes to the command's input (with `pty`: keystrokes, so "\u0003" is Ctrl-C). */
+  write(input: string): void;
+  /** SIGTERM to the process group, SIGKILL after the grace period. */
+  kill(): void;
+  /** Called after every read of output and once when the command has finished; returns an unsubscribe. */
+  onActivity(listener: () => void): () => void;
+}
+
 export async function exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+  return start(command, options).result;
+}
+
+/** Starts the command and returns at once; throws (synchronously) only for invalid options. */
+export function start(command: string, options: ExecOptions = {}): RunningCommand {
   if (typeof command !== "string" || command.trim() === "") throw new InvalidOptionsError("command must be a non-empty string");
   const limits = resolveLimits(options.capture?.limits);
   const spill = options.capture?.spill || undefined;
   if (spill) validateSpill(spill);
   checkMs("timeoutMs", options.timeoutMs);
   checkMs("killGraceMs", options.killGraceMs);
+  checkSize("cols", options.cols);
+  checkSize("rows", options.rows);
+  if (options.stdin !== undefined && options.stdin !== "ignore" && options.stdin !== "pipe") {
+    throw new InvalidOptionsError(`stdin must be "ignore" or "pipe", got ${JSON.stringify(options.stdin)}`);
+  }
   const cwd = resolvePath(options.cwd ?? process.cwd());
   let isDir = false;
   try {
@@ -67,11 +92,22 @@ export async function exec(command: string, options: ExecOptions = {}): Promise<
   }
   if (!isDir) throw new MissingCwdError(cwd);
   const shell = resolveShell(options.shell);
-  return new Execution(command, options, new OutputCapture(limits), spill).run(shell, cwd, buildEnv(options.env));
+  const size = { cols: options.cols ?? DEFAULT_COLS, rows: options.rows ?? DEFAULT_ROWS };
+  const execution = new Execution(command, options, new OutputCapture(limits, size), spill);
+  const result = execution.run(shell, cwd, buildEnv(options.env, options.pty === true));
+  return {
+    pid: execution.pid,
+    result,
+    view: () => execution.view(),
+    write: (input) => execution.write(input),
+    kill: () => execution.kill(),
+    onActivity: (l) => execution.onActivity(l),
+  };
 }
 
 class Execution {
-  private child!: GroupChild;
+  private child!: Child;
+  private readonly activity = new Set<() => void>();
   private readonly started = performance.now();
   private readonly publisher: AdaptivePublisher<CaptureView, CaptureUpdate> | undefined;
   private readonly rawPrefixLimit: number;
@@ -88,7 +124,7 @@ class Execution {
   private cancelKill: (() => void) | undefined;
   private releaseGuard: (() => void) | undefined;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  private openStreams = 2;
+  private outputOpen = true;
   private lastDataAt = 0;
   private finishing = false;
   private timers: ReturnType<typeof setTimeout>[] = [];
@@ -117,23 +153,61 @@ class Execution {
     }
   }
 
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  view(): CaptureView {
+    return this.capture.view(this.spillWriter?.path);
+  }
+
+  write(input: string): void {
+    if (typeof input !== "string") throw new InvalidOptionsError("input must be a string");
+    if (this.finishing || this.exit !== undefined || !this.child.write(input)) throw new InputClosedError(this.options.pty === true);
+  }
+
+  onActivity(listener: () => void): () => void {
+    this.activity.add(listener);
+    return () => this.activity.delete(listener);
+  }
+
+  private notify(): void {
+    for (const l of [...this.activity]) {
+      try {
+        l();
+      } catch {
+        // A watcher's failure is its own; the command's capture goes on.
+      }
+    }
+  }
+
   run(shell: string, cwd: string, env: NodeJS.ProcessEnv): Promise<ExecResult> {
     return new Promise<ExecResult>((resolve, reject) => {
-      this.settle = { resolve, reject };
-      this.child = spawnInGroup(shell, this.command, cwd, env);
-      this.child.on("error", (e) => {
+      this.settle = {
+        resolve: (r) => {
+          resolve(r);
+          this.notify();
+        },
+        reject: (e) => {
+          reject(e);
+          this.notify();
+        },
+      };
+      const { pty, cols, rows } = this.options;
+      this.child = pty
+        ? ptyChild(shell, this.command, cwd, env, cols ?? DEFAULT_COLS, rows ?? DEFAULT_ROWS)
+        : pipeChild(shell, this.command, cwd, env, this.options.stdin === "pipe");
+      this.child.onSpawnError((e) => {
         if (this.child.pid === undefined) this.rejectNow(new SpawnError(shell, e));
       });
       if (this.child.pid === undefined) return;
       this.releaseGuard = guardAgainstOrphans(this.child.pid);
-      for (const stream of [this.child.stdout, this.child.stderr]) {
-        stream.on("data", (chunk: Buffer) => this.onData(chunk));
-        stream.on("close", () => {
-          this.openStreams--;
-          this.maybeFinish();
-        });
-      }
-      this.child.on("exit", (code, signal) => {
+      this.child.onData((chunk) => this.onData(chunk));
+      this.child.onOutputClosed(() => {
+        this.outputOpen = false;
+        this.maybeFinish();
+      });
+      this.child.onExit((code, signal) => {
         this.exit = { code, signal };
         this.groupEnded = this.endGroupAfterExit();
         this.armExitGrace();
@@ -174,6 +248,7 @@ class Execution {
       this.startSpill();
     }
     this.publish(false);
+    this.notify();
   }
 
   private publish(force: boolean): void {
@@ -207,15 +282,13 @@ class Execution {
     if (this.paused) return;
     this.paused = true;
     this.spillPauses++;
-    this.child.stdout.pause();
-    this.child.stderr.pause();
+    this.child.pause();
   }
 
   private resume(): void {
     if (!this.paused) return;
     this.paused = false;
-    this.child.stdout.resume();
-    this.child.stderr.resume();
+    this.child.resume();
   }
 
   private fail(error: CaptureError): void {
@@ -226,7 +299,7 @@ class Execution {
     this.kill();
   }
 
-  private kill(): void {
+  kill(): void {
     if (this.killStarted || this.child.pid === undefined || this.finishing) return;
     this.killStarted = true;
     this.cancelKill = terminateGroup(this.child.pid, this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
@@ -235,20 +308,21 @@ class Execution {
   /** After exit, wait while the pipes still deliver (or the spill drains), then stop waiting for them. */
   private armExitGrace(): void {
     const check = (): void => {
-      if (this.openStreams === 0 || this.finishing) return;
+      if (!this.outputOpen || this.finishing) return;
       const busy = (this.paused && !this.failure) || performance.now() - this.lastDataAt < EXIT_STDIO_GRACE_MS;
       if (busy) {
         this.timers.push(setTimeout(check, EXIT_STDIO_GRACE_MS));
         return;
       }
-      this.child.stdout.destroy();
-      this.child.stderr.destroy();
+      this.child.closeOutput();
+      this.outputOpen = false;
+      this.maybeFinish();
     };
     this.timers.push(setTimeout(check, EXIT_STDIO_GRACE_MS));
   }
 
   private maybeFinish(): void {
-    if (this.exit === undefined || this.openStreams > 0 || this.finishing) return;
+    if (this.exit === undefined || this.outputOpen || this.finishing) return;
     void this.finish();
   }
 

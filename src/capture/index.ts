@@ -3,7 +3,10 @@
 // control characters, long lines, binary), the bounded head/tail view with truncation metadata,
 // update kinds, the adaptive publisher, and the lossless spill with backpressure.
 // A leaf layer: it must not import anything else from spool (it knows nothing of ops, storage or models).
-export { exec } from "./exec.js";
+// The header's list, plus: `start` (exec as a handle: view, input, kill) and the terminal size of
+// `pty` runs and of the terminal model.
+export { exec, start, type RunningCommand } from "./exec.js";
+export { DEFAULT_COLS, DEFAULT_ROWS, type TerminalSize } from "./output-capture.js";
 export { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, DEFAULT_MAX_LINE_BYTES, resolveLimits } from "./limits.js";
 export { OutputCapture } from "./output-capture.js";
 export { AdaptivePublisher, type PublisherOptions } from "./publisher.js";
@@ -11,5 +14,16 @@ export { applyUpdate, deriveUpdate, measureUpdate, metadataOf } from "./updates.
 export { describeTruncation, formatBytes } from "./describe.js";
 export { isHighSurrogate, isLowSurrogate, utf8Length, utf8Prefix, utf8Suffix } from "./utf8.js";
 export { countLines } from "./window.js";
-export { CallbackError, CaptureError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError } from "./errors.js";
-export { type CaptureLimits, type CaptureMetadata, type CaptureUpdate, type CaptureView, type ExecOptions, type ExecResult, type Retain, type SpillOptions, type TruncatedBy, type Truncation } from "./types.js";
+export { CallbackError, CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError } from "./errors.js";
+export {
+  type CaptureLimits,
+  type CaptureMetadata,
+  type CaptureUpdate,
+  type CaptureView,
+  type ExecOptions,
+  type ExecResult,
+  type Retain,
+  type SpillOptions,
+  type TruncatedBy,
+  type Truncation,
+} from "./types.js";

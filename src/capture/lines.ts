@@ -107,6 +107,16 @@ export class LineCleaner {
     this.openCut = bytes - keptBytes;
   }
 
+  /** Hands the current line over (with a pending `\r`, still unapplied) and starts empty. */
+  release(): string {
+    const line = this.openLine + (this.pendingCR ? "\r" : "");
+    this.pendingCR = false;
+    this.open = "";
+    this.openBytes = 0;
+    this.openCut = 0;
+    return line;
+  }
+
   /** Completes the current line; returns it with its newline. */
   takeLine(): string {
     this.pendingCR = false;

@@ -11,10 +11,12 @@ import { isUtf8 } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
 import { AnsiStripper, stripCompleteCsi } from "./ansi.js";
 import { BinarySniffer } from "./binary.js";
+import { firstCursorMove } from "./cursor.js";
 import { LineCleaner, cutMarker } from "./lines.js";
+import { TerminalScreen } from "./screen.js";
 import type { CaptureLimits, CaptureView, Truncation, TruncatedBy } from "./types.js";
 import { leadingContinuations, utf8Length, utf8Prefix } from "./utf8.js";
-import { BoundedWindow } from "./window.js";
+import { BoundedWindow, countLines } from "./window.js";
 
 const ESC = 0x1b;
 const CR = 0x0d;
@@ -22,6 +24,28 @@ const BS = 0x08;
 const NL = 0x0a;
 /** Carriage return or backspace: the line assembler has to replay them. */
 const FRAMING = /[\r\b]/;
+export const DEFAULT_COLS = 120;
+export const DEFAULT_ROWS = 40;
+
+/** A terminal's size, for the terminal model (and the pseudo-terminal, when there is one). */
+export interface TerminalSize {
+  readonly cols: number;
+  readonly rows: number;
+}
+
+/** The read without the `\r` of each `\r\n` (a terminal's line ends), or undefined if another `\r` is in it. */
+function withoutCrlf(chunk: Buffer): Buffer | undefined {
+  const out = Buffer.allocUnsafe(chunk.length);
+  let at = 0;
+  let from = 0;
+  for (let i = chunk.indexOf(CR); i !== -1; i = chunk.indexOf(CR, from)) {
+    if (chunk[i + 1] !== NL) return undefined;
+    at += chunk.copy(out, at, from, i);
+    from = i + 1;
+  }
+  at += chunk.copy(out, at, from);
+  return out.subarray(0, at);
+}
 
 export class OutputCapture {
   rawBytes = 0;
@@ -32,16 +56,27 @@ export class OutputCapture {
   private readonly ansi = new AnsiStripper();
   private readonly lines: LineCleaner;
   private readonly window: BoundedWindow;
+  /** The terminal model, from the first cursor-moving sequence on (see cursor.ts). */
+  private screen: TerminalScreen | undefined;
+  private screenText: string | undefined;
   /** The start of a CSI sequence cut by the end of the previous read (byte path), glued to the next. */
   private heldCsi: Buffer | undefined;
 
-  constructor(readonly limits: CaptureLimits) {
+  constructor(
+    readonly limits: CaptureLimits,
+    readonly terminal: TerminalSize = { cols: DEFAULT_COLS, rows: DEFAULT_ROWS },
+  ) {
     this.lines = new LineCleaner(limits.maxLineBytes);
     this.window = new BoundedWindow(limits);
   }
 
   get binary(): boolean {
     return this.sniffer.binary;
+  }
+
+  /** Whether the output is being rendered through the terminal model. */
+  get emulated(): boolean {
+    return this.screen !== undefined;
   }
 
   push(chunk: Buffer): void {
@@ -52,19 +87,20 @@ export class OutputCapture {
       chunk = Buffer.concat([this.heldCsi, chunk]);
       this.heldCsi = undefined;
     }
+    if (this.screen) {
+      this.writeScreen(this.decoder.write(chunk));
+      return;
+    }
+    // A terminal ends lines with \r\n; without the \r they are plain lines for the fast path.
+    const plain = chunk.indexOf(CR) === -1 ? chunk : withoutCrlf(chunk);
     // Reads split characters often (every 64 KiB boundary in non-ASCII text). The leading
     // continuation bytes finish (or invalidate) whatever the decoder holds from the previous read;
     // after them the read starts on a character boundary. Only a read made of nothing but 1–2
     // continuation bytes leaves that undecided, and takes the string path.
     const k = leadingContinuations(chunk);
-    const bytePath =
-      (k < chunk.length || k === 3) &&
-      !this.ansi.holding &&
-      this.lines.canTakePlain &&
-      chunk.indexOf(CR) === -1 &&
-      chunk.indexOf(BS) === -1;
+    const bytePath = plain !== undefined && (k < plain.length || k === 3) && !this.ansi.holding && this.lines.canTakePlain && plain.indexOf(BS) === -1;
     if (bytePath) {
-      const body = k > 0 ? chunk.subarray(k) : chunk;
+      const body = k > 0 ? plain.subarray(k) : plain;
       const stripped = body.indexOf(ESC) === -1 ? { bytes: body, held: 0 } : stripCompleteCsi(body);
       if (stripped !== undefined) {
         const finished = (k > 0 ? this.decoder.write(chunk.subarray(0, k)) : "") + this.decoder.end();
@@ -85,6 +121,14 @@ export class OutputCapture {
       this.pushText(this.decoder.write(this.heldCsi));
       this.heldCsi = undefined;
     }
+    if (this.screen) {
+      this.writeScreen(this.decoder.end());
+      const done: string[] = [];
+      this.screen.end((line) => done.push(line));
+      this.commitScreenLines(done);
+      this.screenText = undefined;
+      return;
+    }
     this.pushText(this.decoder.end());
     const held = this.ansi.end();
     if (held) this.commitText(this.lines.push(held));
@@ -100,10 +144,12 @@ export class OutputCapture {
   }
 
   get totalBytes(): number {
+    if (this.screen) return this.window.committedBytes + utf8Length(this.renderScreen());
     return this.window.committedBytes + this.lines.openLineBytes;
   }
 
   get totalLines(): number {
+    if (this.screen) return this.window.committedLines + countLines(this.renderScreen());
     return this.window.committedLines + (this.lines.openLineBytes > 0 ? 1 : 0);
   }
 
@@ -125,11 +171,12 @@ export class OutputCapture {
       };
       return { text: "", truncation, ...base };
     }
-    const w = this.window.view({
-      text: this.lines.openLine,
-      bytes: this.lines.openLineBytes,
-      lastCompletedBytes: this.lines.lastLineBytes,
-    });
+    const screen = this.screen ? this.renderScreen() : undefined;
+    const w = this.window.view(
+      screen !== undefined
+        ? { text: screen, bytes: utf8Length(screen.slice(screen.lastIndexOf("\n") + 1)), lastCompletedBytes: this.lines.lastLineBytes }
+        : { text: this.lines.openLine, bytes: this.lines.openLineBytes, lastCompletedBytes: this.lines.lastLineBytes },
+    );
     const truncatedBy = this.truncatedBy;
     const truncation: Truncation = {
       truncated: truncatedBy !== null,
@@ -149,10 +196,76 @@ export class OutputCapture {
 
   private pushText(text: string): void {
     if (text === "") return;
+    if (this.ansi.holding || text.includes("\x1b")) {
+      // A cursor sequence may have begun in the previous read: test it whole.
+      const raw = this.ansi.holding ? this.ansi.take() + text : text;
+      const at = firstCursorMove(raw);
+      if (at >= 0) {
+        // What came before goes the usual way, so the switch happens at the same byte however the
+        // output was split into reads.
+        this.pushLines(raw.slice(0, at));
+        this.enterScreen(this.ansi.take() + raw.slice(at));
+        return;
+      }
+      text = raw;
+    }
+    this.pushLines(text);
+  }
+
+  private pushLines(text: string): void {
+    if (text === "") return;
     const stripped = !this.ansi.holding && !text.includes("\x1b") ? text : this.ansi.push(text);
     // Coloured output without progress frames is plain once stripped: commit its lines in bulk.
     if (this.lines.canTakePlain && !FRAMING.test(stripped)) this.pushPlainText(stripped);
     else this.commitText(this.lines.push(stripped));
+  }
+
+  /**
+   * From here on the output goes through the terminal model. The lines that would still be on a
+   * terminal's screen go back under its cursor (a display that moves up over lines printed in an
+   * earlier read redraws them, not new ones), and so does the current line.
+   */
+  private enterScreen(raw: string): void {
+    const reopened = this.window.takeBack(this.terminal.rows - 1);
+    const open = this.lines.release();
+    this.screen = new TerminalScreen(this.terminal.cols, this.terminal.rows);
+    this.writeScreen(reopened + open + raw);
+  }
+
+  private writeScreen(text: string): void {
+    if (text === "") return;
+    this.screenText = undefined;
+    const done: string[] = [];
+    this.screen!.write(text, (line) => done.push(line));
+    this.commitScreenLines(done);
+  }
+
+  private renderScreen(): string {
+    this.screenText ??= this.screen!.render().text;
+    return this.screenText;
+  }
+
+  /** Lines that scrolled off the screen are final: capped like any line, then committed. */
+  private commitScreenLines(done: string[]): void {
+    if (done.length === 0) return;
+    const cap = this.limits.maxLineBytes;
+    let text = "";
+    let last = 0;
+    for (const line of done) {
+      const bytes = utf8Length(line);
+      if (bytes > cap) {
+        const kept = utf8Prefix(line, cap);
+        const marked = kept + cutMarker(bytes - utf8Length(kept));
+        this.lines.cutLines++;
+        text += marked + "\n";
+        last = utf8Length(marked);
+      } else {
+        text += line + "\n";
+        last = bytes;
+      }
+    }
+    this.window.append(Buffer.from(text, "utf8"), done.length);
+    this.lines.lastLineBytes = last;
   }
 
   private pushPlainText(text: string): void {

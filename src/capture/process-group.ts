@@ -3,9 +3,9 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { existsSync } from "node:fs";
 import { constants } from "node:os";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 
-export type GroupChild = ChildProcessByStdio<null, Readable, Readable>;
+export type GroupChild = ChildProcessByStdio<Writable | null, Readable, Readable>;
 
 let defaultShell: string | undefined;
 export function resolveShell(shell?: string): string {
@@ -14,9 +14,9 @@ export function resolveShell(shell?: string): string {
   return defaultShell;
 }
 
-export function spawnInGroup(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv): GroupChild {
-  // stdin is closed so nothing can hang waiting on a prompt.
-  return spawn(shell, ["-c", command], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+export function spawnInGroup(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv, stdin = false): GroupChild {
+  // stdin is closed unless the caller will write to it, so nothing can hang waiting on a prompt.
+  return spawn(shell, ["-c", command], { cwd, env, detached: true, stdio: [stdin ? "pipe" : "ignore", "pipe", "pipe"] }) as GroupChild;
 }
 
 /** Signals the whole group; false when the group is already gone. */
@@ -52,7 +52,7 @@ export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): 
 export function guardAgainstOrphans(pgid: number): () => void {
   let guard: ReturnType<typeof spawn> | undefined;
   try {
-    guard = spawn("/bin/sh", ["-c", 'read _ ; kill -KILL -$0 2>/dev/null', String(pgid)], {
+    guard = spawn("/bin/sh", ["-c", "read _ ; kill -KILL -$0 2>/dev/null", String(pgid)], {
       stdio: ["pipe", "ignore", "ignore"],
       detached: true,
     });

@@ -85,6 +85,16 @@ export interface ExecOptions {
     readonly limits?: Partial<CaptureLimits>;
     readonly spill?: SpillOptions | false;
   };
+  /**
+   * Run under a pseudo-terminal: stdout and stderr are one stream, the program sees a terminal of
+   * cols × rows (default 120 × 40; TERM=xterm-256color, and NO_COLOR is not set) and its input is
+   * the terminal's keyboard.
+   */
+  readonly pty?: boolean;
+  readonly cols?: number;
+  readonly rows?: number;
+  /** Without a pty: "pipe" keeps the command's stdin open for RunningCommand.write. Default "ignore". */
+  readonly stdin?: "ignore" | "pipe";
   /** Paced by the adaptive publisher. Throwing kills the process group and fails exec. */
   readonly onUpdate?: (update: CaptureUpdate) => void;
   /** Publisher pacing; defaults 100 ms and 100 KiB/s. */

@@ -66,6 +66,31 @@ export class BoundedWindow {
     else this.appendHead(piece, lines);
   }
 
+  /**
+   * Takes the last `k` committed lines back out (tail only: a head window that stopped growing does
+   * not hold them). The terminal model uses this to put the lines still on screen back under its
+   * cursor when output starts to move it.
+   */
+  takeBack(k: number): string {
+    if (k <= 0 || this.limits.retain !== "tail" || this.committedLines === 0 || this.pieces.length === 0) return "";
+    const buf = Buffer.concat(this.pieces);
+    let start = buf.length;
+    let found = 0;
+    for (let pos = buf.length - 1; found < Math.min(k, this.committedLines); ) {
+      const nl = pos > 0 ? buf.lastIndexOf(NL, pos - 1) : -1;
+      found++;
+      start = nl + 1;
+      if (nl === -1) break;
+      pos = nl;
+    }
+    const taken = buf.subarray(start);
+    this.pieces = start > 0 ? [buf.subarray(0, start)] : [];
+    this.piecesBytes = start;
+    this.committedBytes -= taken.length;
+    this.committedLines -= found;
+    return taken.toString("utf8");
+  }
+
   view(open: OpenLine): WindowView {
     return this.limits.retain === "tail" ? this.viewTail(open) : this.viewHead(open);
   }

@@ -12,7 +12,17 @@ import { DEFAULT_ROOT, ensureDir, newSessionId, openSessionRepo, SessionNotFound
 import { defineCommand, intOption, type OptionValues } from "./command.js";
 import { EXIT } from "./exit.js";
 import { createLiveDisplay } from "./run-live.js";
-import { callRunInfo, directorySize, newSessionView, reduceSessionView, RUN_INFO, type RunInfo, type SessionStatus, type SessionSummary, type SessionView } from "./session-view.js";
+import {
+  callRunInfo,
+  directorySize,
+  newSessionView,
+  reduceSessionView,
+  RUN_INFO,
+  type RunInfo,
+  type SessionStatus,
+  type SessionSummary,
+  type SessionView,
+} from "./session-view.js";
 import { ROOT } from "./shared-options.js";
 import { STORE, storeTarget, type StoreTarget } from "./store-option.js";
 import { finishPostgresRun, postgresRepoOptions } from "./run-postgres.js";
@@ -26,11 +36,20 @@ const OPTIONS = {
   head: { type: "boolean", help: "keep the start of the output" },
   tail: { type: "boolean", help: "keep the end of the output (the default)" },
   timeout: { type: "string", value: "SECONDS", help: "kill the process group after SECONDS (exit 124, as GNU timeout)" },
+  pty: {
+    type: "boolean",
+    help: "run under a pseudo-terminal (the command sees a terminal: colour, progress\ndisplays); a display that redraws with cursor movement ends as its final screen",
+  },
   json: { type: "boolean", help: "print {exitCode, signal, timedOut, aborted, binary, text, truncation, spillPath, session}" },
   store: STORE,
   root: ROOT,
   session: { type: "string", value: "ID", help: "add this run to session ID (created when it does not exist yet)" },
-  serve: { type: "string", value: "PORT", optionalValue: true, help: "serve the live viewer (its URL is printed before the command starts) and\nkeep serving after the command ends until Ctrl-C" },
+  serve: {
+    type: "string",
+    value: "PORT",
+    optionalValue: true,
+    help: "serve the live viewer (its URL is printed before the command starts) and\nkeep serving after the command ends until Ctrl-C",
+  },
   exit: { type: "boolean", help: "with --serve: stop serving when the command ends" },
   quiet: { type: "boolean", short: "q", help: "show nothing while the command runs" },
 } as const;
@@ -44,6 +63,7 @@ interface RunArgs {
   maxLines?: number;
   retain: "head" | "tail";
   timeoutMs?: number;
+  pty: boolean;
   json: boolean;
   quiet: boolean;
   store: StoreTarget;
@@ -76,6 +96,7 @@ function parse(values: OptionValues<typeof OPTIONS>, positionals: readonly strin
     ...(maxLines !== undefined ? { maxLines } : {}),
     retain: values.head ? "head" : "tail",
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    pty: values.pty ?? false,
     json: values.json ?? false,
     quiet: values.quiet ?? false,
     store,
@@ -162,7 +183,9 @@ async function run(a: RunArgs): Promise<number> {
     const harness = createHarness({
       store,
       workspace,
-      tools: [createBashTool({ retain: a.retain, ...(a.maxBytes ? { maxBytes: a.maxBytes } : {}), ...(a.maxLines ? { maxLines: a.maxLines } : {}) })],
+      tools: [
+        createBashTool({ retain: a.retain, pty: a.pty, ...(a.maxBytes ? { maxBytes: a.maxBytes } : {}), ...(a.maxLines ? { maxLines: a.maxLines } : {}) }),
+      ],
     });
     const summary = (): SessionSummary => {
       const v = sessionState!.value;

@@ -2,8 +2,8 @@
 // archive), a harness over the agent tools, and the session record that `spool sessions` lists. Each
 // tool call runs as its own operation, so concurrent calls settle independently; a caller follows a
 // call's output as it grows through `onUpdate` (the folded state after each paced batch). close()
-// aborts what still runs (ending each command's process group), waits for those calls to settle
-// with their output so far, and records how the session ended.
+// aborts what still runs (ending each command's process group), kills the background processes,
+// waits for all of them to settle with their output so far, and records how the session ended.
 import { join } from "node:path";
 import { SpoolError } from "../errors/index.js";
 import { createWorkspace, type ToolResultMessage, type Workspace } from "../context/index.js";
@@ -138,6 +138,8 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
       const interrupted = running.size > 0;
       for (const r of running.values()) r.abort.abort();
       await Promise.all([...running.values()].map((r) => r.done));
+      // Background processes end with the session; each settles with its output and how it ended.
+      await harness.close();
       if (!owned) return;
       await store.commit([setValue(SESSION_RECORD, { ...record, endedAt: new Date().toISOString(), status: interrupted ? "interrupted" : "succeeded" })]);
       await store.close();

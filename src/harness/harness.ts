@@ -10,19 +10,9 @@
 import { apply, decoder, encoder, type Op, type WireOp } from "../delta/index.js";
 import type { ContentPart, ToolResultMessage, Workspace } from "../context/index.js";
 import { createToolOutput, type ToolOutput, type ToolOutputState } from "../output/index.js";
-import {
-  appendList,
-  ephemeralScope,
-  list,
-  retireScope,
-  setValue,
-  value,
-  type EphemeralScope,
-  type Store,
-  type ValueList,
-  type Write,
-} from "../store/index.js";
+import { appendList, ephemeralScope, list, retireScope, setValue, value, type EphemeralScope, type Store, type ValueList, type Write } from "../store/index.js";
 import type { HarnessEvent, HarnessListener } from "./events.js";
+import { createProcessHost, type ProcessHost } from "./processes.js";
 import { HarnessError, type ToolCall, type ToolContext, type ToolDefinition } from "./tool.js";
 
 export interface HarnessOptions {
@@ -71,6 +61,10 @@ export interface Harness {
   resume(operationId: string, options?: { signal?: AbortSignal }): Promise<ToolResultMessage[]>;
   /** The transcript: every settled tool result, in order. */
   transcript(): ToolResultMessage[];
+  /** Background processes started by bash calls (background / yieldSeconds). */
+  readonly processes: ProcessHost;
+  /** Kills every background process and waits until each has settled. Call it before exiting. */
+  close(): Promise<void>;
 }
 
 /** Operations started and not yet settled, with their calls: what recover() lists after a crash. */
@@ -84,7 +78,11 @@ const memoValue = (operationId: string, toolCallId: string, name: string) =>
   value<unknown>("tool_memo", `${operationId}:${toolCallId}:${name}`, operationScope(operationId));
 
 /** Fold a call's durable list: read backwards to the last base, then apply forward. */
-export function readDurableOutput(store: Pick<Store, "readList">, operationId: string, toolCallId: string): { output: ToolOutputState | undefined; replayed: number } {
+export function readDurableOutput(
+  store: Pick<Store, "readList">,
+  operationId: string,
+  toolCallId: string,
+): { output: ToolOutputState | undefined; replayed: number } {
   const address = outputList(operationId, toolCallId);
   const batches: WireOp[][] = [];
   let cursor: number | undefined;
@@ -174,14 +172,23 @@ export function createHarness(options: HarnessOptions): Harness {
   };
   const open: Record<string, OpenOperation> = { ...(store.get(OPEN_OPERATIONS) ?? {}) };
 
-  const runCall = async (operationId: string, call: ToolCall, signal: AbortSignal, seed: ToolOutputState | undefined): Promise<ToolResultMessage> => {
-    const tool = tools.get(call.toolName);
+  /**
+   * A call's sink: each flushed batch goes to the durable list first (one chain per call keeps its
+   * checkpoints in flush order; after a failure nothing more is written, so the list never skips a
+   * batch), then to the listeners as tool_update. `after` delays the first write (a commit that must
+   * land before it).
+   */
+  const openSink = (
+    operationId: string,
+    call: ToolCall,
+    tool: ToolDefinition<unknown> | undefined,
+    seed: ToolOutputState | undefined,
+    after?: Promise<void>,
+  ) => {
     const address = outputList(operationId, call.toolCallId);
     const enc = encoder();
-    let chain: Promise<void> = Promise.resolve();
+    let chain: Promise<void> = after ?? Promise.resolve();
     let durableError: unknown;
-    // One chain per call keeps its checkpoints in flush order (monotonic by construction). After a
-    // failure nothing more is written, so the durable list never skips a batch.
     const persist = (writes: readonly Write<EphemeralScope>[]): Promise<void> => {
       chain = chain.then(async () => {
         if (durableError !== undefined) return;
@@ -193,11 +200,6 @@ export function createHarness(options: HarnessOptions): Harness {
       });
       return chain;
     };
-    const durable = (ops: readonly Op[], base: boolean): void => {
-      void persist([appendList(address, enc.encode(ops), base ? "base" : undefined)]);
-    };
-
-    emit({ type: "tool_start", operationId, toolCallId: call.toolCallId, toolName: call.toolName, args: call.args });
     const out: ToolOutput = createToolOutput({
       ...(tool?.output?.retain !== undefined ? { retain: tool.output.retain } : {}),
       ...(tool?.output?.maxBytes !== undefined ? { maxBytes: tool.output.maxBytes } : {}),
@@ -208,24 +210,47 @@ export function createHarness(options: HarnessOptions): Harness {
       ...(options.targetBytesPerSecond !== undefined ? { targetBytesPerSecond: options.targetBytesPerSecond } : {}),
       onFlush: (ops, info) => {
         // Durable first: the list must hold every batch whatever the listeners do.
-        durable(ops, info.base);
+        void persist([appendList(address, enc.encode(ops), info.base ? "base" : undefined)]);
         emit({ type: "tool_update", operationId, toolCallId: call.toolCallId, ops });
       },
       onError: (err) => {
         durableError ??= err;
       },
     });
+    return {
+      out,
+      enc,
+      address,
+      persist,
+      get durableError() {
+        return durableError;
+      },
+      /** Closes the sink and waits for its last durable write. */
+      async close(): Promise<unknown> {
+        out.close();
+        await chain;
+        return durableError;
+      },
+    };
+  };
+
+  const runCall = async (operationId: string, call: ToolCall, signal: AbortSignal, seed: ToolOutputState | undefined): Promise<ToolResultMessage> => {
+    const tool = tools.get(call.toolName);
+    emit({ type: "tool_start", operationId, toolCallId: call.toolCallId, toolName: call.toolName, args: call.args });
+    const sink = openSink(operationId, call, tool, seed);
+    const { out, enc, address, persist } = sink;
 
     const ctx: ToolContext = {
       operationId,
       toolCallId: call.toolCallId,
       workspace,
+      processes,
       memoized: <T>(name: string) => store.get(memoValue(operationId, call.toolCallId, name)) as T | undefined,
       memo: async (name, v) => {
         out.flush({ force: true });
         const base: Op[] = [["r", structuredClone(out.state)]];
         await persist([setValue(memoValue(operationId, call.toolCallId, name), v), appendList(address, enc.encode(base), "base")]);
-        if (durableError !== undefined) throw durableError;
+        if (sink.durableError !== undefined) throw sink.durableError;
       },
     };
 
@@ -246,8 +271,7 @@ export function createHarness(options: HarnessOptions): Harness {
         fail(signal.aborted ? `[aborted] ${errorText(err)}` : errorText(err));
       }
     }
-    out.close();
-    await chain;
+    const durableError = await sink.close();
     if (durableError !== undefined) {
       isError = true;
       // The model still gets the output (it is in memory); the note says recovery could not have.
@@ -284,7 +308,32 @@ export function createHarness(options: HarnessOptions): Harness {
     emit({ type: "operation_start", operationId });
   };
 
+  const processes = createProcessHost({
+    open(processId, args, seed) {
+      const call: ToolCall = { toolCallId: processId, toolName: "bash", args };
+      open[processId] = { startedAt: new Date().toISOString(), calls: [call] };
+      const begun = store.commit([setValue(OPEN_OPERATIONS, { ...open })]).then(() => undefined);
+      emit({ type: "operation_start", operationId: processId });
+      emit({ type: "tool_start", operationId: processId, toolCallId: processId, toolName: "bash", args });
+      const sink = openSink(processId, call, tools.get("bash"), seed, begun);
+      background.set(processId, { call, sink });
+      return sink.out;
+    },
+    async settle(processId, isError) {
+      const entry = background.get(processId)!;
+      background.delete(processId);
+      const durableError = await entry.sink.close();
+      emit({ type: "tool_end", operationId: processId, toolCallId: processId, isError: isError || durableError !== undefined });
+      await settle(processId, [resultOf(entry.call, entry.sink.out.state, isError || durableError !== undefined)]);
+    },
+  });
+  const background = new Map<string, { call: ToolCall; sink: ReturnType<typeof openSink> }>();
+
   const harness: Harness = {
+    processes,
+    close() {
+      return processes.closeAll();
+    },
     on(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -327,7 +376,14 @@ export function createHarness(options: HarnessOptions): Harness {
     const text = output?.content[0].text ?? "";
     const note = "[interrupted: spool stopped while this call was running; it was not run again because the tool is not replay-safe]";
     const state = output ?? ({ content: [{ type: "text", text: "" }], details: {}, terminate: false } as unknown as ToolOutputState);
-    return resultOf(call, { ...state, content: [{ type: "text", text: `${text}${text && !text.endsWith("\n") ? "\n" : ""}${note}` }, ...state.content.slice(1)] } as ToolOutputState, true);
+    return resultOf(
+      call,
+      {
+        ...state,
+        content: [{ type: "text", text: `${text}${text && !text.endsWith("\n") ? "\n" : ""}${note}` }, ...state.content.slice(1)],
+      } as ToolOutputState,
+      true,
+    );
   };
 
   return harness;

@@ -8,9 +8,18 @@ export type { HarnessEvent, HarnessListener } from "./events.js";
 export { reduceCalls, reduceLane, emptyLane, type CallView, type LaneView, type LaneTool } from "./lane.js";
 export { createStateHost, StateError, type MutableState, type StateHost, type BatchListener } from "./state.js";
 export { bashDetails, createBashTool, type BashArgs, type BashDetails, type BashToolOptions } from "./tools/bash.js";
+export { createProcessTools, formatProcessRead, type ProcessOutputArgs, type ProcessWriteArgs, type ProcessKillArgs } from "./tools/process.js";
+export { describeStatus, MAX_WAIT_SECONDS, type ProcessHost, type ProcessInfo, type ProcessRead, type ProcessStatus } from "./processes.js";
 export { createReadTool, type ReadArgs } from "./tools/read.js";
 export { createRecallTool, type RecallArgs } from "./tools/recall.js";
 export { createAgentTools, type AgentToolsOptions } from "./tools/agent-tools.js";
 export { type ReadToolOptions } from "./tools/read.js";
-export { openAgentSession, AgentSessionClosedError, type AgentSession, type AgentSessionOptions, type AgentCallOutcome, type AgentCallOptions } from "./agent-session.js";
+export {
+  openAgentSession,
+  AgentSessionClosedError,
+  type AgentSession,
+  type AgentSessionOptions,
+  type AgentCallOutcome,
+  type AgentCallOptions,
+} from "./agent-session.js";
 export { SESSION_RECORD, type SessionRecord, type SessionStatus } from "./session-record.js";

@@ -4,11 +4,14 @@ import { SpoolError } from "../errors/index.js";
 import type { Retain } from "../capture/index.js";
 import type { Workspace } from "../context/index.js";
 import type { ToolOutput } from "../output/index.js";
+import type { ProcessHost } from "./processes.js";
 
 export interface ToolContext {
   readonly operationId: string;
   readonly toolCallId: string;
   readonly workspace: Workspace;
+  /** The harness's background processes (bash with background/yieldSeconds, the process_* tools). */
+  readonly processes: ProcessHost;
   /** A memo this call stored before (e.g. in a run that crashed), or undefined. */
   memoized<T>(name: string): T | undefined;
   /**
@@ -40,7 +43,13 @@ export interface ToolCall {
 
 export class HarnessError extends SpoolError {
   constructor(
-    override readonly code: "SPOOL_HARNESS_BAD_CALL" | "SPOOL_HARNESS_UNKNOWN_OPERATION" | "SPOOL_HARNESS_DUPLICATE_TOOL" | "SPOOL_HARNESS_OPERATION_OPEN",
+    override readonly code:
+      | "SPOOL_HARNESS_BAD_CALL"
+      | "SPOOL_HARNESS_UNKNOWN_OPERATION"
+      | "SPOOL_HARNESS_DUPLICATE_TOOL"
+      | "SPOOL_HARNESS_OPERATION_OPEN"
+      | "SPOOL_HARNESS_UNKNOWN_PROCESS"
+      | "SPOOL_HARNESS_PROCESS_ENDED",
     message: string,
   ) {
     super(code, message);

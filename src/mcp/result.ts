@@ -12,6 +12,8 @@ export interface BashStructured {
   readonly totalLines: number;
   readonly totalBytes: number;
   readonly spillPath: string | null;
+  /** Set when the command still ran at the yield time and became a background process. */
+  readonly processId?: string;
   [key: string]: unknown;
 }
 
@@ -26,6 +28,10 @@ export const BASH_OUTPUT_SCHEMA = {
     totalLines: { type: "integer" },
     totalBytes: { type: "integer" },
     spillPath: { type: ["string", "null"], description: "File with the full raw output (read it with the read tool)." },
+    processId: {
+      type: "string",
+      description: "Present when the command keeps running in the background: pass it to process_output, process_write, process_kill.",
+    },
   },
   required: ["exitCode", "signal", "timedOut", "truncated", "totalLines", "totalBytes", "spillPath"],
 } as const;
@@ -41,6 +47,7 @@ export function bashStructured(outcome: AgentCallOutcome): BashStructured {
     totalLines: t?.totalLines ?? 0,
     totalBytes: t?.totalBytes ?? 0,
     spillPath: d.spillPath ?? null,
+    ...(d.processId !== undefined ? { processId: d.processId } : {}),
   };
 }
 

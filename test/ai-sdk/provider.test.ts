@@ -69,7 +69,15 @@ describe("through @ai-sdk/openai-compatible against a scripted server", () => {
     const requests = server.requests;
     expect(requests).toHaveLength(8);
     expect(requests[0]!.stream).toBe(true);
-    expect(requests[0]!.tools!.map((t) => t.function.name).sort()).toEqual(["bash", "read", "recall"]);
+    expect(requests[0]!.tools!.map((t) => t.function.name).sort()).toEqual([
+      "bash",
+      "process_kill",
+      "process_list",
+      "process_output",
+      "process_write",
+      "read",
+      "recall",
+    ]);
     for (const [i, req] of requests.entries()) {
       // Pairing in the provider's own wire format: every tool_call id has exactly one tool message.
       const calls = req.messages.flatMap((m: ChatMessage) => (m.tool_calls ?? []).map((c) => c.id));

@@ -202,12 +202,20 @@ describe("bounded view", () => {
 describe("properties", () => {
   const piece = fc.oneof(
     fc.constantFrom("\n", "\r", "\r\n", "\b", "\t", "\x1b[", "31m", "\x1b]8;;u\x07", "\x1b\\", "\x00", "é", "😀", "€"),
+    // Cursor movement, erasing and the alternate screen: from the first of these on, the terminal model.
+    fc.constantFrom("\x1b[2A", "\x1b[1B", "\x1b[2K", "\x1b[H", "\x1b[2J", "\x1b[?1049h", "\x1b[?1049l", "\x1b7", "\x1b8"),
     fc.string({ maxLength: 30 }),
     fc.uint8Array({ maxLength: 12 }).map((a) => Buffer.from(a).toString("latin1")),
   );
-  const stream = fc.array(fc.oneof(piece.map((s) => enc(s)), fc.uint8Array({ maxLength: 8 }).map((a) => Buffer.from(a))), {
-    maxLength: 60,
-  });
+  const stream = fc.array(
+    fc.oneof(
+      piece.map((s) => enc(s)),
+      fc.uint8Array({ maxLength: 8 }).map((a) => Buffer.from(a)),
+    ),
+    {
+      maxLength: 60,
+    },
+  );
   const limits = fc.record({
     maxBytes: fc.integer({ min: 8, max: 200 }),
     maxLines: fc.integer({ min: 1, max: 8 }),
@@ -254,16 +262,21 @@ describe("properties", () => {
   it("plain text windows match a naive reference", () => {
     const line = fc.stringMatching(/^[a-zé😀 ]{0,12}$/u).map((s) => s + "\n");
     fc.assert(
-      fc.property(fc.array(line, { maxLength: 40 }), fc.string({ maxLength: 5 }).filter((s) => !/[\x00-\x1f\x7f-\x9f]/.test(s)), limits, (lines, last, lim) => {
-        const text = lines.join("") + last;
-        const l = { ...lim, maxLineBytes: 1000 };
-        const v = run([text], l);
-        const expected = lim.retain === "tail" ? naiveTail(text, lim.maxLines, lim.maxBytes) : naiveHead(text, lim.maxLines, lim.maxBytes);
-        if (bytes(expected) <= lim.maxBytes) expect(v.text).toBe(expected);
-        else expect(v.truncation.lastLinePartial).toBe(true);
-        expect(v.truncation.totalLines).toBe(naiveLines(text).length);
-        expect(v.truncation.totalBytes).toBe(bytes(text));
-      }),
+      fc.property(
+        fc.array(line, { maxLength: 40 }),
+        fc.string({ maxLength: 5 }).filter((s) => !/[\x00-\x1f\x7f-\x9f]/.test(s)),
+        limits,
+        (lines, last, lim) => {
+          const text = lines.join("") + last;
+          const l = { ...lim, maxLineBytes: 1000 };
+          const v = run([text], l);
+          const expected = lim.retain === "tail" ? naiveTail(text, lim.maxLines, lim.maxBytes) : naiveHead(text, lim.maxLines, lim.maxBytes);
+          if (bytes(expected) <= lim.maxBytes) expect(v.text).toBe(expected);
+          else expect(v.truncation.lastLinePartial).toBe(true);
+          expect(v.truncation.totalLines).toBe(naiveLines(text).length);
+          expect(v.truncation.totalBytes).toBe(bytes(text));
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -294,9 +307,7 @@ describe("footer", () => {
     expect(describeTruncation(meta({}, { spillPath: "/s/spill/c1.log" }), "tail")).toBe(
       "[Showing the last 2000 of 15000 lines (48.9 KB of 1.2 MB). Full output: /s/spill/c1.log]",
     );
-    expect(describeTruncation(meta({}), "head")).toBe(
-      "[Showing the first 2000 of 15000 lines (48.9 KB of 1.2 MB). The full output was not kept.]",
-    );
+    expect(describeTruncation(meta({}), "head")).toBe("[Showing the first 2000 of 15000 lines (48.9 KB of 1.2 MB). The full output was not kept.]");
   });
 
   it("names a partial line, cut lines and binary output, and says nothing when all is shown", () => {

@@ -36,6 +36,16 @@ describe("spool run", () => {
     expect(spilled.startsWith("1\n2\n3\n")).toBe(true);
   });
 
+  it("--pty runs the command on a terminal and shows a redrawn display as its final screen", () => {
+    const script = "test -t 1 && echo on-a-tty; printf 'a 0%%\\nb 0%%\\n'; for p in 50 100; do printf '\\033[2A\\033[2Ka %s%%\\n\\033[2Kb %s%%\\n' $p $p; done";
+    const r = spool(["run", "--pty", "--json", "-q", "--", script]);
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout) as { text: string };
+    expect(out.text).toBe("on-a-tty\na 100%\nb 100%\n");
+    const piped = JSON.parse(spool(["run", "--json", "-q", "--", "test -t 1 && echo on-a-tty || echo piped"]).stdout) as { text: string };
+    expect(piped.text).toBe("piped\n");
+  });
+
   it("exits with the command's status and prints the status sentence once", () => {
     const r = spool(["run", "--", "sh -c 'echo out; exit 3'"]);
     expect(r.status).toBe(3);
@@ -69,7 +79,9 @@ describe("spool run", () => {
     const r = spool(["run", "-q", "--max-lines", "10", "--", "seq 1 15000"]);
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines.slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => String(14991 + i)));
-    expect(r.stdout).toMatch(/\[Showing the last 10 of 15000 lines \(60 B of 77\.0 KB\)\. Full output: \/\S+\/\.spool\/sessions\/[^/]+\/spill\/call-1\.log\]\nSession: \.spool\/sessions\/[^/\n]+\n$/);
+    expect(r.stdout).toMatch(
+      /\[Showing the last 10 of 15000 lines \(60 B of 77\.0 KB\)\. Full output: \/\S+\/\.spool\/sessions\/[^/]+\/spill\/call-1\.log\]\nSession: \.spool\/sessions\/[^/\n]+\n$/,
+    );
   });
 
   it("--head keeps the start", () => {
@@ -85,10 +97,13 @@ describe("spool run", () => {
 
   it("piped, a long noisy build streams each cleaned line once: stderr ≤ 1.1× the output, no repeated window", () => {
     // ~40k lines over ~1.5 s with progress frames: the window slides many times while it streams.
-    const script = "for i in $(seq 1 400); do for j in $(seq 1 100); do echo \"step $i.$j compiling module_$j\"; done; printf 'progress %d%%\\r' $i; sleep 0.003; done; echo done";
+    const script =
+      "for i in $(seq 1 400); do for j in $(seq 1 100); do echo \"step $i.$j compiling module_$j\"; done; printf 'progress %d%%\\r' $i; sleep 0.003; done; echo done";
     const r = spool(["run", "--max-lines", "50", "--", script]);
     expect(r.status).toBe(0);
-    const expected = Array.from({ length: 400 }, (_, i) => Array.from({ length: 100 }, (_, j) => `step ${i + 1}.${j + 1} compiling module_${j + 1}`).join("\n")).join("\n");
+    const expected = Array.from({ length: 400 }, (_, i) =>
+      Array.from({ length: 100 }, (_, j) => `step ${i + 1}.${j + 1} compiling module_${j + 1}`).join("\n"),
+    ).join("\n");
     const outputBytes = Buffer.byteLength(`${expected}\ndone\n`);
     expect(Buffer.byteLength(r.stderr)).toBeLessThanOrEqual(outputBytes * 1.1);
     const lines = r.stderr.split("\n").filter((l) => l.startsWith("step "));

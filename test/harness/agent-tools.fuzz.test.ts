@@ -6,7 +6,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../dist/context/index.js";
-import { openAgentSession, type AgentSession } from "../../dist/harness/index.js";
+import { bashDetails, openAgentSession, type AgentSession } from "../../dist/harness/index.js";
 import { createMemoryStore } from "../../dist/store/index.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 
@@ -82,8 +82,36 @@ describe("agent tools under model-controlled arguments", () => {
     );
   });
 
+  it("bash: any background/yieldSeconds/pty settles with a result or a clear error", async () => {
+    const flag = fc.oneof(fc.boolean(), json);
+    await fc.assert(
+      fc.asyncProperty(fc.record({ background: maybe(flag), pty: maybe(flag), yieldSeconds: maybe(num) }, { requiredKeys: [] }), (extra) =>
+        settles("bash", { command: "true", ...extra }),
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("process tools: any processId/input/waitSeconds settles with a result or a clear error", async () => {
+    // A live process that prints every 10 ms, so a valid wait on it ends at once.
+    const started = await session.call("bash", { command: "while :; do echo tick; sleep 0.01; done", background: true });
+    const live = bashDetails(started.state?.details).processId!;
+    expect(live).toMatch(/^proc-/);
+    const processId = fc.oneof(fc.constant(live), fc.string({ maxLength: 12 }), json);
+    const wait = maybe(num);
+    const input = fc.oneof(fc.string({ maxLength: 20 }), json);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom("process_output", "process_write", "process_list"), processId, input, wait, (name, id, text, waitSeconds) =>
+        settles(name, { processId: id, input: text, waitSeconds }),
+      ),
+      { numRuns: RUNS },
+    );
+    const killed = await session.call("process_kill", { processId: live });
+    expect(killed.text).toContain(`process ${live} was killed by SIGTERM`);
+  });
+
   it("non-object arguments settle as errors for every tool", async () => {
-    for (const name of ["bash", "read", "recall"]) {
+    for (const name of ["bash", "read", "recall", "process_output", "process_write", "process_kill", "process_list"]) {
       for (const args of [null, undefined, 42, "x", [], true]) await settles(name, args);
     }
   });

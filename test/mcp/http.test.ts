@@ -27,7 +27,15 @@ describe("spool mcp --http", () => {
     const transport = new StreamableHTTPClientTransport(new URL(url!), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
     const client = new Client({ name: "spool-test", version: "1.0.0" });
     await client.connect(transport);
-    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["bash", "read", "recall"]);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+      "bash",
+      "process_kill",
+      "process_list",
+      "process_output",
+      "process_write",
+      "read",
+      "recall",
+    ]);
     const result = await client.callTool({ name: "bash", arguments: { command: "seq 1 100000" } });
     expect(textOf(result)).toContain("100000\n");
     expect(result.structuredContent).toMatchObject({ exitCode: 0, truncated: true, totalLines: 100000 });

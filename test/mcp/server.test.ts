@@ -22,12 +22,16 @@ async function start(args: string[] = []): Promise<Connected> {
 }
 
 describe("spool mcp", () => {
-  it("lists bash, read and recall with their pinned arguments and model-facing descriptions", async () => {
+  it("lists bash, read, recall and the process tools with their pinned arguments and model-facing descriptions", async () => {
     const { client } = await start();
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(["bash", "read", "recall"]);
-    expect(Object.keys(byName["bash"]!.inputSchema.properties ?? {}).sort()).toEqual(["command", "timeout"]);
+    expect(Object.keys(byName).sort()).toEqual(["bash", "process_kill", "process_list", "process_output", "process_write", "read", "recall"]);
+    expect(Object.keys(byName["bash"]!.inputSchema.properties ?? {}).sort()).toEqual(["background", "command", "pty", "timeout", "yieldSeconds"]);
+    expect(Object.keys(byName["process_output"]!.inputSchema.properties ?? {}).sort()).toEqual(["processId", "waitSeconds"]);
+    expect(Object.keys(byName["process_write"]!.inputSchema.properties ?? {}).sort()).toEqual(["input", "processId", "waitSeconds"]);
+    expect(byName["process_write"]!.inputSchema.required).toEqual(["processId", "input"]);
+    expect(Object.keys(byName["process_kill"]!.inputSchema.properties ?? {})).toEqual(["processId"]);
     expect(byName["bash"]!.inputSchema.required).toEqual(["command"]);
     expect(Object.keys(byName["read"]!.inputSchema.properties ?? {}).sort()).toEqual(["limit", "offset", "path"]);
     expect(Object.keys(byName["recall"]!.inputSchema.properties ?? {}).sort()).toEqual(["grep", "key", "limit", "offset"]);

@@ -2,6 +2,7 @@
 // iterates over it and binds every entry, so a new harness tool is added here once and appears on
 // every surface with its name, description and JSON Schema.
 import { createBashTool, type BashToolOptions } from "./bash.js";
+import { createProcessTools } from "./process.js";
 import { createReadTool } from "./read.js";
 import { createRecallTool } from "./recall.js";
 import type { ToolDefinition } from "../tool.js";
@@ -33,5 +34,7 @@ export function createAgentTools(options: AgentToolsOptions = {}): ToolDefinitio
     }),
     createReadTool({ anyFile: true, ...(cwd !== undefined ? { cwd } : {}) }),
     createRecallTool(),
+    // Background processes that bash's background/yieldSeconds hand over: read, write, kill, list.
+    ...createProcessTools(),
   ];
 }

@@ -1,13 +1,34 @@
 // bash: thin on purpose. The exec env captures with the tool's limits and spill; the tool maps each
 // update onto its sink (append → write, anything else → replace of the bounded view) and records the
-// spill path and truncation once, as plain mutation.
-import { applyUpdate, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, describeTruncation, exec, type CaptureView } from "../../capture/index.js";
+// spill path and truncation once, as plain mutation. With `background` or `yieldSeconds` the call
+// returns when the command ends or the yield time is up, whichever is first; a command still
+// running then becomes a background process (its own sink, read with process_output).
+import {
+  applyUpdate,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINES,
+  describeTruncation,
+  start,
+  type CaptureUpdate,
+  type CaptureView,
+  type ExecResult,
+} from "../../capture/index.js";
+import type { ToolOutput } from "../../output/index.js";
+import { mirrorUpdate } from "../capture-target.js";
+import { MAX_WAIT_SECONDS } from "../processes.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
+import { formatProcessRead } from "./process.js";
 
 export interface BashArgs {
   readonly command: string;
   /** Seconds. */
   readonly timeout?: number;
+  /** Return at once (or after yieldSeconds) and leave the command running as a background process. */
+  readonly background?: boolean;
+  /** Return after this many seconds if the command is still running; it keeps running in the background. */
+  readonly yieldSeconds?: number;
+  /** Run under a pseudo-terminal (for prompts, REPLs, programs that only draw progress on a terminal). */
+  readonly pty?: boolean;
 }
 
 /**
@@ -22,6 +43,8 @@ export interface BashDetails {
   binary?: true;
   /** Absolute path of the spill file, once the output outgrew the window. */
   spillPath?: string;
+  /** Set when the command was handed over to a background process. */
+  processId?: string;
 }
 
 /** Reads bash's details from any tool output's details, keeping only well-typed fields. */
@@ -34,6 +57,7 @@ export function bashDetails(details: Readonly<Record<string, unknown>> | undefin
   if (d["aborted"] === true) out.aborted = true;
   if (d["binary"] === true) out.binary = true;
   if (typeof d["spillPath"] === "string") out.spillPath = d["spillPath"];
+  if (typeof d["processId"] === "string") out.processId = d["processId"];
   return out;
 }
 
@@ -45,71 +69,138 @@ export interface BashToolOptions {
   readonly retain?: "head" | "tail";
   /** Seconds, for calls that give no timeout of their own (default: none). */
   readonly timeout?: number;
+  /** Run every command under a pseudo-terminal (`spool run --pty`). */
+  readonly pty?: boolean;
+  readonly cols?: number;
+  readonly rows?: number;
 }
 
 // Node's timers hold at most 2^31-1 ms; a longer timeout would fire at once.
 const MAX_TIMEOUT_SECONDS = 2_147_483;
 
+function checkArgs(args: BashArgs): void {
+  if (typeof args !== "object" || args === null || typeof args.command !== "string" || args.command.trim() === "") {
+    throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'bash needs a non-empty "command" string argument');
+  }
+  if (args.timeout !== undefined && !(typeof args.timeout === "number" && args.timeout > 0 && args.timeout <= MAX_TIMEOUT_SECONDS)) {
+    throw new HarnessError(
+      "SPOOL_HARNESS_BAD_CALL",
+      `bash "timeout" must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got ${JSON.stringify(args.timeout)}`,
+    );
+  }
+  if (args.yieldSeconds !== undefined && !(typeof args.yieldSeconds === "number" && args.yieldSeconds >= 0 && args.yieldSeconds <= MAX_WAIT_SECONDS)) {
+    throw new HarnessError(
+      "SPOOL_HARNESS_BAD_CALL",
+      `bash "yieldSeconds" must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}, got ${JSON.stringify(args.yieldSeconds)}`,
+    );
+  }
+  for (const flag of ["background", "pty"] as const) {
+    if (args[flag] !== undefined && typeof args[flag] !== "boolean") {
+      throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `bash "${flag}" must be true or false, got ${JSON.stringify(args[flag])}`);
+    }
+  }
+}
+
+/** How the command ended, as plain details and a footer; throws for a failed command. */
+function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", timeout: number | undefined): void {
+  if (out.state.content[0].text !== result.text) out.replace(result.text);
+  out.capture(result);
+  if (result.spillPath !== undefined && out.details.spillPath !== result.spillPath) out.details.spillPath = result.spillPath;
+  // How it ended, as plain details: a viewer shows it, and `spool run` exits with it.
+  out.details.exitCode = result.exitCode;
+  if (result.signal) out.details.signal = result.signal;
+  if (result.timedOut) out.details.timedOut = true;
+  if (result.aborted) out.details.aborted = true;
+  if (result.binary) out.details.binary = true;
+  const footer = describeTruncation(result, retain);
+  if (footer) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${footer}`);
+  if (result.timedOut) throw new Error(`Command timed out after ${timeout}s; its process group was killed`);
+  if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
+  if (result.exitCode !== 0) throw new Error(`Command exited with code ${result.exitCode}`);
+}
+
 export function createBashTool(options: BashToolOptions = {}): ToolDefinition<BashArgs> {
-  const output = { retain: options.retain ?? "tail", maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES } as const;
+  const output = {
+    retain: options.retain ?? "tail",
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    maxLines: options.maxLines ?? DEFAULT_MAX_LINES,
+  } as const;
   return {
     name: "bash",
     description:
-      "Run a shell command. Output (stdout and stderr interleaved) is cleaned and bounded; when it is cut, the result says what was kept and names a file with the full output that the read tool can page through.",
+      "Run a shell command. Output (stdout and stderr interleaved) is cleaned and bounded; when it is cut, the result says what was kept and names a file with the full output that the read tool can page through. " +
+      "For servers, watchers and long builds pass background: true (or yieldSeconds): the call returns with a processId and the command keeps running; read it with process_output, type into it with process_write (pty: true gives it a terminal, for prompts and REPLs), stop it with process_kill.",
     parameters: {
       type: "object",
       properties: {
         command: { type: "string", description: "The command line, run with bash -c." },
         timeout: { type: "number", description: "Seconds before the command's process group is killed." },
+        background: { type: "boolean", description: "Return at once (or after yieldSeconds) and keep the command running as a background process." },
+        yieldSeconds: {
+          type: "number",
+          description: `Return after this many seconds (0-${MAX_WAIT_SECONDS}) if the command is still running; it keeps running in the background.`,
+        },
+        pty: { type: "boolean", description: "Run under a pseudo-terminal: the program sees a terminal (prompts, REPLs, progress displays)." },
       },
       required: ["command"],
     },
     output,
     kind: "exec",
     async execute(toolCallId, args, signal, out, ctx) {
-      if (typeof args?.command !== "string" || args.command.trim() === "") {
-        throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'bash needs a non-empty "command" string argument');
-      }
-      if (args.timeout !== undefined && !(typeof args.timeout === "number" && args.timeout > 0 && args.timeout <= MAX_TIMEOUT_SECONDS)) {
-        throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `bash "timeout" must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got ${JSON.stringify(args.timeout)}`);
-      }
+      checkArgs(args);
       const timeout = args.timeout ?? options.timeout;
+      const pty = args.pty ?? options.pty ?? false;
+      const yieldMs = args.yieldSeconds !== undefined ? args.yieldSeconds * 1000 : args.background ? 0 : undefined;
+      const retain = yieldMs !== undefined ? "tail" : output.retain;
+      // A command that may outlive this call must not die with the call's signal once it is handed over.
+      const control = new AbortController();
+      const onAbort = (): void => control.abort();
+      if (signal.aborted) control.abort();
+      else signal.addEventListener("abort", onAbort, { once: true });
       let view: CaptureView | undefined;
-      const result = await exec(args.command, {
+      let receiver = (u: CaptureUpdate): void => {
+        const previous = view;
+        view = applyUpdate(view, u);
+        mirrorUpdate(out, previous, view, u);
+      };
+      const handle = start(args.command, {
         ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
         ...(options.env !== undefined ? { env: options.env } : {}),
         ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
-        signal,
-        capture: { limits: output, spill: { dir: ctx.workspace.dir, id: toolCallId } },
-        onUpdate: (u) => {
-          const before = view?.text.length;
-          view = applyUpdate(view, u);
-          const v = view;
-          // One batch: the text and its totals are published together.
-          out.batch(() => {
-            if (u.kind === "append") out.write(u.text);
-            // A slide of the text the sink holds is two explicit ops; anything else is a replacement.
-            else if (u.kind === "slide" && out.state.content[0].text.length === before) out.slide(u.drop, u.text);
-            else out.replace(v.text);
-            out.capture(v);
-            if (v.spillPath !== undefined && out.details.spillPath !== v.spillPath) out.details.spillPath = v.spillPath;
-          });
-        },
+        ...(pty
+          ? { pty: true, ...(options.cols !== undefined ? { cols: options.cols } : {}), ...(options.rows !== undefined ? { rows: options.rows } : {}) }
+          : {}),
+        ...(yieldMs !== undefined && !pty ? { stdin: "pipe" as const } : {}),
+        signal: control.signal,
+        capture: { limits: { ...output, retain }, spill: { dir: ctx.workspace.dir, id: toolCallId } },
+        onUpdate: (u) => receiver(u),
       });
-      if (out.state.content[0].text !== result.text) out.replace(result.text);
-      out.capture(result);
-      if (result.spillPath !== undefined && out.details.spillPath !== result.spillPath) out.details.spillPath = result.spillPath;
-      // How it ended, as plain details: a viewer shows it, and `spool run` exits with it.
-      out.details.exitCode = result.exitCode;
-      if (result.signal) out.details.signal = result.signal;
-      if (result.timedOut) out.details.timedOut = true;
-      if (result.aborted) out.details.aborted = true;
-      if (result.binary) out.details.binary = true;
-      const footer = describeTruncation(result, output.retain);
-      if (footer) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${footer}`);
-      if (result.timedOut) throw new Error(`Command timed out after ${timeout}s; its process group was killed`);
-      if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
-      if (result.exitCode !== 0) throw new Error(`Command exited with code ${result.exitCode}`);
+      try {
+        if (yieldMs !== undefined) {
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const ended = await Promise.race([
+            handle.result.then(
+              () => true,
+              () => true,
+            ),
+            new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), yieldMs))),
+          ]);
+          clearTimeout(timer);
+          if (!ended) {
+            signal.removeEventListener("abort", onAbort);
+            const seed = structuredClone(out.state);
+            const processId = ctx.processes.adopt({ handle, command: args.command, pty, seed, view, redirect: (r) => (receiver = r) });
+            const first = await ctx.processes.read(processId, 0);
+            out.replace(formatProcessRead(first));
+            out.details.processId = processId;
+            if (first.spillPath !== undefined) out.details.spillPath = first.spillPath;
+            return;
+          }
+        }
+        finish(out, await handle.result, output.retain, timeout);
+      } finally {
+        signal.removeEventListener("abort", onAbort);
+      }
     },
   };
 }

@@ -1,0 +1,145 @@
+// The terminal model: output that moves the cursor (progress displays that redraw several lines,
+// full-screen programs) is run through a headless terminal emulator (@xterm/headless), so the view
+// holds what a person would see — the final frame, not every frame glued together.
+//
+// Memory stays bounded: rows that scroll off the top of the normal screen can never change again,
+// so after every slice they are harvested as finished lines (wrapped rows joined back into one
+// line) and the emulator's scrollback is emptied. The screen itself is rendered only when a view is
+// built. The alternate screen keeps no scrollback, so a full-screen program leaves nothing behind.
+import { createRequire } from "node:module";
+import type { IBuffer, Terminal as XTerminal } from "@xterm/headless";
+import { incompleteTailStart as INCOMPLETE_TAIL } from "./ansi.js";
+
+/** Text fed to the emulator per synchronous write; bounds how many rows one write can scroll. */
+const SLICE = 2048;
+/** `ESC [ 3 J` erases the scrollback only (the screen is untouched). */
+const ERASE_SCROLLBACK = "\x1b[3J";
+
+interface WritableCore {
+  writeSync(data: string): void;
+}
+
+type TerminalCtor = new (options: Record<string, unknown>) => XTerminal;
+let TerminalClass: TerminalCtor | undefined;
+function terminalClass(): TerminalCtor {
+  // Loaded on first use: plain output never pays for the emulator's module.
+  TerminalClass ??= (createRequire(import.meta.url)("@xterm/headless") as { Terminal: TerminalCtor }).Terminal;
+  return TerminalClass;
+}
+
+export interface ScreenText {
+  /** Finished lines and the rows on screen: the screen's empty rows below the cursor are left out. */
+  readonly text: string;
+}
+
+export class TerminalScreen {
+  private readonly term: XTerminal;
+  private readonly core: WritableCore;
+  /** Text of a line whose first rows scrolled off while the rest is still on screen. */
+  private pending = "";
+  /** An escape sequence split across writes, held until it is complete. */
+  private held = "";
+
+  constructor(
+    readonly cols: number,
+    readonly rows: number,
+  ) {
+    const Terminal = terminalClass();
+    // Every slice of SLICE characters can scroll at most SLICE rows, so the scrollback never trims
+    // a row before it is harvested.
+    this.term = new Terminal({ cols, rows, scrollback: SLICE + rows, convertEol: true, allowProposedApi: true, logLevel: "off" });
+    // The public write() parses later, on a timer; capture views are synchronous and the parser must
+    // keep pace with the process (the process waits while we parse, which bounds memory).
+    this.core = (this.term as unknown as { _core: WritableCore })._core;
+    if (typeof this.core?.writeSync !== "function") {
+      throw new Error("@xterm/headless no longer offers a synchronous write; pin the version spool was built with");
+    }
+  }
+
+  /** Feeds decoded output; returns the lines that were finished by scrolling off the screen. */
+  write(text: string, finished: (line: string) => void): void {
+    if (this.held) {
+      text = this.held + text;
+      this.held = "";
+    }
+    const tail = INCOMPLETE_TAIL(text);
+    if (tail >= 0) {
+      this.held = text.slice(tail);
+      text = text.slice(0, tail);
+    }
+    for (let at = 0; at < text.length; ) {
+      let end = Math.min(text.length, at + SLICE);
+      if (end < text.length) {
+        const c = text.charCodeAt(end - 1);
+        if (c >= 0xd800 && c <= 0xdbff) end--;
+        // Never end a slice inside an escape sequence: the scrollback erase below must reach the
+        // parser in its ground state.
+        const cut = INCOMPLETE_TAIL(text.slice(at, end));
+        if (cut > 0) end = at + cut;
+      }
+      this.core.writeSync(text.slice(at, end));
+      this.harvest(finished);
+      at = end;
+    }
+  }
+
+  /** End of output: an incomplete sequence is written as it is (the emulator decides what it means). */
+  end(finished: (line: string) => void): void {
+    if (!this.held) return;
+    const rest = this.held;
+    this.held = "";
+    this.core.writeSync(rest);
+    this.harvest(finished);
+  }
+
+  private harvest(finished: (line: string) => void): void {
+    const normal = this.term.buffer.normal;
+    const base = normal.baseY;
+    if (base === 0) return;
+    let line = this.pending;
+    for (let y = 0; y < base; y++) {
+      const row = normal.getLine(y);
+      line += row ? row.translateToString(true) : "";
+      const next = normal.getLine(y + 1);
+      if (!next?.isWrapped) {
+        finished(line);
+        line = "";
+      }
+    }
+    this.pending = line;
+    // Only in the normal buffer (the alternate one has no scrollback to erase).
+    if (this.term.buffer.active.type === "normal") this.core.writeSync(ERASE_SCROLLBACK);
+  }
+
+  /** The screen as a person sees it now. */
+  render(): ScreenText {
+    const buf: IBuffer = this.term.buffer.active;
+    const top = buf.baseY;
+    let last = -1;
+    for (let y = this.rows - 1; y >= 0; y--) {
+      if ((buf.getLine(top + y)?.translateToString(true) ?? "") !== "") {
+        last = y;
+        break;
+      }
+    }
+    const cursorY = buf.cursorY;
+    // The cursor below the last row written means that row was finished with a newline.
+    const lastRow = Math.max(last, buf.cursorX > 0 ? cursorY : cursorY - 1);
+    const lines: string[] = [];
+    let line = buf.type === "normal" ? this.pending : "";
+    for (let y = 0; y <= lastRow; y++) {
+      line += buf.getLine(top + y)?.translateToString(true) ?? "";
+      if (!buf.getLine(top + y + 1)?.isWrapped || y === lastRow) {
+        lines.push(line);
+        line = "";
+      }
+    }
+    if (lines.length === 0) return { text: line };
+    const closed = cursorY > lastRow;
+    return { text: lines.join("\n") + (closed ? "\n" : "") };
+  }
+
+  dispose(): void {
+    this.term.dispose();
+  }
+}

@@ -1,0 +1,252 @@
+// Background processes: commands that keep running after the bash call that started them returned.
+// Each is owned by the harness, has its own tool-output state (a live and durable sink, shown by
+// viewers and recovered after a crash like any call's), and a read cursor for the model: a read
+// returns only what is new since the last one, with exact counts of what left the bounded view
+// unread. Waiting ends as soon as output arrives or the process ends. When the owning process dies,
+// the capture's orphan guard kills each process group, and the unsettled operation left in the
+// session is reported as interrupted by recover()/resume().
+import { applyUpdate, type CaptureUpdate, type CaptureView, type ExecResult, type RunningCommand } from "../capture/index.js";
+import { HarnessError } from "./tool.js";
+import { mirrorUpdate } from "./capture-target.js";
+import { START, takeUnread, type ReadCursor } from "./unread.js";
+import type { ToolOutput, ToolOutputState } from "../output/index.js";
+
+/** After the first new output, gather what follows within this quiet gap (an echo, then the answer). */
+const QUIET_MS = 30;
+const GATHER_MAX_MS = 250;
+/** Longest wait a call may ask for. */
+export const MAX_WAIT_SECONDS = 600;
+
+export type ProcessStatus =
+  | { readonly state: "running" }
+  | { readonly state: "exited"; readonly exitCode: number }
+  | { readonly state: "killed"; readonly exitCode: number; readonly signal: string };
+
+export interface ProcessInfo {
+  readonly processId: string;
+  readonly command: string;
+  readonly pty: boolean;
+  readonly pid: number | undefined;
+  readonly startedAt: string;
+  readonly status: ProcessStatus;
+}
+
+export interface ProcessRead {
+  readonly processId: string;
+  readonly status: ProcessStatus;
+  /** New complete lines, then the current unfinished line (if any). */
+  readonly text: string;
+  readonly skippedLines: number;
+  readonly skippedBytes: number;
+  readonly spillPath?: string;
+}
+
+/** What the harness lends the host: a live, durable sink per process, and its settlement. */
+export interface ProcessSinks {
+  open(processId: string, args: Record<string, unknown>, seed: ToolOutputState): ToolOutput;
+  settle(processId: string, isError: boolean): Promise<void>;
+}
+
+export interface AdoptSpec {
+  readonly handle: RunningCommand;
+  readonly command: string;
+  readonly pty: boolean;
+  /** The state the process's output has reached in the call that started it. */
+  readonly seed: ToolOutputState;
+  /** The last view published to that state. */
+  readonly view: CaptureView | undefined;
+  /** Points the command's capture updates at the process's own sink from now on. */
+  readonly redirect: (receiver: (u: CaptureUpdate) => void) => void;
+}
+
+export interface ProcessHost {
+  /** Takes over a running command: it gets a processId, its own sink, and a cursor at its start. */
+  adopt(spec: AdoptSpec): string;
+  read(processId: string, waitMs?: number): Promise<ProcessRead>;
+  write(processId: string, input: string, waitMs?: number): Promise<ProcessRead>;
+  kill(processId: string): Promise<ProcessRead>;
+  list(): ProcessInfo[];
+  /** Kills every running process and waits until each one's operation has settled. */
+  closeAll(): Promise<void>;
+}
+
+interface BackgroundRecord {
+  readonly id: string;
+  readonly command: string;
+  readonly pty: boolean;
+  readonly handle: RunningCommand;
+  readonly startedAt: string;
+  readonly out: ToolOutput;
+  cursor: ReadCursor;
+  status: ProcessStatus;
+  result: ExecResult | undefined;
+  /** Resolves once the process has ended and its operation has settled. */
+  settled: Promise<void>;
+  readonly waiters: Set<() => void>;
+}
+
+function statusOf(r: ExecResult): ProcessStatus {
+  return r.signal !== null ? { state: "killed", exitCode: r.exitCode, signal: r.signal } : { state: "exited", exitCode: r.exitCode };
+}
+
+export function describeStatus(processId: string, s: ProcessStatus): string {
+  if (s.state === "running") return `process ${processId} is still running`;
+  if (s.state === "exited") return `process ${processId} exited with code ${s.exitCode}`;
+  return `process ${processId} was killed by ${s.signal} (exit ${s.exitCode})`;
+}
+
+let counter = 0;
+const newId = (): string => `proc-${(++counter).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+export function createProcessHost(sinks: ProcessSinks): ProcessHost {
+  const records = new Map<string, BackgroundRecord>();
+
+  const get = (processId: string): BackgroundRecord => {
+    const r = typeof processId === "string" ? records.get(processId) : undefined;
+    if (!r) {
+      const known = [...records.keys()];
+      throw new HarnessError(
+        "SPOOL_HARNESS_UNKNOWN_PROCESS",
+        `no background process ${JSON.stringify(processId)}; ${known.length ? `known: ${known.join(", ")}` : "none was started"} (process_list shows them)`,
+      );
+    }
+    return r;
+  };
+
+  const take = (r: BackgroundRecord): ProcessRead => {
+    const view = r.result ?? r.handle.view();
+    const u = takeUnread(view, r.cursor, r.result !== undefined);
+    r.cursor = u.cursor;
+    return {
+      processId: r.id,
+      status: r.status,
+      text: u.text,
+      skippedLines: u.skippedLines,
+      skippedBytes: u.skippedBytes,
+      ...(view.spillPath !== undefined ? { spillPath: view.spillPath } : {}),
+    };
+  };
+
+  /** What a read would return now, as a comparable string. */
+  const unreadNow = (r: BackgroundRecord): string => {
+    const u = takeUnread(r.handle.view(), r.cursor, false);
+    return u.skippedLines > 0 ? `${u.skippedLines}\n${u.text}` : u.text;
+  };
+
+  /**
+   * Resolves when there is something new (plus a short gathering gap), the process ends, or the time
+   * is up. `before` is what was unread when the wait began, for a wait that must see output produced
+   * after that moment (the answer to input just written, not the prompt that asked for it).
+   */
+  const waitForNews = (r: BackgroundRecord, waitMs: number, before = ""): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const hasNews = (): boolean => r.result !== undefined || unreadNow(r) !== before;
+      if (waitMs <= 0 || hasNews()) return resolve();
+      let quiet: ReturnType<typeof setTimeout> | undefined;
+      let gatherEnd = 0;
+      const done = (): void => {
+        clearTimeout(deadline);
+        clearTimeout(quiet);
+        off();
+        r.waiters.delete(onEvent);
+        resolve();
+      };
+      const onEvent = (): void => {
+        if (r.result !== undefined) return done();
+        if (quiet === undefined && !hasNews()) return;
+        const now = performance.now();
+        if (quiet === undefined) gatherEnd = now + GATHER_MAX_MS;
+        clearTimeout(quiet);
+        quiet = setTimeout(done, Math.max(0, Math.min(QUIET_MS, gatherEnd - now)));
+      };
+      const deadline = setTimeout(done, waitMs);
+      const off = r.handle.onActivity(onEvent);
+      r.waiters.add(onEvent);
+    });
+
+  return {
+    adopt(spec) {
+      const id = newId();
+      const out = sinks.open(id, { command: spec.command, background: true, ...(spec.pty ? { pty: true } : {}) }, spec.seed);
+      let view = spec.view;
+      spec.redirect((u) => {
+        const previous = view;
+        view = applyUpdate(view, u);
+        mirrorUpdate(out, previous, view, u);
+      });
+      const r: BackgroundRecord = {
+        id,
+        command: spec.command,
+        pty: spec.pty,
+        handle: spec.handle,
+        startedAt: new Date().toISOString(),
+        out,
+        cursor: START,
+        status: { state: "running" },
+        result: undefined,
+        settled: Promise.resolve(),
+        waiters: new Set(),
+      };
+      const ended = (result: ExecResult | undefined, error?: unknown): void => {
+        r.result = result ?? { ...r.handle.view(), exitCode: 1, signal: null, timedOut: false, aborted: false, durationMs: 0, spillPauses: 0 };
+        r.status = statusOf(r.result);
+        if (result) mirrorUpdate(out, undefined, result, { kind: "replace", view: result });
+        out.details.status = r.status.state;
+        out.details.exitCode = r.result.exitCode;
+        if (r.result.signal) out.details.signal = r.result.signal;
+        const note = error !== undefined ? `${error instanceof Error ? error.message : String(error)}` : describeStatus(id, r.status);
+        const text = out.state.content[0].text;
+        out.footer(`${text.endsWith("\n") || text === "" ? "" : "\n"}[${note}]`);
+        for (const w of [...r.waiters]) w();
+      };
+      r.settled = spec.handle.result
+        .then(
+          (res) => ended(res),
+          (err: unknown) => ended(undefined, err),
+        )
+        .then(() => sinks.settle(id, r.status.state !== "exited" || (r.status.state === "exited" && r.status.exitCode !== 0)));
+      records.set(id, r);
+      return id;
+    },
+
+    async read(processId, waitMs = 0) {
+      const r = get(processId);
+      await waitForNews(r, waitMs);
+      return take(r);
+    },
+
+    async write(processId, input, waitMs = 0) {
+      const r = get(processId);
+      if (r.result !== undefined) {
+        throw new HarnessError("SPOOL_HARNESS_PROCESS_ENDED", `${describeStatus(r.id, r.status)}; it takes no more input (start it again)`);
+      }
+      const before = unreadNow(r);
+      r.handle.write(input);
+      await waitForNews(r, waitMs, before);
+      return take(r);
+    },
+
+    async kill(processId) {
+      const r = get(processId);
+      if (r.result === undefined) r.handle.kill();
+      await r.settled;
+      return take(r);
+    },
+
+    list() {
+      return [...records.values()].map((r) => ({
+        processId: r.id,
+        command: r.command,
+        pty: r.pty,
+        pid: r.handle.pid,
+        startedAt: r.startedAt,
+        status: r.status,
+      }));
+    },
+
+    async closeAll() {
+      for (const r of records.values()) if (r.result === undefined) r.handle.kill();
+      await Promise.all([...records.values()].map((r) => r.settled.catch(() => {})));
+    },
+  };
+}

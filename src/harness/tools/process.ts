@@ -1,0 +1,137 @@
+// The tools over background processes: process_output (what is new, optionally waiting for it),
+// process_write (input, then what is new), process_kill and process_list. Every argument comes from
+// a model, so each is checked and refused with one clear sentence.
+import { formatBytes } from "../../capture/index.js";
+import { describeStatus, MAX_WAIT_SECONDS, type ProcessRead } from "../processes.js";
+import { HarnessError, type ToolDefinition } from "../tool.js";
+
+export interface ProcessOutputArgs {
+  readonly processId: string;
+  readonly waitSeconds?: number;
+}
+export interface ProcessWriteArgs extends ProcessOutputArgs {
+  readonly input: string;
+}
+export interface ProcessKillArgs {
+  readonly processId: string;
+}
+
+/** What a read shows the model: what it missed (exactly), the new text, and the status. */
+export function formatProcessRead(r: ProcessRead): string {
+  const parts: string[] = [];
+  if (r.skippedLines > 0) {
+    parts.push(
+      `[${r.skippedLines} line${r.skippedLines === 1 ? "" : "s"} (${formatBytes(r.skippedBytes)}) printed since the last read left the window before this read. ` +
+        `${r.spillPath !== undefined ? `Full output: ${r.spillPath}` : "The full output was not kept."}]\n`,
+    );
+  }
+  parts.push(r.text === "" ? "(no new output)\n" : r.text.endsWith("\n") ? r.text : `${r.text}\n`);
+  const s = r.status;
+  parts.push(`[${describeStatus(r.processId, s)}${s.state === "running" ? "; process_output reads what it prints next" : ""}]`);
+  return parts.join("");
+}
+
+function bad(tool: string, message: string): HarnessError {
+  return new HarnessError("SPOOL_HARNESS_BAD_CALL", `${tool}: ${message}`);
+}
+
+function checkId(tool: string, args: unknown): string {
+  const id = (args as { processId?: unknown } | null)?.processId;
+  if (typeof id !== "string" || id.length === 0 || id.length > 200) throw bad(tool, 'needs a "processId" string (bash returns it; process_list lists them)');
+  return id;
+}
+
+function checkWait(tool: string, args: unknown, fallback: number): number {
+  const w = (args as { waitSeconds?: unknown }).waitSeconds;
+  if (w === undefined) return fallback * 1000;
+  if (typeof w !== "number" || !Number.isFinite(w) || w < 0 || w > MAX_WAIT_SECONDS) {
+    throw bad(tool, `"waitSeconds" must be a number from 0 to ${MAX_WAIT_SECONDS}, got ${JSON.stringify(w)}`);
+  }
+  return w * 1000;
+}
+
+function report(out: { replace(t: string): void; details: Record<string, unknown> }, r: ProcessRead): void {
+  out.replace(formatProcessRead(r));
+  out.details.processId = r.processId;
+  out.details.status = r.status.state;
+  if (r.status.state !== "running") out.details.exitCode = r.status.exitCode;
+  if (r.status.state === "killed") out.details.signal = r.status.signal;
+  if (r.skippedLines > 0) {
+    out.details.skippedLines = r.skippedLines;
+    out.details.skippedBytes = r.skippedBytes;
+  }
+  if (r.spillPath !== undefined) out.details.spillPath = r.spillPath;
+}
+
+const processIdParam = { type: "string", description: "The processId bash returned." } as const;
+const waitParam = (dflt: number) =>
+  ({
+    type: "number",
+    description: `Seconds to wait for new output (0-${MAX_WAIT_SECONDS}, default ${dflt}); returns as soon as output arrives or the process ends.`,
+  }) as const;
+
+export function createProcessTools(): ToolDefinition<never>[] {
+  const output: ToolDefinition<ProcessOutputArgs> = {
+    name: "process_output",
+    description:
+      "Read what a background process printed since you last read it (cleaned and bounded; if lines left the window unread it says how many and where the full output is), and its status: running, exited with a code, or killed.",
+    parameters: { type: "object", properties: { processId: processIdParam, waitSeconds: waitParam(0) }, required: ["processId"] },
+    kind: "read",
+    async execute(_id, args, _signal, out, ctx) {
+      const id = checkId("process_output", args);
+      report(out, await ctx.processes.read(id, checkWait("process_output", args, 0)));
+    },
+  };
+  const write: ToolDefinition<ProcessWriteArgs> = {
+    name: "process_write",
+    description:
+      'Write to a background process\'s input, then return what it printed since you last read it, like process_output. Under a pty the input is keystrokes: end a line with "\\n"; "\\u0003" is Ctrl-C, "\\u0004" Ctrl-D.',
+    parameters: {
+      type: "object",
+      properties: { processId: processIdParam, input: { type: "string", description: "The text to write." }, waitSeconds: waitParam(1) },
+      required: ["processId", "input"],
+    },
+    kind: "exec",
+    async execute(_id, args, _signal, out, ctx) {
+      const id = checkId("process_write", args);
+      const input = (args as { input?: unknown }).input;
+      if (typeof input !== "string" || input.length > 1024 * 1024) throw bad("process_write", 'needs an "input" string of at most 1 MiB');
+      report(out, await ctx.processes.write(id, input, checkWait("process_write", args, 1)));
+    },
+  };
+  const kill: ToolDefinition<ProcessKillArgs> = {
+    name: "process_kill",
+    description: "Stop a background process (its whole process group: SIGTERM, then SIGKILL) and return its last output and final status.",
+    parameters: { type: "object", properties: { processId: processIdParam }, required: ["processId"] },
+    kind: "exec",
+    async execute(_id, args, _signal, out, ctx) {
+      report(out, await ctx.processes.kill(checkId("process_kill", args)));
+    },
+  };
+  const list: ToolDefinition<Record<string, never>> = {
+    name: "process_list",
+    description: "List the background processes: processId, command, status.",
+    parameters: { type: "object", properties: {} },
+    kind: "read",
+    execute(_id, _args, _signal, out, ctx) {
+      const all = ctx.processes.list();
+      out.replace(
+        all.length === 0
+          ? "No background processes.\n"
+          : all
+              .map(
+                (p) =>
+                  `${p.processId}  ${p.status.state === "running" ? "running" : describeStatus(p.processId, p.status).replace(/^process \S+ /, "")}  ${p.pty ? "[pty] " : ""}${p.command}\n`,
+              )
+              .join(""),
+      );
+      out.details.processes = all.map((p) => ({
+        processId: p.processId,
+        command: p.command,
+        status: p.status.state,
+        ...(p.status.state !== "running" ? { exitCode: p.status.exitCode } : {}),
+      }));
+    },
+  };
+  return [output, write, kill, list] as unknown as ToolDefinition<never>[];
+}

@@ -1,0 +1,191 @@
+// Background processes through the harness tools, with real processes: bash background/yieldSeconds,
+// process_output (new lines exactly once, early return on output), process_write (stdin and pty
+// keystrokes), process_kill, process_list; and each process's own durable, live output state.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createWorkspace } from "../../src/context/index.js";
+import { createBashTool, createHarness, createProcessTools, readDurableOutput, type Harness, type HarnessEvent } from "../../src/harness/index.js";
+import { openSessionRepo } from "../../src/store/index.js";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function setup() {
+  const root = mkdtempSync(join(tmpdir(), "spool-proc-"));
+  const repo = openSessionRepo(root, { backend: "jsonl" });
+  const s = await repo.create();
+  const workspace = createWorkspace({ dir: s.dir, keep: true });
+  const harness = createHarness({ store: s.store, workspace, tools: [createBashTool(), ...createProcessTools()], minIntervalMs: 10 });
+  const events: HarnessEvent[] = [];
+  harness.on((e) => events.push(e));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  cleanups.push(() => harness.close());
+  let n = 0;
+  const call = async (toolName: string, args: unknown) => {
+    n++;
+    const [r] = await harness.runTools(`op${n}`, [{ toolCallId: `c${n}`, toolName, args }]);
+    return r!;
+  };
+  return { harness, store: s.store, events, call };
+}
+
+type Result = { readonly content: readonly { type: string; text?: string }[] };
+const textOf = (r: Result): string => (r.content[0] as { text: string }).text;
+const bodyOf = (r: Result): string => textOf(r).replace(/\[process [^\]]*\]$/, "");
+const processIdOf = (r: Result): string => /process (proc-\w+)/.exec(textOf(r))![1]!;
+const running = (h: Harness, id: string): boolean => h.processes.list().find((p) => p.processId === id)?.status.state === "running";
+
+describe("background processes", () => {
+  it("a background command polled three times returns each line exactly once, then its final status", async () => {
+    const { call, harness } = await setup();
+    // Lines 1-3 now, 4-6 once poked, 7-9 once poked again: the polls cannot race the output.
+    const started = await call("bash", {
+      command: "for i in 1 2 3; do echo line-$i; done; read a; for i in 4 5 6; do echo line-$i; done; read b; for i in 7 8 9; do echo line-$i; done",
+      background: true,
+    });
+    expect(started.isError).toBe(false);
+    const id = processIdOf(started);
+    const seen: string[] = [];
+    const lines = (t: string) => t.split("\n").filter((l) => l.startsWith("line-"));
+    seen.push(...lines(bodyOf(started)));
+    const p1 = await call("process_output", { processId: id, waitSeconds: 1 });
+    seen.push(...lines(bodyOf(p1)));
+    await harness.processes.write(id, "\n", 0);
+    const p2 = await call("process_output", { processId: id, waitSeconds: 5 });
+    seen.push(...lines(bodyOf(p2)));
+    await harness.processes.write(id, "\n", 0);
+    // Waits until the end, then the last lines and the status.
+    let p3 = await call("process_output", { processId: id, waitSeconds: 5 });
+    seen.push(...lines(bodyOf(p3)));
+    while (!textOf(p3).includes("exited")) {
+      p3 = await call("process_output", { processId: id, waitSeconds: 5 });
+      seen.push(...lines(bodyOf(p3)));
+    }
+    expect(seen).toEqual(["line-1", "line-2", "line-3", "line-4", "line-5", "line-6", "line-7", "line-8", "line-9"]);
+    expect(textOf(p3)).toMatch(new RegExp(`\\[process ${id} exited with code 0\\]$`));
+    const again = await call("process_output", { processId: id });
+    expect(bodyOf(again)).toBe("(no new output)\n");
+  });
+
+  it("a wait returns as soon as output arrives, while the process is still running", async () => {
+    const { harness, call } = await setup();
+    const id = processIdOf(await call("bash", { command: "read x; echo got-$x; sleep 60", background: true }));
+    // The wait is asked for 60 s; what ends it is the output the write provokes.
+    const waiting = call("process_output", { processId: id, waitSeconds: 60 });
+    let resolved = false;
+    void waiting.then(() => (resolved = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(resolved).toBe(false);
+    await harness.processes.write(id, "ping\n", 0);
+    const r = await waiting;
+    expect(bodyOf(r)).toBe("got-ping\n");
+    expect(textOf(r)).toContain("is still running");
+    expect(running(harness, id)).toBe(true);
+  });
+
+  it("yieldSeconds returns the finished result of a quick command, and hands a slow one over", async () => {
+    const { call, harness } = await setup();
+    const quick = await call("bash", { command: "echo quick", yieldSeconds: 30 });
+    expect(textOf(quick)).toBe("quick\n");
+    expect(harness.processes.list()).toEqual([]);
+    const slow = await call("bash", { command: "echo first; sleep 60", yieldSeconds: 0.3 });
+    expect(textOf(slow)).toMatch(/^first\n\[process proc-\w+ is still running/);
+    expect(harness.processes.list()).toHaveLength(1);
+  });
+
+  it("an interactive shell under a pty answers through process_write", async () => {
+    const { call } = await setup();
+    const started = await call("bash", { command: "sh -i", background: true, pty: true });
+    const id = processIdOf(started);
+    // Typing before the shell is ready can be lost (it flushes typeahead as it sets the terminal up).
+    let prompt = bodyOf(started);
+    while (!/[#$] \n?$/.test(prompt)) prompt += bodyOf(await call("process_output", { processId: id, waitSeconds: 5 }));
+    let answer = await call("process_write", { processId: id, input: "echo $((6*7))\n", waitSeconds: 5 });
+    let body = bodyOf(answer);
+    for (let i = 0; i < 20 && !/^42$/m.test(body); i++) {
+      answer = await call("process_output", { processId: id, waitSeconds: 5 });
+      body += bodyOf(answer);
+    }
+    expect(body).toMatch(/^42$/m);
+    const done = await call("process_write", { processId: id, input: "exit\n", waitSeconds: 5 });
+    let status = textOf(done);
+    while (!status.includes("exited")) status = textOf(await call("process_output", { processId: id, waitSeconds: 5 }));
+    expect(status).toContain("exited with code 0");
+  });
+
+  it("python3 -i under a pty answers print(6*7)", async () => {
+    const { call } = await setup();
+    const started = await call("bash", { command: "PYTHON_BASIC_REPL=1 python3 -i -q", background: true, pty: true });
+    const id = processIdOf(started);
+    let prompt = bodyOf(started);
+    while (!/^>>> \n?$/m.test(prompt)) prompt += bodyOf(await call("process_output", { processId: id, waitSeconds: 5 }));
+    let body = bodyOf(await call("process_write", { processId: id, input: "print(6*7)\n", waitSeconds: 5 }));
+    for (let i = 0; i < 20 && !/^42$/m.test(body); i++) body += bodyOf(await call("process_output", { processId: id, waitSeconds: 5 }));
+    expect(body).toMatch(/^42$/m);
+    await call("process_kill", { processId: id });
+  });
+
+  it("Ctrl-C through process_write stops a running command in a pty", async () => {
+    const { call } = await setup();
+    const started = await call("bash", { command: "echo waiting; sleep 60; echo never", background: true, pty: true });
+    const id = processIdOf(started);
+    let seen = bodyOf(started);
+    while (!seen.includes("waiting")) seen += bodyOf(await call("process_output", { processId: id, waitSeconds: 5 }));
+    let r = await call("process_write", { processId: id, input: "\u0003", waitSeconds: 10 });
+    while (textOf(r).includes("still running")) r = await call("process_output", { processId: id, waitSeconds: 10 });
+    expect(textOf(r)).toContain(`process ${id} was killed by SIGINT`);
+    expect(textOf(r)).not.toContain("never");
+  });
+
+  it("process_kill stops the group; process_list shows every process and its status", async () => {
+    const { call } = await setup();
+    const a = processIdOf(await call("bash", { command: "sleep 60 & sleep 61; wait", background: true }));
+    const b = processIdOf(await call("bash", { command: "sleep 0.3; echo done-b", yieldSeconds: 0 }));
+    const killed = await call("process_kill", { processId: a });
+    expect(textOf(killed)).toContain(`process ${a} was killed by SIGTERM`);
+    while (textOf(await call("process_output", { processId: b, waitSeconds: 5 })).includes("still running"));
+    const list = textOf(await call("process_list", {}));
+    expect(list).toContain(`${a}  was killed by SIGTERM`);
+    expect(list).toMatch(new RegExp(`${b}  exited with code 0  sleep 0.3; echo done-b`));
+  });
+
+  it("a process's output is its own operation: live tool_update events, a durable list, settled when it ends", async () => {
+    const { call, events, store, harness } = await setup();
+    const id = processIdOf(await call("bash", { command: "echo a; read x; echo b", background: true }));
+    await harness.processes.write(id, "\n", 0);
+    await harness.processes.read(id, 5000);
+    while (running(harness, id)) await harness.processes.read(id, 5000);
+    await harness.close();
+    const mine = events.filter((e) => e.operationId === id).map((e) => e.type);
+    expect(mine[0]).toBe("operation_start");
+    expect(mine[1]).toBe("tool_start");
+    expect(mine).toContain("tool_update");
+    expect(mine.slice(-2)).toEqual(["tool_end", "operation_end"]);
+    const settled = harness.transcript().find((m) => m.toolCallId === id)!;
+    expect(textOf(settled)).toBe(`a\nb\n[process ${id} exited with code 0]`);
+    expect(readDurableOutput(store, id, id).output).toBeUndefined();
+  });
+
+  it("model-controlled arguments are refused with one clear sentence", async () => {
+    const { call } = await setup();
+    const cases: [string, unknown, RegExp][] = [
+      ["process_output", {}, /needs a "processId" string/],
+      ["process_output", { processId: "nope" }, /no background process "nope"/],
+      ["process_output", { processId: "nope", waitSeconds: -1 }, /"waitSeconds" must be a number from 0 to 600/],
+      ["process_write", { processId: "nope", input: 5 }, /needs an "input" string/],
+      ["process_kill", { processId: 7 }, /needs a "processId" string/],
+      ["bash", { command: "true", yieldSeconds: "soon" }, /"yieldSeconds" must be a number/],
+      ["bash", { command: "true", background: "yes" }, /"background" must be true or false/],
+      ["bash", { command: "true", pty: 1 }, /"pty" must be true or false/],
+    ];
+    for (const [tool, args, msg] of cases) {
+      const r = await call(tool, args);
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(msg);
+    }
+  });
+});

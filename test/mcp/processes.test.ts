@@ -1,0 +1,158 @@
+// Long-running and interactive commands through `spool mcp`, driven by the MCP SDK's own client over
+// stdio: the same scenarios as the harness's, with the same tool names and arguments — background
+// polling, early wake-up on output, a shell and python under a pty, Ctrl-C, redrawn progress bars,
+// the alternate screen, and a SIGKILLed server leaving no process behind and an interrupted record.
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { groupMembers } from "../support/process-group.js";
+import { SPOOL_BIN as BIN } from "../support/cli.js";
+import { alive, connect, textOf, until, type Connected } from "./helpers.js";
+
+const open: Connected[] = [];
+afterEach(async () => {
+  while (open.length) await open.pop()!.close();
+});
+async function start(): Promise<Connected> {
+  const c = await connect();
+  open.push(c);
+  return c;
+}
+
+type Call = (name: string, args: Record<string, unknown>) => Promise<{ text: string; isError: boolean; structured: Record<string, unknown> | undefined }>;
+function caller(c: Connected): Call {
+  return async (name, args) => {
+    const r = await c.client.callTool({ name, arguments: args });
+    if (process.env["DEBUG_MCP"]) console.log(name, JSON.stringify(args), JSON.stringify(textOf(r)));
+    return { text: textOf(r), isError: r.isError === true, structured: r.structuredContent as Record<string, unknown> | undefined };
+  };
+}
+const body = (text: string): string => text.replace(/\[process [^\]]*\]$/, "");
+
+/** Reads until `done` holds for everything read so far (bounded), returning it all. */
+async function readUntil(call: Call, processId: string, done: (all: string, last: string) => boolean, already = ""): Promise<string> {
+  let all = already;
+  if (already !== "" && done(all, already)) return all;
+  for (let i = 0; i < 40; i++) {
+    const r = await call("process_output", { processId, waitSeconds: 5 });
+    all += body(r.text);
+    if (done(all, r.text)) return all;
+  }
+  throw new Error(`gave up reading ${processId}; so far: ${all}`);
+}
+
+describe("spool mcp: long-running and interactive commands", () => {
+  it("a background command polled three times returns each line exactly once, then its final status", async () => {
+    const call = caller(await start());
+    const started = await call("bash", {
+      command: "for i in 1 2 3; do echo line-$i; done; read a; for i in 4 5 6; do echo line-$i; done; read b; for i in 7 8 9; do echo line-$i; done",
+      background: true,
+    });
+    const processId = started.structured!["processId"] as string;
+    expect(processId).toMatch(/^proc-/);
+    const seen = body(started.text)
+      .split("\n")
+      .filter((l) => l.startsWith("line-"));
+    const take = (t: string) =>
+      seen.push(
+        ...body(t)
+          .split("\n")
+          .filter((l) => l.startsWith("line-")),
+      );
+    take((await call("process_output", { processId, waitSeconds: 1 })).text);
+    take((await call("process_write", { processId, input: "\n", waitSeconds: 5 })).text);
+    take((await call("process_write", { processId, input: "\n", waitSeconds: 5 })).text);
+    const rest = await readUntil(call, processId, (_all, last) => last.includes("exited"));
+    take(rest);
+    expect(seen).toEqual(["line-1", "line-2", "line-3", "line-4", "line-5", "line-6", "line-7", "line-8", "line-9"]);
+    const final = await call("process_output", { processId });
+    expect(final.text).toBe(`(no new output)\n[process ${processId} exited with code 0]`);
+  });
+
+  it("a wait returns as soon as output arrives, while the process is still running", async () => {
+    const call = caller(await start());
+    const { structured } = await call("bash", { command: "read x; echo got-$x; sleep 60", background: true });
+    const processId = structured!["processId"] as string;
+    let resolved = false;
+    const waiting = call("process_output", { processId, waitSeconds: 60 }).finally(() => (resolved = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(resolved).toBe(false);
+    // Another request on the same connection provokes the output the first one waits for.
+    await call("process_write", { processId, input: "ping\n", waitSeconds: 0 });
+    const r = await waiting;
+    expect(r.text).toContain("got-ping\n");
+    expect(r.text).toContain("is still running");
+    expect((await call("process_list", {})).text).toMatch(new RegExp(`${processId}  running  read x`));
+  });
+
+  it("sh -i and python3 -i under a pty answer through process_write", async () => {
+    const call = caller(await start());
+    const shStarted = await call("bash", { command: "sh -i", background: true, pty: true });
+    const sh = shStarted.structured!["processId"] as string;
+    // Typing before the shell is ready can be lost, on any terminal (the shell flushes typeahead as it
+    // sets the terminal up): wait for the prompt, as a person would.
+    await readUntil(call, sh, (all) => /[#$] \n?$/.test(all), body(shStarted.text));
+    const first = body((await call("process_write", { processId: sh, input: "echo $((6*7))\n", waitSeconds: 5 })).text);
+    if (!/^42$/m.test(first)) await readUntil(call, sh, (all) => /^42$/m.test(all));
+    const pyStarted = await call("bash", { command: "PYTHON_BASIC_REPL=1 python3 -i -q", background: true, pty: true });
+    const py = pyStarted.structured!["processId"] as string;
+    await readUntil(call, py, (all) => /^>>> \n?$/m.test(all), body(pyStarted.text));
+    const answer = body((await call("process_write", { processId: py, input: "print(6*7)\n", waitSeconds: 5 })).text);
+    if (!/^42$/m.test(answer)) await readUntil(call, py, (all) => /^42$/m.test(all));
+    expect((await call("process_kill", { processId: py })).text).toContain(`process ${py} was killed by SIGTERM`);
+  });
+
+  it("Ctrl-C through process_write stops a running command in a pty", async () => {
+    const call = caller(await start());
+    const started = await call("bash", { command: "echo waiting; sleep 60; echo never", background: true, pty: true });
+    const processId = started.structured!["processId"] as string;
+    // Ctrl-C reaches the terminal's foreground job: once it prints, the command is that job.
+    await readUntil(call, processId, (all) => all.includes("waiting"), body(started.text));
+    let r = await call("process_write", { processId, input: "\u0003", waitSeconds: 10 });
+    if (r.text.includes("still running")) r = { ...r, text: await readUntil(call, processId, (_a, last) => !last.includes("still running")) };
+    const status = await call("process_output", { processId });
+    expect(status.text).toContain(`process ${processId} was killed by SIGINT`);
+    expect(r.text).not.toContain("never");
+  });
+
+  it("three progress bars redrawn with cursor-up and erase-line end as exactly three lines; the alternate screen leaves nothing", async () => {
+    const call = caller(await start());
+    const bars =
+      "printf 'a 0%%\\nb 0%%\\nc 0%%\\n'; for p in 25 50 75 100; do sleep 0.01; printf '\\033[3A'; for l in a b c; do printf '\\033[2K%s %d%%\\n' $l $p; done; done";
+    const r = await call("bash", { command: bars, pty: true });
+    expect(r.text).toBe("a 100%\nb 100%\nc 100%\n");
+    expect(r.structured).toMatchObject({ exitCode: 0, totalLines: 3 });
+    const alt = await call("bash", { command: "echo before; tput smcup; echo junk; tput cup 3 3; echo more; tput rmcup; echo after", pty: true });
+    expect(alt.text).toBe("before\nafter\n");
+  });
+
+  it("a SIGKILLed server leaves no background process behind, and spool inspect shows it interrupted with its output so far", async () => {
+    const c = await start();
+    const call = caller(c);
+    const started = await call("bash", {
+      command: "echo PGID $(ps -o pgid= $$); i=0; while true; do i=$((i+1)); echo tick-$i; sleep 0.05; done",
+      background: true,
+    });
+    const processId = started.structured!["processId"] as string;
+    const seen = await readUntil(call, processId, (all) => all.includes("tick-3"), body(started.text));
+    const pgid = Number(/PGID\s+(\d+)/.exec(seen)![1]);
+    expect(groupMembers(pgid).length).toBeGreaterThan(0);
+    // Let the ticks reach the durable log (the sink flushes at least every 100 ms).
+    await new Promise((r) => setTimeout(r, 400));
+    const serverPid = c.transport.pid!;
+    process.kill(serverPid, "SIGKILL");
+    // Reaped (not a zombie any more): only then does the session's writer count as gone.
+    await until(() => !alive(serverPid) || undefined, "the server to be reaped", 5000);
+    await until(() => groupMembers(pgid).length === 0 || undefined, "the background group to be gone", 5000);
+    expect(groupMembers(pgid)).toEqual([]);
+
+    const sessionId = c.sessionDir().split("/").pop()!;
+    const inspect = spawnSync(process.execPath, [BIN, "inspect", sessionId, "--root", c.root, "--json"], { encoding: "utf8" });
+    expect(inspect.status).toBe(0);
+    const report = JSON.parse(inspect.stdout) as { status: string; calls: { id: string; settled: boolean; recoveredOutput?: string }[] };
+    expect(report.status).toBe("interrupted");
+    const bg = report.calls.find((x) => x.id === processId)!;
+    expect(bg.settled).toBe(false);
+    expect(bg.recoveredOutput).toContain("tick-3");
+  });
+});
