@@ -17,6 +17,16 @@ import { deriveUpdate, measureUpdate } from "./updates.js";
 /** After the process exits, pipes idle this long are closed (a backgrounded grandchild may hold them). */
 const EXIT_STDIO_GRACE_MS = 100;
 const DEFAULT_KILL_GRACE_MS = 1000;
+/**
+ * After the command exits, what it left running in its process group (`sleep 300 &`) gets this long
+ * to finish writing, then the group is ended like on a timeout. A `setsid` daemon has left the group
+ * on purpose and is not touched (docs/capture.md).
+ */
+const EXIT_GROUP_GRACE_MS = 500;
+const GROUP_POLL_MS = 25;
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const groupAlive = (pid: number): boolean => signalGroup(pid, 0 as unknown as NodeJS.Signals);
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function checkMs(name: string, v: number | undefined): void {
@@ -110,6 +120,7 @@ class Execution {
   private timedOut = false;
   private aborted = false;
   private killStarted = false;
+  private groupEnded: Promise<void> | undefined;
   private cancelKill: (() => void) | undefined;
   private releaseGuard: (() => void) | undefined;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -198,6 +209,7 @@ class Execution {
       });
       this.child.onExit((code, signal) => {
         this.exit = { code, signal };
+        this.groupEnded = this.endGroupAfterExit();
         this.armExitGrace();
         this.maybeFinish();
       });
@@ -326,8 +338,26 @@ class Execution {
     }
   }
 
+  /** Ends what the command left in its group: a grace period to finish writing, then SIGTERM, then SIGKILL. */
+  private async endGroupAfterExit(): Promise<void> {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    const graceEnds = performance.now() + EXIT_GROUP_GRACE_MS;
+    while (!this.killStarted && groupAlive(pid) && performance.now() < graceEnds) await pause(GROUP_POLL_MS);
+    // A timeout or abort already signalled the group; cleanup() finishes that job.
+    if (this.killStarted || !groupAlive(pid)) return;
+    const killGrace = this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    const cancel = terminateGroup(pid, killGrace);
+    const killEnds = performance.now() + killGrace + GROUP_POLL_MS * 4;
+    while (groupAlive(pid) && performance.now() < killEnds) await pause(GROUP_POLL_MS);
+    cancel();
+    signalGroup(pid, "SIGKILL");
+  }
+
   private async finish(): Promise<void> {
     this.finishing = true;
+    // The orphan guard stays armed until the group is gone.
+    await this.groupEnded;
     this.cleanup();
     if (!this.failure) {
       this.capture.end();

@@ -62,7 +62,7 @@ export class SpillWriter {
       mkdirSync(dir, { recursive: true });
       for (let n = 2; ; n++) {
         try {
-          return new SpillWriter(path, openSync(path, "wx"), spill.highWaterMark ?? HIGH_WATER_MARK, onError);
+          return new SpillWriter(path, openSync(path, "wx", 0o600), spill.highWaterMark ?? HIGH_WATER_MARK, onError);
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== "EEXIST" || n > 1000) throw error;
           path = join(dir, `${stem}-${n}.log`);

@@ -18,4 +18,5 @@ export const commands: readonly CommandEntry[] = [
   { name: "compact", summary: "repair, budget and compact a conversation file (prints it back in the same format)", load: async () => (await import("./compact.js")).compactCommand },
   { name: "recall", summary: "print the original text behind an archive key or <<ccr:KEY>> marker", load: async () => (await import("./recall.js")).recallCommand },
   { name: "fold", summary: "fold a stream of wire batches (JSON lines) and print the value", load: async () => (await import("./fold.js")).foldCommand },
+  { name: "repair", summary: "cut a damaged JSONL session log back to its last good line (the cut part is kept)", load: async () => (await import("./repair.js")).repairCommand },
 ];

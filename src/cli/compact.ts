@@ -19,7 +19,11 @@ import { DEFAULT_ROOT, newSessionId, openSessionRepo, sessionsDir, setValue } fr
 import { defineCommand, intOption } from "./command.js";
 import { RUN_INFO } from "./session-view.js";
 import { ROOT } from "./shared-options.js";
+import { tooDeep } from "./json-depth.js";
 import { UsageError } from "./usage-error.js";
+
+/** Real tool inputs nest a few dozen levels; a few thousand overflow every recursive JSON walk. */
+const MAX_DEPTH = 1000;
 
 export const compactCommand = defineCommand({
   name: "compact",
@@ -53,6 +57,12 @@ export const compactCommand = defineCommand({
       throw new UsageError(`${file === "-" ? "stdin" : file} is not valid JSON (${(err as Error).message}); nothing was written`);
     }
     const conversation = unwrapConversation(json);
+    conversation.items.forEach((item, index) => {
+      const at = tooDeep(item, MAX_DEPTH);
+      if (at !== undefined) {
+        throw new UsageError(`message ${index} is nested more than ${MAX_DEPTH} levels deep (at message[${index}]${at}); spool compact does not accept such input; nothing was written`);
+      }
+    });
     const resolved: Format = format === "auto" ? detectFormat(json) : (format as Format);
     assertFormat(json, resolved);
     const adapter = getAdapter(resolved);

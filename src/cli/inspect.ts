@@ -20,7 +20,8 @@ export const inspectCommand = defineCommand({
   positionals: { min: 1, max: 1, name: "SESSION (an id from 'spool sessions')" },
   async run(values, positionals) {
     const entry = await findEntry(values.root ?? DEFAULT_ROOT, storeTarget(values.store), positionals[0]!);
-    const { view, summary, live } = await loadSession(entry);
+    const { view, summary, live, warnings } = await loadSession(entry);
+    for (const warning of warnings) process.stderr.write(`spool inspect: warning: ${warning}\n`);
     const spillDir = join(entry.dir, "spill");
     const spills = existsSync(spillDir)
       ? readdirSync(spillDir).map((name) => ({ path: join(spillDir, name), bytes: statSync(join(spillDir, name)).size }))
@@ -34,6 +35,7 @@ export const inspectCommand = defineCommand({
       tool: c.name,
       settled: c.ended,
       isError: c.isError,
+      ...(c.run ? { command: c.run.command, startedAt: c.run.startedAt, endedAt: c.run.endedAt, exitCode: c.run.exitCode } : {}),
       outputChars: c.output?.content[0].text.length ?? 0,
       truncation: c.output?.truncation,
       ...(c.ended ? {} : { recoveredOutput: c.output?.content[0].text ?? "" }),
@@ -46,7 +48,7 @@ export const inspectCommand = defineCommand({
     const lines = [
       `Session ${summary.id} (${entry.backend}) — ${summary.status}${summary.exitCode !== null ? `, exit code ${summary.exitCode}` : ""}${live ? ", still running" : ""}`,
       `  command:   ${summary.command}`,
-      `  started:   ${summary.startedAt || "?"}${summary.endedAt ? `   ended: ${summary.endedAt}` : ""}`,
+      `  started:   ${summary.startedAt || "?"}${summary.endedAt ? `   ended: ${summary.endedAt}` : ""}${summary.lastActivityAt ? `   last activity: ${summary.lastActivityAt}` : ""}`,
       `  directory: ${entry.dir} (${formatBytes(summary.bytes)})`,
       `  transcript entries: ${view.transcript.length}; open scopes: ${openScopes.length ? openScopes.join(", ") : "none"}`,
     ];
@@ -54,6 +56,7 @@ export const inspectCommand = defineCommand({
       const t = c.truncation;
       lines.push(`  call ${c.id} (${c.tool}): ${c.settled ? (c.isError ? "error" : "ok") : "UNSETTLED"}, ${c.outputChars} chars shown` +
         (t && t.totalLines !== undefined ? `, ${t.totalLines} lines / ${formatBytes(t.totalBytes)} written${t.truncated ? `, truncated by ${t.truncatedBy}` : ""}` : ""));
+      if (c.command !== undefined) lines.push(`    $ ${c.command}   started ${c.startedAt}${c.endedAt ? `, ended ${c.endedAt}` : ""}${c.exitCode !== null && c.exitCode !== undefined ? `, exit ${c.exitCode}` : ""}`);
       if (!c.settled) {
         const text = c.recoveredOutput ?? "";
         const tail = text.split("\n").slice(-15).join("\n");

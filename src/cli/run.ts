@@ -13,6 +13,7 @@ import { defineCommand, intOption, type OptionValues } from "./command.js";
 import { EXIT } from "./exit.js";
 import { createLiveDisplay } from "./run-live.js";
 import {
+  callRunInfo,
   directorySize,
   newSessionView,
   reduceSessionView,
@@ -167,7 +168,18 @@ async function run(a: RunArgs): Promise<number> {
     const store: Store = session.store;
     const seq = harnessRunNumber(store);
     const workspace = createWorkspace({ dir: session.dir, keep: true });
-    await store.commit([setValue(RUN_INFO, info)]);
+    // This call's own record (info), and the session's: its first command and start are kept across runs.
+    const previous = store.get(RUN_INFO);
+    const sessionInfo: RunInfo = previous
+      ? { command: previous.command, cwd: previous.cwd, pid: process.pid, startedAt: previous.startedAt, endedAt: null, status: "running", exitCode: null }
+      : info;
+    await store.commit([setValue(RUN_INFO, sessionInfo), setValue(callRunInfo(`call-${seq}`), info)]);
+    if (previous) {
+      sessionState?.mutate((v) => {
+        v.command = sessionInfo.command;
+        v.startedAt = sessionInfo.startedAt;
+      });
+    }
     const harness = createHarness({
       store,
       workspace,
@@ -177,7 +189,7 @@ async function run(a: RunArgs): Promise<number> {
     });
     const summary = (): SessionSummary => {
       const v = sessionState!.value;
-      return { id, command: v.command, status: v.status, startedAt: v.startedAt, endedAt: v.endedAt, exitCode: v.exitCode, bytes: directorySize(session.dir) };
+      return { id, command: v.command, status: v.status, startedAt: v.startedAt, endedAt: v.endedAt, lastActivityAt: v.lastActivityAt, exitCode: v.exitCode, bytes: directorySize(session.dir) };
     };
     if (viewer) {
       listState!.mutate((d) => void d.sessions.push(summary()));
@@ -222,14 +234,9 @@ async function run(a: RunArgs): Promise<number> {
     const d = bashDetails(state?.details);
     const exitCode = d.exitCode ?? EXIT.failure;
     const { status, exit } = outcome(state, signal);
-    const end: RunInfo = {
-      ...info,
-      endedAt: new Date().toISOString(),
-      status,
-      exitCode,
-      ...(state ? { truncation: state.truncation, details: state.details } : {}),
-    };
-    await store.commit([setValue(RUN_INFO, end)]);
+    const end: RunInfo = { ...sessionInfo, endedAt: new Date().toISOString(), status, exitCode };
+    const callEnd: RunInfo = { ...info, endedAt: end.endedAt, status, exitCode, ...(state ? { truncation: state.truncation, details: state.details } : {}) };
+    await store.commit([setValue(RUN_INFO, end), setValue(callRunInfo(`call-${seq}`), callEnd)]);
     const transcript = viewer ? harness.transcript() : [];
     // A database session: the spill goes to the database too; a run whose database went away says so.
     const lost = await finishPostgresRun(store, spillTail, a.root, id);
@@ -264,6 +271,7 @@ async function run(a: RunArgs): Promise<number> {
         v.status = status;
         v.exitCode = exitCode;
         v.endedAt = end.endedAt;
+        v.lastActivityAt = end.endedAt;
         v.transcript = transcript;
       });
       listState.mutate((l) => void (l.sessions[0] = summary()));

@@ -4,7 +4,18 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { SpoolError } from "../errors/index.js";
-import { isSessionId, listPostgresSessions, openSqliteStore, readJsonlSnapshot, readPostgresSnapshot, sessionsDir, type SessionSnapshot } from "../store/index.js";
+import { OPEN_OPERATIONS, operationScope } from "../harness/index.js";
+import {
+  isSessionId,
+  listPostgresSessions,
+  openSqliteStore,
+  readJsonlSnapshot,
+  readPostgresSnapshot,
+  sessionsDir,
+  sidecarDir,
+  sidecarName,
+  type SessionSnapshot,
+} from "../store/index.js";
 import type { StoreTarget } from "./store-option.js";
 import { directorySize, RUN_INFO, viewFromSnapshot, type SessionSummary, type SessionView } from "./session-view.js";
 
@@ -59,6 +70,22 @@ export function listSessions(root: string): SessionEntry[] {
   return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
+/** Directories under the root that look like a session but cannot be listed as one, each with what is wrong. */
+export function sessionDirWarnings(root: string): string[] {
+  const dir = sessionsDir(root);
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const sdir = join(dir, e.name);
+    const main = join(sdir, "session.jsonl");
+    if (!existsSync(main) && !existsSync(join(sdir, "session.sqlite")) && existsSync(sidecarDir(main))) {
+      out.push(`${e.name}: sidecar directory ${sidecarDir(main)} has no main log ${main}; the session cannot be opened (restore the log, or delete the directory)`);
+    }
+  }
+  return out;
+}
+
 /** Accepts a full id or a unique prefix of one. */
 export function findSession(root: string, id: string): SessionEntry {
   return pick(listSessions(root), id, `under ${sessionsDir(root)}`);
@@ -102,6 +129,8 @@ export interface LoadedSession {
   readonly live: boolean;
   /** That process, while it runs on this machine. */
   readonly writer?: number;
+  /** Damage that does not stop the session loading, e.g. an open operation whose sidecar is missing. */
+  readonly warnings: readonly string[];
 }
 
 /** The process recording this session on this machine, while it is still running. */
@@ -124,10 +153,20 @@ export function sessionFromSnapshot(entry: SessionEntry, snap: Pick<SessionSnaps
     status: view.status,
     startedAt: view.startedAt,
     endedAt: view.endedAt,
+    lastActivityAt: view.lastActivityAt,
     exitCode: view.exitCode,
     bytes: directorySize(entry.dir) + (entry.storedBytes ?? 0),
   };
-  return { entry, view, summary, live, ...(writer !== undefined ? { writer } : {}) };
+  const warnings: string[] = [];
+  if (entry.backend === "jsonl" && !live) {
+    for (const opId of Object.keys(snap.get(OPEN_OPERATIONS) ?? {})) {
+      const sidecar = join(sidecarDir(entry.file), sidecarName(operationScope(opId).id));
+      if (!existsSync(sidecar)) {
+        warnings.push(`${entry.id}: operation ${opId} was still open when its run stopped, and its sidecar ${sidecar} is missing: any output it streamed is lost`);
+      }
+    }
+  }
+  return { entry, view, summary, live, warnings, ...(writer !== undefined ? { writer } : {}) };
 }
 
 export async function loadSession(entry: SessionEntry): Promise<LoadedSession> {

@@ -16,16 +16,31 @@ import {
   type SessionStatus,
 } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
-import type { SessionSnapshot } from "../store/index.js";
+import { value, type SessionSnapshot } from "../store/index.js";
 
-/** Written by `spool run` (and `spool mcp`, `createSpool`) when it starts and when it ends. */
+/**
+ * Written by `spool run` (and `spool mcp`, `createSpool`) when it starts and when it ends. `spool run`
+ * writes it once for the session (RUN_INFO: the first command and first start, the latest status and
+ * end) and once per call (callRunInfo: that run's own command, times, exit, truncation and details),
+ * so a `--session` run never overwrites another's.
+ */
 export type RunInfo = SessionRecord;
 export type { SessionStatus };
 export const RUN_INFO = SESSION_RECORD;
+export const callRunInfo = (toolCallId: string) => value<RunInfo>("spool", `run:${toolCallId}`);
+
+/** What one call's run recorded, shown next to the call. */
+export interface CallRun {
+  command: string;
+  startedAt: string;
+  endedAt: string | null;
+  exitCode: number | null;
+}
 
 /** A call as the session view holds it: the harness's call fold, with its output typed. */
 export interface CallView extends HarnessCallView {
   output: ToolOutputState | undefined;
+  run?: CallRun;
 }
 
 export interface SessionView {
@@ -35,6 +50,8 @@ export interface SessionView {
   exitCode: number | null;
   startedAt: string;
   endedAt: string | null;
+  /** The latest start or end of any call (the session's first start is `startedAt`). */
+  lastActivityAt?: string | null;
   calls: CallView[];
   transcript: ToolResultMessage[];
 }
@@ -45,12 +62,24 @@ export interface SessionSummary {
   status: SessionStatus;
   startedAt: string;
   endedAt: string | null;
+  /** The latest start or end of any call, when the session records its calls (`spool run`). */
+  lastActivityAt?: string | null;
   exitCode: number | null;
   bytes: number;
 }
 
 export function newSessionView(id: string, info: RunInfo): SessionView {
-  return { id, command: info.command, status: info.status, exitCode: info.exitCode, startedAt: info.startedAt, endedAt: info.endedAt, calls: [], transcript: [] };
+  return {
+    id,
+    command: info.command,
+    status: info.status,
+    exitCode: info.exitCode,
+    startedAt: info.startedAt,
+    endedAt: info.endedAt,
+    lastActivityAt: info.endedAt ?? info.startedAt,
+    calls: [],
+    transcript: [],
+  };
 }
 
 /** Fold one harness event into a view (by mutation: it runs under a tracked state). */
@@ -65,27 +94,39 @@ export function viewFromSnapshot(id: string, snap: Pick<SessionSnapshot, "get" |
   // A session whose writer died without recording an end was interrupted.
   if (info.status === "running" && !live) view.status = "interrupted";
   view.transcript = readTranscript(snap);
+  const later = (a: string | null | undefined, b: string | null | undefined): string | null => (!b ? a : !a || Date.parse(b) > Date.parse(a) ? b : a) ?? null;
+  const runOf = (callId: string): { run: RunInfo | undefined; call: CallRun | undefined } => {
+    const run = snap.get(callRunInfo(callId));
+    if (run === undefined) return { run: undefined, call: undefined };
+    view.lastActivityAt = later(later(view.lastActivityAt, run.startedAt), run.endedAt);
+    return { run, call: { command: run.command, startedAt: run.startedAt, endedAt: run.endedAt, exitCode: run.exitCode } };
+  };
+  // Sessions recorded before per-call records kept one call's details in the session record.
+  const legacy = view.transcript.length === 1 ? info : undefined;
   for (const m of view.transcript) {
     const text = m.content.find((p) => p.type === "text");
+    const { run, call } = runOf(m.toolCallId);
     view.calls.push({
       id: m.toolCallId,
       name: m.toolName ?? "",
       args: undefined,
       output: {
         content: [{ type: "text", text: text && "text" in text ? text.text : "" }],
-        details: info.details ?? (m.spillPath ? { spillPath: m.spillPath } : {}),
+        details: (run ?? legacy)?.details ?? (m.spillPath ? { spillPath: m.spillPath } : {}),
         terminate: false,
-        truncation: info.truncation ?? ({} as ToolOutputState["truncation"]),
+        truncation: (run ?? legacy)?.truncation ?? ({} as ToolOutputState["truncation"]),
       },
       ended: true,
       isError: m.isError,
+      ...(call ? { run: call } : {}),
     });
   }
   const open = snap.get(OPEN_OPERATIONS) ?? {};
   for (const [opId, op] of Object.entries(open)) {
     for (const c of op.calls) {
       const { output } = readDurableOutput(snap, opId, c.toolCallId);
-      view.calls.push({ id: c.toolCallId, name: c.toolName, args: c.args, output, ended: false, isError: false });
+      const { call } = runOf(c.toolCallId);
+      view.calls.push({ id: c.toolCallId, name: c.toolName, args: c.args, output, ended: false, isError: false, ...(call ? { run: call } : {}) });
     }
   }
   return view;

@@ -2,7 +2,7 @@
 import { formatBytes } from "../capture/index.js";
 import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
-import { listEntries, loadSession } from "./session-catalog.js";
+import { listEntries, loadSession, sessionDirWarnings } from "./session-catalog.js";
 import { JSON_OUTPUT, ROOT } from "./shared-options.js";
 import { STORE, storeTarget } from "./store-option.js";
 
@@ -11,15 +11,18 @@ export const sessionsCommand = defineCommand({
   summary: "list recorded sessions (id, started, command, status, size)",
   synopsis: "[--root DIR] [--store STORE] [--json]",
   description:
-    "Lists the sessions recorded under DIR/sessions: id, start time, status (running, succeeded,\nfailed, timed out, interrupted) and size on disk, and the command.",
+    "Lists the sessions recorded under DIR/sessions: id, start time, status (running, succeeded,\nfailed, timed out, interrupted) and size on disk, and the command. A session with several runs\n(--session) shows its first command and start and its last activity.",
   options: { root: ROOT, store: STORE, json: JSON_OUTPUT },
   async run(values) {
     const root = values.root ?? DEFAULT_ROOT;
     const target = storeTarget(values.store);
     const rows = [];
+    if (target.kind !== "postgres") for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool sessions: warning: ${warning}\n`);
     for (const entry of await listEntries(root, target)) {
       try {
-        rows.push((await loadSession(entry)).summary);
+        const loaded = await loadSession(entry);
+        rows.push(loaded.summary);
+        for (const warning of loaded.warnings) process.stderr.write(`spool sessions: warning: ${warning}\n`);
       } catch (err) {
         process.stderr.write(`spool sessions: skipping ${entry.id}: ${(err as Error).message}\n`);
       }
@@ -32,11 +35,13 @@ export const sessionsCommand = defineCommand({
       process.stdout.write(`No sessions ${target.kind === "postgres" ? `in ${target.shown}` : `under ${sessionsDir(root)}`}. 'spool run -- COMMAND' records one.\n`);
       return 0;
     }
+    const time = (t: string | null | undefined): string => (t ? t.replace("T", " ").slice(0, 19) : "?");
     const table = [
-      ["ID", "STARTED", "STATUS", "SIZE", "COMMAND"],
+      ["ID", "STARTED", "LAST ACTIVITY", "STATUS", "SIZE", "COMMAND"],
       ...rows.map((r) => [
         r.id,
-        r.startedAt ? r.startedAt.replace("T", " ").slice(0, 19) : "?",
+        time(r.startedAt),
+        time(r.lastActivityAt),
         r.exitCode !== null && r.status === "failed" ? `${r.status} (${r.exitCode})` : r.status,
         formatBytes(r.bytes),
         r.command.length > 60 ? `${r.command.slice(0, 57)}...` : r.command,

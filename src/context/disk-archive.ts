@@ -3,13 +3,16 @@
 // the index (no index file to corrupt or race on); a file's mtime is its last access, refreshed on
 // put and get. Writes are atomic (temp file in the same directory, then rename), so a reader in
 // another process sees a whole entry or none — and a key this process has never seen is looked up
-// on disk and adopted, which is how several processes share one archive.
-import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, utimesSync } from "node:fs";
+// on disk and adopted, which is how several processes share one archive. Entries are read by the
+// workspace's containment rule (contained-read.ts): a symlink or a FIFO under an entry's name is
+// refused, never followed, and put() replaces it with a real entry.
+import { lstatSync, mkdirSync, readdirSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { archiveKey, decodeFromDisk, encodeForDisk, isValidKey } from "./archive-key.js";
 import type { ArchiveStats, ArchiveStore } from "./archive-store.js";
 import { writeFileAtomic } from "./atomic-write.js";
-import { ArchiveError } from "./errors.js";
+import { readContained } from "./contained-read.js";
+import { ArchiveError, ContextError } from "./errors.js";
 import { tooLarge } from "./memory-archive.js";
 
 export const DEFAULT_ARCHIVE_MAX_BYTES = 256 * 1024 * 1024;
@@ -20,6 +23,8 @@ const STALE_TEMP_MS = 10 * 60 * 1000;
 
 export interface DiskArchiveOptions {
   readonly dir: string;
+  /** Reads are refused when an entry resolves outside this directory (default: `dir`; a workspace passes its own root). */
+  readonly root?: string;
   /** ≤ 0 = no size cap. Default 256 MB. */
   readonly maxBytes?: number;
   /** ≤ 0 = entries never expire. Default 7 days. */
@@ -40,6 +45,7 @@ interface Entry {
 
 export class DiskArchive implements ArchiveStore {
   readonly dir: string;
+  readonly root: string;
   readonly maxBytes: number;
   readonly ttlMs: number;
   private index = new Map<string, Entry>();
@@ -48,10 +54,11 @@ export class DiskArchive implements ArchiveStore {
 
   constructor(options: DiskArchiveOptions) {
     this.dir = options.dir;
+    this.root = options.root ?? options.dir;
     this.maxBytes = options.maxBytes === undefined ? DEFAULT_ARCHIVE_MAX_BYTES : Math.max(0, options.maxBytes);
     this.ttlMs = options.ttlMs === undefined ? DEFAULT_ARCHIVE_TTL_MS : Math.max(0, options.ttlMs);
     try {
-      mkdirSync(this.dir, { recursive: true, mode: 0o750 });
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     } catch (err) {
       throw new ArchiveError(
         "SPOOL_ARCHIVE_DIR",
@@ -95,13 +102,14 @@ export class DiskArchive implements ArchiveStore {
     if (!isValidKey(key)) return undefined;
     for (const json of [false, true]) {
       const path = this.pathFor(key, json);
-      let data: string;
+      let data: string | undefined;
       try {
-        data = readFileSync(path, "utf8");
+        data = readContained(this.root, path);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") continue;
+        if (err instanceof ContextError) throw err;
         throw new ArchiveError("SPOOL_ARCHIVE_READ", `cannot read archive entry ${key}: ${(err as Error).message}.`);
       }
+      if (data === undefined) continue;
       let content: string;
       try {
         content = decodeFromDisk(data, json);
@@ -124,8 +132,7 @@ export class DiskArchive implements ArchiveStore {
     if (this.index.has(key)) return true;
     for (const json of [false, true]) {
       try {
-        statSync(this.pathFor(key, json));
-        return true;
+        if (lstatSync(this.pathFor(key, json)).isFile()) return true;
       } catch {
         // try the other encoding
       }
@@ -193,7 +200,7 @@ export class DiskArchive implements ArchiveStore {
       const key = name.endsWith(".ccr") ? name.slice(0, -4) : name.endsWith(".ccrj") ? name.slice(0, -5) : "";
       if (!isValidKey(key)) continue;
       try {
-        const st = statSync(join(this.dir, name));
+        const st = lstatSync(join(this.dir, name));
         if (st.isFile()) this.adopt(key, st.size, st.mtimeMs);
       } catch {
         // removed by another process between readdir and stat
@@ -250,8 +257,10 @@ export class DiskArchive implements ArchiveStore {
     this.total += bytes;
   }
 
+  /** Refreshes a regular file's time; anything else (absent, a symlink, a FIFO) is reported as not there. */
   private touch(path: string, now: number): boolean {
     try {
+      if (!lstatSync(path).isFile()) return false;
       const t = new Date(now);
       utimesSync(path, t, t);
       return true;

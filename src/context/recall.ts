@@ -1,12 +1,16 @@
-// recall: the model's way back to any text that was cut. Key extraction is tolerant because models
-// paste markers sloppily (`ccr:KEY`, single brackets, upper case, spaces, inside prose or a JSON
-// field with any name) — upstream's @recall failed on all of those until it grew two tiers. With no
-// options the answer is the original, byte-identical; offset/limit page by lines and grep filters
-// lines, and each paged answer says what it shows and how to ask for the next part.
+// recall: the model's way back to any text that was cut. With no options the answer is the original,
+// byte-identical; offset/limit page by lines and grep filters lines, and each paged answer says what
+// it shows and how to ask for the next part. Every argument is model-controlled: keys are found in
+// one linear pass (recall-keys.ts), grep runs on a linear-time engine (grep.ts), and a grep scan
+// stops at a time budget or an abort with a partial answer that says where to resume.
 import { formatMarker } from "./archive-key.js";
 import type { KeyLookup } from "./archive-store.js";
 import { RecallError } from "./errors.js";
+import { compileGrep, type LineMatcher } from "./grep.js";
+import { extractRecallKeys } from "./recall-keys.js";
 import { normaliseToolName } from "./tool-name.js";
+
+export { extractRecallKeys } from "./recall-keys.js";
 
 export interface RecallOptions {
   /** First line to show, 1-based. */
@@ -15,6 +19,10 @@ export interface RecallOptions {
   readonly limit?: number;
   /** A regular expression (`re` or `/re/flags`); only matching lines are shown, with their numbers. */
   readonly grep?: string;
+  /** Stops a grep scan; the call then throws RecallError SPOOL_RECALL_ABORTED. */
+  readonly signal?: AbortSignal;
+  /** A grep scan (all keys together) that runs longer stops there and answers with what it found (default 500 ms). */
+  readonly grepBudgetMs?: number;
 }
 
 export interface RecallResult {
@@ -24,6 +32,9 @@ export interface RecallResult {
 }
 
 const DEFAULT_GREP_LIMIT = 100;
+const DEFAULT_GREP_BUDGET_MS = 500;
+/** More keys than this in one call is not a sloppy paste; each one is a lookup. */
+export const MAX_RECALL_KEYS = 64;
 const MISS_TEXT = "[not found — expired or evicted from the local store]";
 
 export function recall(payload: string, store: KeyLookup, options: RecallOptions = {}): RecallResult {
@@ -35,6 +46,9 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
       `no archive key found in ${JSON.stringify(clipped)} — pass the value from a <<ccr:KEY>> marker (16 hex chars), ` +
         "e.g. <<ccr:0123456789abcdef>> or just 0123456789abcdef.",
     );
+  }
+  if (keys.length > MAX_RECALL_KEYS) {
+    throw new RecallError("SPOOL_RECALL_OPTION", `${keys.length} keys in one call; the limit is ${MAX_RECALL_KEYS}. Recall fewer keys at a time.`);
   }
   const paged = options.offset !== undefined || options.limit !== undefined || options.grep !== undefined;
   const grep = options.grep !== undefined ? compileGrep(options.grep) : undefined;
@@ -49,7 +63,9 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
         : `none of the ${keys.length} keys were found (${keys.join(", ")}); they may have expired or belong to another workspace.`,
     );
   }
-  const render = (key: string, content: string): string => (paged ? page(key, content, options, grep) : content);
+  // One time budget for the whole call, however many keys it names.
+  const deadline = performance.now() + (options.grepBudgetMs ?? DEFAULT_GREP_BUDGET_MS);
+  const render = (key: string, content: string): string => (paged ? page(key, content, options, grep, deadline) : content);
   if (keys.length === 1) return { text: render(keys[0]!, contents[0]!), keys, missing };
   const sections = keys.map((key, i) => {
     const content = contents[i];
@@ -58,55 +74,12 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
   return { text: sections.join("\n\n"), keys, missing };
 }
 
-/** Tier 1: tolerant markers anywhere. Tier 2 (only if none): JSON key fields, or the whole payload as a bare key. */
-export function extractRecallKeys(payload: string): string[] {
-  const keys: string[] = [];
-  const add = (k: string): void => {
-    const key = k.toLowerCase();
-    if (!keys.includes(key)) keys.push(key);
-  };
-  for (const match of payload.matchAll(/<{0,2}\s*ccr\s*:\s*([0-9a-f]{16})(?![0-9a-z])/gi)) add(match[1]!);
-  if (keys.length > 0) return keys;
-
-  const trimmed = payload.trim();
-  const candidates: string[] = [];
-  if (trimmed.startsWith("{")) {
-    try {
-      const parsed = JSON.parse(trimmed) as unknown;
-      if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) {
-        for (const field of ["key", "keys", "marker", "markers", "ccr", "id"]) {
-          if (!Object.hasOwn(parsed, field)) continue;
-          const value = (parsed as Record<string, unknown>)[field];
-          if (typeof value === "string") candidates.push(value);
-          else if (Array.isArray(value)) for (const v of value) if (typeof v === "string") candidates.push(v);
-        }
-      }
-    } catch {
-      candidates.push(trimmed);
-    }
-  } else candidates.push(trimmed);
-  for (const candidate of candidates) {
-    const bare = candidate.trim().replace(/^[\s`'"<>]+|[\s`'"<>]+$/g, "");
-    if (/^[0-9a-f]{16}$/i.test(bare)) add(bare);
-  }
-  return keys;
-}
-
 function validatePaging(options: RecallOptions): void {
   if (options.offset !== undefined && !(Number.isInteger(options.offset) && options.offset >= 1)) {
     throw new RecallError("SPOOL_RECALL_OPTION", `offset must be a line number ≥ 1, got ${String(options.offset)}.`);
   }
   if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 1)) {
     throw new RecallError("SPOOL_RECALL_OPTION", `limit must be a whole number of lines ≥ 1, got ${String(options.limit)}.`);
-  }
-}
-
-function compileGrep(source: string): RegExp {
-  const literal = /^\/(.*)\/([a-z]*)$/s.exec(source);
-  try {
-    return literal ? new RegExp(literal[1]!, literal[2]!.replace(/[gy]/g, "")) : new RegExp(source);
-  } catch (err) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `grep is not a valid regular expression (${(err as Error).message}). Escape special characters or pass a plain word.`);
   }
 }
 
@@ -127,7 +100,7 @@ function lineAt(content: string, starts: readonly number[], n: number): string {
   return content.slice(start, end);
 }
 
-function page(key: string, content: string, options: RecallOptions, grep: RegExp | undefined): string {
+function page(key: string, content: string, options: RecallOptions, grep: LineMatcher | undefined, deadline: number): string {
   const marker = formatMarker(key);
   const starts = content.length === 0 ? [] : lineStarts(content);
   const total = starts.length;
@@ -144,16 +117,32 @@ function page(key: string, content: string, options: RecallOptions, grep: RegExp
   const shown: string[] = [];
   let n = from;
   let lastShown = -1;
+  let outOfTime = false;
+  let scannedChars = 0;
   for (; n < total && shown.length < limit; n++) {
+    // The clock and the signal are checked every 64 KiB of text scanned, not on every line.
+    if (scannedChars >= 65536) {
+      scannedChars = 0;
+      if (options.signal?.aborted) throw new RecallError("SPOOL_RECALL_ABORTED", `grep over ${marker} was aborted at line ${n + 1} of ${total}.`);
+      if (performance.now() > deadline) {
+        outOfTime = true;
+        break;
+      }
+    }
     const line = lineAt(content, starts, n);
+    scannedChars += line.length + 64;
     if (grep.test(line)) {
       shown.push(`${n + 1}: ${line}`);
       lastShown = n;
     }
   }
-  const scannedTo = shown.length < limit ? total : lastShown + 1;
-  const next =
-    scannedTo < total ? ` Next: recall ${marker} grep=${JSON.stringify(options.grep)} offset=${scannedTo + 1} limit=${limit}.` : " No more matches after these.";
+  const scannedTo = outOfTime ? n : shown.length < limit ? total : lastShown + 1;
+  const resume = ` Next: recall ${marker} grep=${JSON.stringify(options.grep)} offset=${scannedTo + 1} limit=${limit}.`;
+  const next = outOfTime
+    ? ` The scan stopped at its time budget (${options.grepBudgetMs ?? DEFAULT_GREP_BUDGET_MS} ms).${resume}`
+    : scannedTo < total
+      ? resume
+      : " No more matches after these.";
   const header = `[recall ${marker}: ${shown.length} line(s) matching /${grep.source}/${grep.flags} in lines ${from + 1}-${scannedTo} of ${total}.${next}]`;
   return shown.length > 0 ? `${header}\n${shown.join("\n")}` : header;
 }

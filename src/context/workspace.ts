@@ -1,14 +1,16 @@
 // The session workspace: `<root>/<sessionId>/` with `spill/` (capture overflow), `results/` (budget
 // overflow, one `<key>.txt` per saved text) and `archive/` (the content-addressed store). It is the
-// only place the model may read saved output from: `canRead` resolves `..` and symlinks before
-// checking containment, so a link inside the workspace pointing out of it is refused. Upstream's spill
-// directory sat outside the read allowlist, which made every "saved to …" marker a dead end.
-import { mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+// only place the model may read saved output from, and every read path (canRead, readText, get,
+// readOnlyLookup) follows one rule (contained-read.ts): `..` and symlinks are resolved first and
+// anything resolving outside the workspace is refused. Upstream's spill directory sat outside the
+// read allowlist, which made every "saved to …" marker a dead end.
+import { mkdirSync, rmSync } from "node:fs";
 import { randomUUID } from "node:crypto";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import type { ArchiveStore, KeyLookup } from "./archive-store.js";
 import { decodeFromDisk, isValidKey } from "./archive-key.js";
 import { contextConfigFromEnv } from "./config.js";
+import { containedPath, readContained } from "./contained-read.js";
 import { DiskArchive } from "./disk-archive.js";
 import { WorkspaceError } from "./errors.js";
 import { resultFilePath } from "./save-full-text.js";
@@ -39,6 +41,8 @@ export interface Workspace extends KeyLookup {
   readonly keep: boolean;
   /** True only for paths inside the workspace after resolving `..` and symlinks. */
   canRead(path: string): boolean;
+  /** The resolved path to open for `path`, or undefined when it resolves outside the workspace. */
+  resolveReadable(path: string): string | undefined;
   /** Reads a file inside the workspace; throws WorkspaceError for anything outside it. */
   readText(path: string): string;
   /** Archive first, then the budget's result files — every key a stub mentions resolves here. */
@@ -76,20 +80,16 @@ export function createWorkspace(options: WorkspaceOptions = {}): Workspace {
       `cannot create the session workspace ${dir}: ${(err as Error).message}. Choose a writable root (--workspace / root option).`,
     );
   }
-  const realDir = realpathSync(dir);
   const fromEnv = options.archiveMaxBytes === undefined || options.archiveTtlMs === undefined ? contextConfigFromEnv(env) : undefined;
   const archive = new DiskArchive({
     dir: archiveDir,
+    root: dir,
     maxBytes: options.archiveMaxBytes ?? fromEnv!.archiveMaxBytes,
     ttlMs: options.archiveTtlMs ?? fromEnv!.archiveTtlMs,
   });
   let cleaned = false;
 
-  const canRead = (path: string): boolean => {
-    const real = resolveReal(resolve(dir, path));
-    const rel = relative(realDir, real);
-    return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-  };
+  const canRead = (path: string): boolean => containedPath(dir, path) !== undefined;
 
   return {
     dir,
@@ -100,27 +100,15 @@ export function createWorkspace(options: WorkspaceOptions = {}): Workspace {
     archive,
     keep,
     canRead,
+    resolveReadable: (path) => containedPath(dir, path),
     readText(path: string): string {
-      if (!canRead(path)) {
-        throw new WorkspaceError(
-          "SPOOL_WORKSPACE_OUTSIDE",
-          `refusing to read ${path}: it is outside the session workspace ${dir}. Only saved output inside the workspace can be read.`,
-        );
-      }
-      return readFileSync(resolve(dir, path), "utf8");
+      const text = readContained(dir, path);
+      if (text === undefined) throw new WorkspaceError("SPOOL_WORKSPACE_NOT_FOUND", `cannot read ${path}: no such file in the session workspace ${dir}.`);
+      return text;
     },
     get(key: string): string | undefined {
       if (!isValidKey(key)) return undefined;
-      const hit = archive.get(key);
-      if (hit !== undefined) return hit;
-      for (const json of [false, true]) {
-        try {
-          return decodeFromDisk(readFileSync(resultFilePath(resultsDir, key, json), "utf8"), json);
-        } catch {
-          // not saved in this encoding
-        }
-      }
-      return undefined;
+      return archive.get(key) ?? readResult(dir, key);
     },
     cleanup(): void {
       if (cleaned) return;
@@ -135,39 +123,31 @@ export function createWorkspace(options: WorkspaceOptions = {}): Workspace {
  * for readers such as `spool recall` that must not change a session they only look at.
  */
 export function readOnlyLookup(dir: string): KeyLookup {
-  const candidates = (key: string): [string, boolean][] => [
-    [join(dir, "archive", `${key}.ccr`), false],
-    [join(dir, "archive", `${key}.ccrj`), true],
-    [resultFilePath(join(dir, "results"), key), false],
-    [resultFilePath(join(dir, "results"), key, true), true],
-  ];
   return {
     get(key: string): string | undefined {
       if (!isValidKey(key)) return undefined;
-      for (const [path, json] of candidates(key)) {
-        try {
-          return decodeFromDisk(readFileSync(path, "utf8"), json);
-        } catch {
-          // not stored in this place or encoding
-        }
+      for (const json of [false, true]) {
+        const text = readContained(dir, join(dir, "archive", json ? `${key}.ccrj` : `${key}.ccr`));
+        if (text !== undefined) return decodeOrUndefined(text, json);
       }
-      return undefined;
+      return readResult(dir, key);
     },
   };
 }
 
-/** realpath of the longest existing prefix, with the rest appended — a path need not exist to be judged. */
-function resolveReal(path: string): string {
-  let head = path;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return join(realpathSync(head), ...rest.reverse());
-    } catch {
-      const parent = dirname(head);
-      if (parent === head) return path;
-      rest.push(basename(head));
-      head = parent;
-    }
+/** A text the budget saved under `results/`, by the same containment rule as every other read. */
+function readResult(dir: string, key: string): string | undefined {
+  for (const json of [false, true]) {
+    const text = readContained(dir, resultFilePath(join(dir, "results"), key, json));
+    if (text !== undefined) return decodeOrUndefined(text, json);
+  }
+  return undefined;
+}
+
+function decodeOrUndefined(text: string, json: boolean): string | undefined {
+  try {
+    return decodeFromDisk(text, json);
+  } catch {
+    return undefined;
   }
 }

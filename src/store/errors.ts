@@ -61,10 +61,13 @@ export class CorruptSessionError extends SpoolError {
     readonly file: string,
     readonly line: number,
     detail: string,
+    options: { readonly repairable?: boolean } = {},
   ) {
     super("SPOOL_STORE_CORRUPT", 
       `${file}:${line}: ${detail}. This is damage a crash cannot cause, so the session was not opened; ` +
-        "restore the file from a backup or move it aside (spool never rewrites a corrupt log).",
+        (options.repairable
+          ? "restore the file from a backup, or run `spool repair SESSION` to cut the log back to its last good line (the cut lines are kept beside it in a .damaged file)."
+          : "restore the file from a backup or move it aside (spool never rewrites a corrupt log)."),
     );
   }
 }

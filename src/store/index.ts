@@ -8,6 +8,8 @@ export { appendList, deleteList, deleteValue, retireScope, setValue, type Append
 export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, type CommitResult, type Durability, type ListElement, type ListPage, type ListReadOptions, type Store, type StoreStats } from "./store.js";
 export { createMemoryStore } from "./memory.js";
 export { openJsonlStore, type JsonlStoreOptions } from "./jsonl/store.js";
+export { repairJsonlSession, type RepairedLog } from "./jsonl/repair.js";
+export { sidecarName } from "./jsonl/replay.js";
 export { readJsonlSnapshot, type SessionSnapshot } from "./jsonl/snapshot.js";
 export { followJsonlSession, type JsonlFollower } from "./jsonl/follow.js";
 export { openSqliteStore, type SqliteStoreOptions } from "./sqlite/store.js";

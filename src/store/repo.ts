@@ -9,6 +9,7 @@ import { lockHolder } from "./jsonl/lock.js";
 import { encodeHeader, encodeTransaction } from "./jsonl/records.js";
 import { loadSession } from "./jsonl/replay.js";
 import { createWithHeader, newSessionHeader, openJsonlStore } from "./jsonl/store.js";
+import { openSingleWriter } from "./single-writer.js";
 import { forkSqliteSession, openSqliteStore } from "./sqlite/store.js";
 import { openPostgresSessionRepo, type PostgresRepoOptions } from "./postgres/repo.js";
 import type { Durability, Store } from "./store.js";
@@ -59,7 +60,7 @@ export function openSessionRepo(root: string, options: { readonly backend: RepoB
   const openStore = (s: SessionInfo, create: boolean, o: SessionOpenOptions = {}): Promise<Store> =>
     backend === "jsonl"
       ? openJsonlStore(s.file, { ...o, create, sessionId: s.id })
-      : openSqliteStore(s.file, { durability: o.durability ?? "process", create, sessionId: s.id });
+      : openSingleWriter(s.file, () => openSqliteStore(s.file, { durability: o.durability ?? "process", create, sessionId: s.id }));
   const makeDir = (s: SessionInfo): void => {
     ensureDir(root);
     try {
@@ -102,6 +103,8 @@ export function openSessionRepo(root: string, options: { readonly backend: RepoB
         rmSync(s.file);
         rmSync(sidecarDir(s.file), { recursive: true, force: true });
       } else {
+        const holder = lockHolder(`${s.file}.lock`);
+        if (holder !== undefined) throw new SessionLockedError(s.file, holder.pid, holder.host);
         rmSync(s.file);
       }
       rmSync(s.dir, { recursive: true, force: true });

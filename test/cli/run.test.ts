@@ -71,7 +71,8 @@ describe("spool run", () => {
     expect(sessions.find((s) => s.command === "sleep 30")?.status).toBe("timed out");
     const row = spool(["sessions"]).stdout.split("\n").find((l) => l.endsWith("sleep 30"));
     // The STATUS column says how it ended, not the kill signal's status (143).
-    expect(row).toMatch(/^\S+\s+\S+ \S+\s+timed out\s+\S+ \S+\s+sleep 30$/);
+    // Columns: id, started, last activity, status, size, command.
+    expect(row).toMatch(/^\S+\s+\S+ \S+\s+\S+ \S+\s+timed out\s+\S+ \S+\s+sleep 30$/);
   });
 
   it("the model-facing result says loudly what was kept and where the rest is", () => {

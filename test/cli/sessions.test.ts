@@ -17,7 +17,7 @@ const start = (args: string[], dir = cwd) => startSpool(args, { cwd: dir });
 const sessionOf = (stdout: string): string => /Session: \.spool\/sessions\/(\S+)/.exec(stdout)![1]!;
 
 describe("spool sessions / inspect / gc", () => {
-  it("every run is recorded; sessions lists id, start, status, size and command", () => {
+  it("every run is recorded; sessions lists id, start, last activity, status, size and command", () => {
     const dir = tempDir("spool-sessions-list-");
     const ok = spool(["run", "-q", "--", "echo", "hello"], dir);
     const bad = spool(["run", "-q", "--", "sh", "-c", "exit 4"], dir);
@@ -25,7 +25,7 @@ describe("spool sessions / inspect / gc", () => {
     expect(existsSync(join(dir, ".spool/sessions", ids[0]!, "session.jsonl"))).toBe(true);
     const table = spool(["sessions"], dir);
     expect(table.status).toBe(0);
-    expect(table.stdout).toMatch(new RegExp(`${ids[0]}\\s+\\S+ \\S+\\s+succeeded\\s+\\S+ \\S+\\s+echo hello`));
+    expect(table.stdout).toMatch(new RegExp(`${ids[0]}\\s+\\S+ \\S+\\s+\\S+ \\S+\\s+succeeded\\s+\\S+ \\S+\\s+echo hello`));
     expect(table.stdout).toMatch(new RegExp(`${ids[1]}.*failed \\(4\\)`));
     const json = JSON.parse(spool(["sessions", "--json"], dir).stdout) as { id: string; status: string; bytes: number }[];
     expect(json.map((s) => s.id)).toEqual(ids);

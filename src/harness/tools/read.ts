@@ -69,11 +69,14 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
       const offset = positive("offset", args.offset) ?? 1;
       const limit = positive("limit", args.limit) ?? DEFAULT_LIMIT;
       const base = options.anyFile ? (options.cwd ?? process.cwd()) : ctx.workspace.dir;
-      const path = isAbsolute(args.path) ? args.path : resolve(base, args.path);
-      if (options.anyFile) checkFile(path, args.path);
-      else if (!ctx.workspace.canRead(path)) {
+      const asked = isAbsolute(args.path) ? args.path : resolve(base, args.path);
+      // Inside the workspace, the file is opened by its resolved path: what was judged inside is what is read.
+      const path = options.anyFile ? asked : ctx.workspace.resolveReadable(asked);
+      if (path === undefined) {
         throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read is limited to the session workspace ${ctx.workspace.dir}; ${args.path} is outside it (or does not exist)`);
       }
+      // A FIFO or device would block the stream: only regular files are read.
+      checkFile(path, args.path);
       const capture = new OutputCapture(resolveLimits(output));
       let line = 1; // the line the next byte belongs to
       let size = 0;

@@ -21,7 +21,7 @@ export function createRecallTool(): ToolDefinition<RecallArgs> {
         key: { type: "string", description: "The 16-hex-char key or the <<ccr:KEY>> marker; several keys give labelled sections." },
         offset: { type: "integer", minimum: 1 },
         limit: { type: "integer", minimum: 1 },
-        grep: { type: "string", description: "A regular expression; only matching lines are shown." },
+        grep: { type: "string", description: "A regular expression (RE2 syntax: no backreferences or lookaround); only matching lines are shown." },
       },
       required: ["key"],
     },
@@ -29,12 +29,13 @@ export function createRecallTool(): ToolDefinition<RecallArgs> {
     output: { retain: "head", maxBytes: 64 * 1024 * 1024, maxLines: 10_000_000 },
     kind: "read",
     replaySafe: true,
-    execute(_id, args, _signal, out, ctx) {
+    execute(_id, args, signal, out, ctx) {
       if (typeof args?.key !== "string") throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'recall needs a "key" string argument');
       const result = recall(args.key, ctx.workspace, {
         ...(args.offset !== undefined ? { offset: args.offset } : {}),
         ...(args.limit !== undefined ? { limit: args.limit } : {}),
         ...(args.grep !== undefined ? { grep: args.grep } : {}),
+        signal,
       });
       out.write(result.text);
     },

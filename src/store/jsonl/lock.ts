@@ -50,7 +50,7 @@ export function lockHolder(lockPath: string): LockOwner | undefined {
 export function acquireLock(lockPath: string, sessionFile: string): () => void {
   const me: LockOwner = { pid: process.pid, host: hostname(), nonce: randomBytes(8).toString("hex") };
   const tmp = `${lockPath}.${me.nonce}.tmp`;
-  writeFileSync(tmp, JSON.stringify(me), { flag: "wx" });
+  writeFileSync(tmp, JSON.stringify(me), { flag: "wx", mode: 0o600 });
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {

@@ -17,18 +17,23 @@ export interface ReadLog {
   /** Bytes that hold complete, valid lines; anything after is a torn tail. */
   readonly goodLength: number;
   readonly fileLength: number;
+  /** With `untilDamage`: the first line that failed to verify (everything from it on is past goodLength). */
+  readonly damagedLine?: number;
 }
 
-function isNulOnly(buf: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (buf[i] !== 0) return false;
-  return true;
+function hasNul(buf: Buffer, start: number, end: number): boolean {
+  const i = buf.indexOf(0, start);
+  return i >= 0 && i < end;
 }
 
 /**
- * The final segment without a newline is torn, and so is a final newline-terminated line that is
- * NUL-only or does not verify (blocks persisted out of order). Any other bad line is corruption.
+ * The final segment without a newline is torn (a write cut short) and is cut away quietly. A final
+ * newline-terminated line holding NUL bytes is torn too: a sealed line never contains a raw NUL, so
+ * NULs mean blocks the filesystem had not persisted when the machine stopped. Any other line that
+ * does not verify — the last one included — is corruption, reported with its file and line; with
+ * `untilDamage` the read stops there instead (`damagedLine`), which is what `spool repair` cuts at.
  */
-export function readLog(path: string): ReadLog {
+export function readLog(path: string, options: { readonly untilDamage?: boolean } = {}): ReadLog {
   const buf = readFileSync(path);
   const lastNl = buf.lastIndexOf(10);
   let complete = lastNl + 1;
@@ -38,21 +43,37 @@ export function readLog(path: string): ReadLog {
     pos = buf.indexOf(10, pos) + 1;
   }
   const lines: LogLine[] = [];
+  let damagedLine: number | undefined;
   for (let i = 0; i < starts.length; i++) {
     const start = starts[i]!;
     const end = (i + 1 < starts.length ? starts[i + 1]! : complete) - 1;
     const isLast = i === starts.length - 1;
-    const record = isNulOnly(buf, start, end) && end > start ? undefined : openLine(buf.toString("utf8", start, end));
+    const nul = end > start && hasNul(buf, start, end);
+    const record = nul ? undefined : openLine(buf.toString("utf8", start, end));
     if (record === undefined) {
-      if (isLast) {
+      if (isLast && nul) {
         complete = start;
         break;
       }
-      throw new CorruptSessionError(path, i + 1, end === start ? "empty line" : "the line is damaged (bad checksum or not JSON)");
+      if (options.untilDamage) {
+        damagedLine = i + 1;
+        complete = start;
+        break;
+      }
+      throw new CorruptSessionError(
+        path,
+        i + 1,
+        end === start
+          ? "empty line"
+          : isLast
+            ? "the last line is complete (it ends in a newline) but damaged (bad checksum or not JSON), so it is not a torn write"
+            : "the line is damaged (bad checksum or not JSON)",
+        { repairable: true },
+      );
     }
     lines.push({ line: i + 1, record });
   }
-  return { lines, goodLength: complete, fileLength: buf.length };
+  return { lines, goodLength: complete, fileLength: buf.length, ...(damagedLine !== undefined ? { damagedLine } : {}) };
 }
 
 /** An append-only file descriptor that restores its length when a write fails half-way. */

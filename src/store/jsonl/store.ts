@@ -40,7 +40,7 @@ function fsyncDir(dir: string): void {
 /** Publishes a complete first line under `path` via a temp file and rename, so a reader never sees half a header. */
 export function createWithHeader(path: string, headerLine: string, durable: boolean, extraLines = ""): void {
   const tmp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-  const fd = openSync(tmp, "wx");
+  const fd = openSync(tmp, "wx", 0o600);
   try {
     writeSync(fd, headerLine + extraLines);
     if (durable) fsyncSync(fd);
@@ -152,7 +152,7 @@ class JsonlStore implements Store {
 
   #openSidecar(id: string): AppendFile {
     const dir = sidecarDir(this.#path);
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, sidecarName(id));
     // A file left by a failed unlink holds only retired records; the rename replaces it.
     createWithHeader(path, encodeHeader({ format: SCOPE_FORMAT, version: FORMAT_VERSION, sessionId: this.#sessionId, scopeId: id }), this.#durable);
@@ -235,7 +235,7 @@ class JsonlStore implements Store {
 export async function openJsonlStore(path: string, options: JsonlStoreOptions = {}): Promise<Store> {
   const exists = existsSync(path);
   if (!exists && options.create === false) throw new SessionNotFoundError(path);
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const release = acquireLock(`${path}.lock`, path);
   try {
     if (!existsSync(path)) {

@@ -1,7 +1,7 @@
 // The SQLite backend (the built-in node:sqlite; no native build): every commit is one BEGIN
 // IMMEDIATE transaction that reads and advances sessions.next_seq, so several connections (even
 // processes) can share a file safely.
-import { existsSync, mkdirSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import type { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import type { Value, ValueList } from "../address.js";
@@ -50,8 +50,10 @@ const pragma = (db: Db, name: string): number => Object.values(db.prepare(`PRAGM
 
 /** Opens a database file, creating or checking the schema. */
 export function openDatabase(path: string, durability: Durability, create: boolean): Db {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   if (!create && path !== ":memory:" && !existsSync(path)) throw new SessionNotFoundError(path);
+  // Created private (0600) before SQLite opens it; SQLite gives its -wal and -shm files the same mode.
+  if (create && path !== ":memory:" && !existsSync(path)) closeSync(openSync(path, "a", 0o600));
   let db: Db;
   try {
     db = new (sqlite().DatabaseSync)(path);

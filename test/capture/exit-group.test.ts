@@ -1,0 +1,75 @@
+// Issue 11 §4: a command's background jobs in its own process group outlived a normal exit. Now the
+// group is ended after a short grace period (as on timeout); a `setsid` daemon left the group on
+// purpose and survives. Real processes.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { exec } from "../../src/capture/index.js";
+
+const dir = mkdtempSync(join(tmpdir(), "spool-exit-group-"));
+const survivors: number[] = [];
+afterAll(() => {
+  for (const pid of survivors) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Alive and still the program we started (a zombie has died; a reused pid is someone else). */
+function isRunning(pid: number, expected: string): boolean {
+  if (!existsSync(`/proc/${pid}/stat`)) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z" && cmdline === expected;
+  } catch {
+    return false;
+  }
+}
+
+describe("A command's background jobs in its own process group outlive a normal exit", () => {
+  it("sleep 300 & echo bg: the command exits 0, and the background sleep is gone when exec returns", async () => {
+    const r = await exec("sleep 301 & echo $!; echo bg");
+    expect(r.exitCode).toBe(0);
+    expect(r.timedOut).toBe(false);
+    const pid = Number(r.text.split("\n")[0]);
+    survivors.push(pid);
+    expect(r.text).toContain("bg");
+    expect(isRunning(pid, "sleep 301")).toBe(false);
+  });
+
+  it("a background job gets the grace period to finish writing", async () => {
+    const file = join(dir, "late.txt");
+    const r = await exec(`(sleep 0.2; echo late > ${file}) & echo bg`);
+    expect(r.exitCode).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe("late\n");
+  });
+
+  it("a background job that keeps writing to the pipe no longer keeps exec waiting", async () => {
+    const started = performance.now();
+    const r = await exec("(while :; do echo tick; sleep 0.01; done) & echo bg");
+    expect(r.exitCode).toBe(0);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it("a background job that ignores SIGTERM is killed after the kill grace", async () => {
+    const r = await exec(`sh -c 'trap "" TERM; echo $$; exec sleep 302' & sleep 0.1; echo bg`, { killGraceMs: 200 });
+    const pid = Number(r.text.split("\n")[0]);
+    survivors.push(pid);
+    expect(r.exitCode).toBe(0);
+    expect(isRunning(pid, "sleep 302")).toBe(false);
+  });
+
+  it("a setsid daemon left the group on purpose and survives (documented)", async () => {
+    const r = await exec("setsid sleep 303 & echo $!");
+    const pid = Number(r.text.trim());
+    survivors.push(pid);
+    expect(r.exitCode).toBe(0);
+    expect(isRunning(pid, "sleep 303")).toBe(true);
+  });
+});
