@@ -36,7 +36,11 @@ const json = process.argv.includes("--json");
 // --quick: a smoke run (few samples, numbers not meaningful). --only=W1,W3 / --impl=spool,chord
 // narrow the run while iterating on one workload; the targets are only judged on a full run.
 const quick = process.argv.includes("--quick");
-const listArg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3).split(",");
+const listArg = (name) =>
+  process.argv
+    .find((a) => a.startsWith(`--${name}=`))
+    ?.slice(name.length + 3)
+    .split(",");
 const onlyWorkloads = listArg("only");
 const onlyImpls = listArg("impl");
 const log = (line) => (json ? process.stderr : process.stdout).write(line + "\n");
@@ -59,20 +63,28 @@ function openTracker(lib, init, step) {
   const tracker = lib.track(init);
   const enc = lib.encoder();
   return {
-    base() { return JSON.stringify(enc.encode(tracker.flush())); },
+    base() {
+      return JSON.stringify(enc.encode(tracker.flush()));
+    },
     flush(x) {
       step(tracker.state, x);
       return JSON.stringify(enc.encode(tracker.flush()));
     },
-    final() { return JSON.parse(JSON.stringify(tracker.state)); },
+    final() {
+      return JSON.parse(JSON.stringify(tracker.state));
+    },
   };
 }
 function replicaTracker(lib) {
   const dec = lib.decoder();
   let value;
   return {
-    fold(wire) { value = lib.apply(value, dec.decode(JSON.parse(wire))); },
-    value() { return value; },
+    fold(wire) {
+      value = lib.apply(value, dec.decode(JSON.parse(wire)));
+    },
+    value() {
+      return value;
+    },
   };
 }
 
@@ -83,12 +95,16 @@ function openExplicit(lib, init, step) {
   const tracker = lib.track(init);
   const enc = lib.encoder();
   return {
-    base() { return JSON.stringify(enc.encode(tracker.flush())); },
+    base() {
+      return JSON.stringify(enc.encode(tracker.flush()));
+    },
     flush(x) {
       step(tracker, x);
       return JSON.stringify(enc.encode(tracker.flush()));
     },
-    final() { return JSON.parse(JSON.stringify(tracker.target)); },
+    final() {
+      return JSON.parse(JSON.stringify(tracker.target));
+    },
   };
 }
 // The sink paces itself; here pacing is off (minIntervalMs 0, no byte budget), so every write is
@@ -98,30 +114,53 @@ function openSink(lib, init, step) {
   const enc = lib.encoder();
   let last = [];
   const out = lib.createToolOutput({
-    initial: init, retain: "tail", maxBytes: init.truncation.maxBytes, maxLines: init.truncation.maxLines,
-    rebaseEvery: 1e9, minIntervalMs: 0, targetBytesPerSecond: Infinity, onFlush: (ops) => { last = ops; },
+    initial: init,
+    retain: "tail",
+    maxBytes: init.truncation.maxBytes,
+    maxLines: init.truncation.maxLines,
+    rebaseEvery: 1e9,
+    minIntervalMs: 0,
+    targetBytesPerSecond: Infinity,
+    onFlush: (ops) => {
+      last = ops;
+    },
   });
-  const take = () => { const wire = JSON.stringify(enc.encode(last)); last = []; return wire; };
+  const take = () => {
+    const wire = JSON.stringify(enc.encode(last));
+    last = [];
+    return wire;
+  };
   return {
-    base() { out.rebase(); return take(); },
+    base() {
+      out.rebase();
+      return take();
+    },
     flush(x) {
       step(out, x);
       return take();
     },
-    final() { return JSON.parse(JSON.stringify(out.state)); },
+    final() {
+      return JSON.parse(JSON.stringify(out.state));
+    },
   };
 }
 
 function openImmer(lib, init, step) {
   let state = init;
   return {
-    base() { return JSON.stringify(state); },
+    base() {
+      return JSON.stringify(state);
+    },
     flush(x) {
-      const result = lib.produceWithPatches(state, (draft) => { step(draft, x); });
+      const result = lib.produceWithPatches(state, (draft) => {
+        step(draft, x);
+      });
       state = result[0];
       return JSON.stringify(result[1]);
     },
-    final() { return JSON.parse(JSON.stringify(state)); },
+    final() {
+      return JSON.parse(JSON.stringify(state));
+    },
   };
 }
 function replicaImmer(lib) {
@@ -130,22 +169,37 @@ function replicaImmer(lib) {
   return {
     fold(wire) {
       if (based) value = lib.applyPatches(value, JSON.parse(wire));
-      else { value = JSON.parse(wire); based = true; }
+      else {
+        value = JSON.parse(wire);
+        based = true;
+      }
     },
-    value() { return value; },
+    value() {
+      return value;
+    },
   };
 }
 
 function openMutative(lib, init, step) {
   let state = init;
   return {
-    base() { return JSON.stringify(state); },
+    base() {
+      return JSON.stringify(state);
+    },
     flush(x) {
-      const result = lib.create(state, (draft) => { step(draft, x); }, { enablePatches: true });
+      const result = lib.create(
+        state,
+        (draft) => {
+          step(draft, x);
+        },
+        { enablePatches: true },
+      );
       state = result[0];
       return JSON.stringify(result[1]);
     },
-    final() { return JSON.parse(JSON.stringify(state)); },
+    final() {
+      return JSON.parse(JSON.stringify(state));
+    },
   };
 }
 function replicaMutative(lib) {
@@ -154,9 +208,14 @@ function replicaMutative(lib) {
   return {
     fold(wire) {
       if (based) value = lib.apply(value, JSON.parse(wire));
-      else { value = JSON.parse(wire); based = true; }
+      else {
+        value = JSON.parse(wire);
+        based = true;
+      }
     },
-    value() { return value; },
+    value() {
+      return value;
+    },
   };
 }
 
@@ -166,14 +225,18 @@ function openFjp(lib, init, step) {
   const state = init;
   let previous = lib.deepClone(state);
   return {
-    base() { return JSON.stringify(state); },
+    base() {
+      return JSON.stringify(state);
+    },
     flush(x) {
       step(state, x);
       const patch = lib.compare(previous, state);
       previous = lib.deepClone(state);
       return JSON.stringify(patch);
     },
-    final() { return JSON.parse(JSON.stringify(state)); },
+    final() {
+      return JSON.parse(JSON.stringify(state));
+    },
   };
 }
 function replicaFjp(lib) {
@@ -182,28 +245,41 @@ function replicaFjp(lib) {
   return {
     fold(wire) {
       if (based) value = lib.applyPatch(value, JSON.parse(wire), false, true).newDocument;
-      else { value = JSON.parse(wire); based = true; }
+      else {
+        value = JSON.parse(wire);
+        based = true;
+      }
     },
-    value() { return value; },
+    value() {
+      return value;
+    },
   };
 }
 
 function openSnapshot(_lib, init, step) {
   const state = init;
   return {
-    base() { return JSON.stringify(state); },
+    base() {
+      return JSON.stringify(state);
+    },
     flush(x) {
       step(state, x);
       return JSON.stringify(state);
     },
-    final() { return JSON.parse(JSON.stringify(state)); },
+    final() {
+      return JSON.parse(JSON.stringify(state));
+    },
   };
 }
 function replicaSnapshot(_lib) {
   let last;
   return {
-    fold(wire) { last = wire; },
-    value() { return JSON.parse(last); },
+    fold(wire) {
+      last = wire;
+    },
+    value() {
+      return JSON.parse(last);
+    },
   };
 }
 
@@ -216,10 +292,16 @@ async function loadImpls() {
       spoolNote = `${SPOOL_MODULE} does not export track()/encoder() yet — the spool rows are missing`;
     } else {
       impls.push({ name: "spool", lib: spool, open: openTracker, replica: replicaTracker });
-      if (typeof spool.track(({})).append === "function") {
+      if (typeof spool.track({}).append === "function") {
         impls.push({ name: "spool-explicit", lib: spool, open: openExplicit, replica: replicaTracker, stepKey: "explicitStep" });
         const output = await import(SPOOL_OUTPUT_MODULE);
-        impls.push({ name: "spool-sink", lib: { ...spool, createToolOutput: output.createToolOutput }, open: openSink, replica: replicaTracker, stepKey: "sinkStep" });
+        impls.push({
+          name: "spool-sink",
+          lib: { ...spool, createToolOutput: output.createToolOutput },
+          open: openSink,
+          replica: replicaTracker,
+          stepKey: "sinkStep",
+        });
       } else {
         spoolNote = "this build's tracker has no explicit append/truncate — the spool-explicit and spool-sink rows are missing";
       }
@@ -254,10 +336,12 @@ function rng(seed) {
   };
 }
 const pick = (r, xs) => xs[Math.floor(r() * xs.length)];
-const WORDS = ("stream window tracker replica flush batch append truncate encoder decoder intern " +
+const WORDS = (
+  "stream window tracker replica flush batch append truncate encoder decoder intern " +
   "path segment anchor overlap probe candidate splice transcript assistant message tool output " +
   "capture spill durable sidecar recovery base delta fold apply session scope budget archive " +
-  "recall compact pairing preview stub harness lane subscriber cursor sequence").split(" ");
+  "recall compact pairing preview stub harness lane subscriber cursor sequence"
+).split(" ");
 
 function variedText(chars, seed) {
   const r = rng(seed);
@@ -275,10 +359,41 @@ function variedText(chars, seed) {
   return parts.join("").slice(0, chars);
 }
 
-const DIRS = ["src/capture", "src/delta", "src/output", "src/store", "src/context", "src/harness",
-  "src/wire", "vendor/zlib", "vendor/sqlite", "lib/net", "lib/fs", "test/unit", "test/e2e"];
-const FILES = ["window", "tracker", "codec", "overlap", "spill", "publisher", "scope", "budget",
-  "pairing", "archive", "recall", "lane", "sse", "inflate", "btree", "pager", "socket", "watch"];
+const DIRS = [
+  "src/capture",
+  "src/delta",
+  "src/output",
+  "src/store",
+  "src/context",
+  "src/harness",
+  "src/wire",
+  "vendor/zlib",
+  "vendor/sqlite",
+  "lib/net",
+  "lib/fs",
+  "test/unit",
+  "test/e2e",
+];
+const FILES = [
+  "window",
+  "tracker",
+  "codec",
+  "overlap",
+  "spill",
+  "publisher",
+  "scope",
+  "budget",
+  "pairing",
+  "archive",
+  "recall",
+  "lane",
+  "sse",
+  "inflate",
+  "btree",
+  "pager",
+  "socket",
+  "watch",
+];
 const EXTS = [".c", ".cc", ".ts", ".rs"];
 
 // One realistic build/test log line: compiler invocations, diagnostics, test results, timings.
@@ -316,10 +431,18 @@ function toolOutputState(text, truncation) {
 const W1 = {
   id: "W1",
   title: "rolling window: 50 KB text, drop 32 chars + append a varied 32-char chunk, bump totalBytes",
-  warmup: 1000, samples: 21, perSample: 300,
-  init: () => toolOutputState(variedText(51_200, 1), {
-    truncated: true, truncatedBy: "bytes", totalLines: 1_100, totalBytes: 51_200, maxBytes: 51_200, maxLines: 2_000,
-  }),
+  warmup: 1000,
+  samples: 21,
+  perSample: 300,
+  init: () =>
+    toolOutputState(variedText(51_200, 1), {
+      truncated: true,
+      truncatedBy: "bytes",
+      totalLines: 1_100,
+      totalBytes: 51_200,
+      maxBytes: 51_200,
+      maxLines: 2_000,
+    }),
   step: function (s, i) {
     const block = s.content[0];
     block.text = block.text.slice(32) + ("chunk:" + i.toString(36) + ":durable-stream").padEnd(31, ".") + "\n";
@@ -339,7 +462,9 @@ const W1 = {
 const W2 = {
   id: "W2",
   title: "assistant stream: a 200 KB varied string grows by 8 chars per flush",
-  warmup: 200, samples: 21, perSample: 60,
+  warmup: 200,
+  samples: 21,
+  perSample: 60,
   init: () => ({ role: "assistant", content: [{ type: "text", text: variedText(204_800, 2) }], stopReason: null }),
   step: function (s, i) {
     s.content[0].text += (" t" + i.toString(36)).padEnd(8, ".");
@@ -352,7 +477,9 @@ const W2 = {
 const W3 = {
   id: "W3",
   title: "transcript: push {id, text} onto an array per flush",
-  warmup: 500, samples: 21, perSample: 100,
+  warmup: 500,
+  samples: 21,
+  perSample: 100,
   init: () => ({ entries: [] }),
   step: function (s, i) {
     s.entries.push({ id: "e" + i, text: "message " + i });
@@ -414,10 +541,16 @@ function w4Plan(seed) {
 const W4 = {
   id: "W4",
   title: "worked example: 256 KiB of build-log lines over 20 flushes into a 50 KB tail window, spillPath set once",
-  warmup: 3, samples: 21,
-  init: () => toolOutputState("", {
-    truncated: false, totalLines: 0, totalBytes: 0, maxBytes: W4_MAX_BYTES, maxLines: W4_MAX_LINES,
-  }),
+  warmup: 3,
+  samples: 21,
+  init: () =>
+    toolOutputState("", {
+      truncated: false,
+      totalLines: 0,
+      totalBytes: 0,
+      maxBytes: W4_MAX_BYTES,
+      maxLines: W4_MAX_LINES,
+    }),
   step: function (s, f) {
     const block = s.content[0];
     block.text = (f.drop > 0 ? block.text.slice(f.drop) : block.text) + f.chunk;
@@ -498,7 +631,9 @@ function streamLane(w, impl) {
     return { time, sampleBytes };
   };
   return {
-    warm() { run(w.warmup); },
+    warm() {
+      run(w.warmup);
+    },
     sample() {
       const { time, sampleBytes } = run(w.perSample);
       bytes += sampleBytes;
@@ -550,7 +685,9 @@ function scenarioLane(w, impl) {
     return time;
   };
   return {
-    warm() { for (let s = 0; s < w.warmup; s++) scenario(); },
+    warm() {
+      for (let s = 0; s < w.warmup; s++) scenario();
+    },
     sample: scenario,
     result({ us, cpu }) {
       return {
@@ -581,9 +718,13 @@ function guarded(make) {
       return NaN;
     }
   };
-  attempt(() => { lane = make(); });
+  attempt(() => {
+    lane = make();
+  });
   return {
-    warm() { attempt(() => lane.warm()); },
+    warm() {
+      attempt(() => lane.warm());
+    },
     sample() {
       const time = attempt(() => lane.sample());
       return typeof time === "number" ? { us: NaN, cpu: NaN } : time;
@@ -658,18 +799,25 @@ function vsChordTargets(rows, verdict) {
   const vsChord = (w, impl, limit, what) => {
     const mine = get(w, impl);
     const chord = get(w, "chord");
-    if (!mine || !chord) { verdict(false, `${w}: ${what} ≤ ${limit}× chord — missing ${mine ? "chord" : impl} row`); return; }
+    if (!mine || !chord) {
+      verdict(false, `${w}: ${what} ≤ ${limit}× chord — missing ${mine ? "chord" : impl} row`);
+      return;
+    }
     const ratio = mine.usPerFlush / chord.usPerFlush;
-    verdict(mine.equal && chord.equal && ratio <= limit,
-      `${w}: ${what} ≤ ${limit}× chord — ${impl} ${fmtUs(mine.usPerFlush)} µs vs chord ${fmtUs(chord.usPerFlush)} µs = ${ratio.toFixed(3)}× (cpu ${fmtUs(mine.cpuUsPerFlush)} vs ${fmtUs(chord.cpuUsPerFlush)})`);
+    verdict(
+      mine.equal && chord.equal && ratio <= limit,
+      `${w}: ${what} ≤ ${limit}× chord — ${impl} ${fmtUs(mine.usPerFlush)} µs vs chord ${fmtUs(chord.usPerFlush)} µs = ${ratio.toFixed(3)}× (cpu ${fmtUs(mine.cpuUsPerFlush)} vs ${fmtUs(chord.cpuUsPerFlush)})`,
+    );
   };
   vsChord("W1", "spool-sink", 0.2, "the sink path (ToolOutput.write, unpaced)");
   vsChord("W2", "spool-explicit", 0.05, "explicit append");
   vsChord("W1", "spool", 0.7, "the generic tracker (assignment)");
   vsChord("W3", "spool", 0.8, "the generic tracker (push)");
   if (w4) {
-    verdict(w4.equal && w4.ratioToNewText <= 1.02,
-      `W4: total wire bytes ≤ 1.02 × new text written — ${w4.totalWireBytes} B / ${w4.newTextBytes} B = ${w4.ratioToNewText.toFixed(3)}`);
+    verdict(
+      w4.equal && w4.ratioToNewText <= 1.02,
+      `W4: total wire bytes ≤ 1.02 × new text written — ${w4.totalWireBytes} B / ${w4.newTextBytes} B = ${w4.ratioToNewText.toFixed(3)}`,
+    );
   }
 }
 
@@ -680,23 +828,44 @@ function evaluate(rows) {
   // A row whose replica diverged (or that threw) is broken, so it can neither win nor be beaten.
   for (const w of ["W1", "W2", "W3"]) {
     const spool = get(w, "spool");
-    if (!spool) { verdict(false, `${w}: spool has the lowest µs/flush — no spool row`); continue; }
+    if (!spool) {
+      verdict(false, `${w}: spool has the lowest µs/flush — no spool row`);
+      continue;
+    }
     // The target is against the generic baselines; chord is reported beside it, not judged.
     const others = BASELINES.map((b) => get(w, b)).filter((r) => r && r.equal);
     const best = lowest(others, "usPerFlush");
-    if (!best) { verdict(false, `${w}: spool has the lowest µs/flush — no working row to compare with`); continue; }
+    if (!best) {
+      verdict(false, `${w}: spool has the lowest µs/flush — no working row to compare with`);
+      continue;
+    }
     const ok = spool.equal && spool.usPerFlush < best.usPerFlush;
-    verdict(ok, `${w}: spool has the lowest µs/flush — spool ${fmtUs(spool.usPerFlush)} µs vs next ${best.impl} ${fmtUs(best.usPerFlush)} µs (${(best.usPerFlush / spool.usPerFlush).toFixed(2)}×; cpu ${fmtUs(spool.cpuUsPerFlush)} vs ${fmtUs(best.cpuUsPerFlush)})${spool.equal ? "" : " — spool replica DIVERGED"}`);
+    verdict(
+      ok,
+      `${w}: spool has the lowest µs/flush — spool ${fmtUs(spool.usPerFlush)} µs vs next ${best.impl} ${fmtUs(best.usPerFlush)} µs (${(best.usPerFlush / spool.usPerFlush).toFixed(2)}×; cpu ${fmtUs(spool.cpuUsPerFlush)} vs ${fmtUs(best.cpuUsPerFlush)})${spool.equal ? "" : " — spool replica DIVERGED"}`,
+    );
     const chord = get(w, "chord");
     if (chord && chord.equal) {
-      verdict(null, `${w}: vs chord (the pi lineage's tracker) — spool ${fmtUs(spool.usPerFlush)} µs vs chord ${fmtUs(chord.usPerFlush)} µs (${(chord.usPerFlush / spool.usPerFlush).toFixed(2)}×; cpu ${fmtUs(spool.cpuUsPerFlush)} vs ${fmtUs(chord.cpuUsPerFlush)})`);
+      verdict(
+        null,
+        `${w}: vs chord (the pi lineage's tracker) — spool ${fmtUs(spool.usPerFlush)} µs vs chord ${fmtUs(chord.usPerFlush)} µs (${(chord.usPerFlush / spool.usPerFlush).toFixed(2)}×; cpu ${fmtUs(spool.cpuUsPerFlush)} vs ${fmtUs(chord.cpuUsPerFlush)})`,
+      );
     }
   }
   for (const w of ["W1", "W2", "W4"]) {
     const spool = get(w, "spool");
-    if (!spool) { verdict(false, `${w}: spool ≥ 10× fewer wire bytes/flush than every baseline — no spool row`); continue; }
-    const worst = lowest(BASELINES.map((b) => get(w, b)).filter((r) => r && r.equal), "wireBytesPerFlush");
-    if (!worst) { verdict(false, `${w}: spool ≥ 10× fewer wire bytes/flush than every baseline — no working baseline row`); continue; }
+    if (!spool) {
+      verdict(false, `${w}: spool ≥ 10× fewer wire bytes/flush than every baseline — no spool row`);
+      continue;
+    }
+    const worst = lowest(
+      BASELINES.map((b) => get(w, b)).filter((r) => r && r.equal),
+      "wireBytesPerFlush",
+    );
+    if (!worst) {
+      verdict(false, `${w}: spool ≥ 10× fewer wire bytes/flush than every baseline — no working baseline row`);
+      continue;
+    }
     const factor = worst.wireBytesPerFlush / spool.wireBytesPerFlush;
     let text = `${w}: spool ≥ 10× fewer wire bytes/flush than every baseline — spool ${fmtBytes(spool.wireBytesPerFlush)} vs closest ${worst.impl} ${fmtBytes(worst.wireBytesPerFlush)} (${factor.toFixed(1)}×)`;
     if (w === "W4") {
@@ -709,14 +878,19 @@ function evaluate(rows) {
   const w4 = get("W4", "spool");
   if (!w4) verdict(false, "W4: total wire bytes ≤ 1.15 × new text written — no spool row");
   else {
-    verdict(w4.equal && w4.ratioToNewText <= 1.15,
-      `W4: total wire bytes ≤ 1.15 × new text written — ${w4.totalWireBytes} B / ${w4.newTextBytes} B = ${w4.ratioToNewText.toFixed(3)}`);
+    verdict(
+      w4.equal && w4.ratioToNewText <= 1.15,
+      `W4: total wire bytes ≤ 1.15 × new text written — ${w4.totalWireBytes} B / ${w4.newTextBytes} B = ${w4.ratioToNewText.toFixed(3)}`,
+    );
   }
   vsChordTargets(rows, verdict);
   for (const r of rows.filter((row) => !row.equal)) {
-    verdict(false, r.error
-      ? `${r.workload} ${r.impl}: threw — ${r.error}`
-      : `${r.workload} ${r.impl}: replica folded from the emitted batches differs from the producer's final state`);
+    verdict(
+      false,
+      r.error
+        ? `${r.workload} ${r.impl}: threw — ${r.error}`
+        : `${r.workload} ${r.impl}: replica folded from the emitted batches differs from the producer's final state`,
+    );
   }
   return results;
 }
@@ -735,7 +909,9 @@ for (const w of workloads) {
   progress(`${w.id} ${w.title}`);
   for (const row of measure(w, impls)) {
     rows.push(row);
-    progress(`  ${row.impl.padEnd(16)} ${fmtUs(row.usPerFlush).padStart(8)} µs/flush  ${fmtBytes(row.wireBytesPerFlush).padStart(10)}/flush${row.error ? `  THREW ${row.error}` : row.equal ? "" : "  REPLICA DIVERGED"}`);
+    progress(
+      `  ${row.impl.padEnd(16)} ${fmtUs(row.usPerFlush).padStart(8)} µs/flush  ${fmtBytes(row.wireBytesPerFlush).padStart(10)}/flush${row.error ? `  THREW ${row.error}` : row.equal ? "" : "  REPLICA DIVERGED"}`,
+    );
     if (json) {
       const out = {
         workload: row.workload,
@@ -759,8 +935,10 @@ for (const w of workloads) {
 
 if (!json) {
   log("");
-  log(`delta benchmark — Node ${process.version}, ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
-    "µs/flush = median over samples of mutation + batch + wire string; base flush excluded");
+  log(
+    `delta benchmark — Node ${process.version}, ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
+      "µs/flush = median over samples of mutation + batch + wire string; base flush excluded",
+  );
   for (const w of workloads) {
     const shape = w.id === "W4" ? `${w.samples} scenarios × ${W4_FLUSHES} flushes` : `${w.warmup} warm-up + ${w.samples} × ${w.perSample} flushes`;
     log(`  ${w.id}  ${w.title} (${shape})`);

@@ -187,10 +187,28 @@ child.stdin.write("QUIT\n");
 await new Promise((r) => child.on("close", r));
 
 const S2 = `fan-out (1 MB/s bash stream, ${SECONDS} s, server in its own process)`;
-for (const [label, r] of [["0 subscribers", idle], ["1 subscriber", one], [`${many.subscribers} subscribers`, many]]) {
+for (const [label, r] of [
+  ["0 subscribers", idle],
+  ["1 subscriber", one],
+  [`${many.subscribers} subscribers`, many],
+]) {
   row(S2, `server CPU, ${label}`, "spool", r.cpuMs / r.wall / 10, "% of a core", `wall ${r.wall.toFixed(1)} s`);
-  row(S2, `peak RSS, ${label}`, "spool", r.peakRss / 1024 / 1024, "MiB", `${r.reconnects ? `${r.reconnects} reconnects; ` : ""}kernel maxRSS so far ${(r.maxRss / 1024).toFixed(1)} MiB`);
-  row(S2, `tool output / live batches, ${label}`, "spool", r.toolBytes / r.wall / 1e6, "MB/s in", `${r.batches} batches, ${(r.batchBytes / r.wall / 1024).toFixed(0)} KiB/s of ops to each subscriber`);
+  row(
+    S2,
+    `peak RSS, ${label}`,
+    "spool",
+    r.peakRss / 1024 / 1024,
+    "MiB",
+    `${r.reconnects ? `${r.reconnects} reconnects; ` : ""}kernel maxRSS so far ${(r.maxRss / 1024).toFixed(1)} MiB`,
+  );
+  row(
+    S2,
+    `tool output / live batches, ${label}`,
+    "spool",
+    r.toolBytes / r.wall / 1e6,
+    "MB/s in",
+    `${r.batches} batches, ${(r.batchBytes / r.wall / 1024).toFixed(0)} KiB/s of ops to each subscriber`,
+  );
 }
 const perSubSec = (many.cpuMs - idle.cpuMs * (many.wall / idle.wall)) / (many.subscribers * many.wall);
 row(S2, "server CPU per subscriber-second", "spool", perSubSec, "ms", `(CPU(${many.subscribers}) − CPU(0)) / (subscribers × s)`);

@@ -61,7 +61,9 @@ for await (const line of rl) {
     const wall = (performance.now() - t0) / 1000;
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
-    process.stdout.write(`DONE ${JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, wall, peakRss: peak, maxRss: process.resourceUsage().maxRSS, subscribers, toolBytes: totalBytes, batches, batchBytes, subscribersAfter: server.subscribers })}\n`);
+    process.stdout.write(
+      `DONE ${JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, wall, peakRss: peak, maxRss: process.resourceUsage().maxRSS, subscribers, toolBytes: totalBytes, batches, batchBytes, subscribersAfter: server.subscribers })}\n`,
+    );
   } else if (cmd === "QUIT") break;
 }
 await server.close();

@@ -10,7 +10,9 @@ import { join } from "node:path";
 const here = fileURLToPath(new URL(".", import.meta.url));
 const args = process.argv.slice(2);
 const json = args.includes("--json");
-const benches = readdirSync(here).filter((name) => name.endsWith(".bench.mjs")).sort();
+const benches = readdirSync(here)
+  .filter((name) => name.endsWith(".bench.mjs"))
+  .sort();
 
 if (benches.length === 0) {
   process.stderr.write(`no *.bench.mjs files in ${here}\n`);

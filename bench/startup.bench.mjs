@@ -33,5 +33,9 @@ const base = q(times[0], 0.5);
 for (const [i, row] of rows.entries()) {
   const med = q(times[i], 0.5);
   const out = { bench: "startup", row: row.name, medianMs: +med.toFixed(1), p90Ms: +q(times[i], 0.9).toFixed(1), vsNode: +(med / base).toFixed(2), rounds };
-  console.log(json ? JSON.stringify(out) : `${row.name.padEnd(24)} median ${out.medianMs.toFixed(1).padStart(6)} ms  p90 ${out.p90Ms.toFixed(1).padStart(6)} ms  ${out.vsNode.toFixed(2)}× node -e 0`);
+  console.log(
+    json
+      ? JSON.stringify(out)
+      : `${row.name.padEnd(24)} median ${out.medianMs.toFixed(1).padStart(6)} ms  p90 ${out.p90Ms.toFixed(1).padStart(6)} ms  ${out.vsNode.toFixed(2)}× node -e 0`,
+  );
 }

@@ -40,7 +40,10 @@ function row(section, name, backend, val, unit, note = "") {
   if (JSON_OUT) console.log(JSON.stringify(r));
 }
 
-const WORDS = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua ut enim ad minim veniam quis nostrud exercitation ullamco laboris nisi".split(" ");
+const WORDS =
+  "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua ut enim ad minim veniam quis nostrud exercitation ullamco laboris nisi".split(
+    " ",
+  );
 let wordSeed = 1;
 function text(n, tag) {
   let s = `${tag}:`;
@@ -57,7 +60,11 @@ const BACKENDS = [
   { name: "jsonl/os", commits: 20000, open: (f = fresh("session.jsonl")) => openJsonlStore(f, { durability: "os", syncIntervalMs: 1000 }) },
   { name: "sqlite/process", commits: 10000, open: (f = fresh("session.sqlite")) => openSqliteStore(f, { durability: "process" }) },
   { name: "sqlite/os", commits: 500, open: (f = fresh("session.sqlite")) => openSqliteStore(f, { durability: "os" }) },
-  { name: "postgres/process", commits: 3000, open: (f = `s${pgSession++}`) => openPostgresStore(PG_URL, { schema: PG_SCHEMA, sessionId: f, durability: "process" }) },
+  {
+    name: "postgres/process",
+    commits: 3000,
+    open: (f = `s${pgSession++}`) => openPostgresStore(PG_URL, { schema: PG_SCHEMA, sessionId: f, durability: "process" }),
+  },
   { name: "postgres/os", commits: 1000, open: (f = `s${pgSession++}`) => openPostgresStore(PG_URL, { schema: PG_SCHEMA, sessionId: f, durability: "os" }) },
 ];
 const fileFor = (b) => (b.name.startsWith("jsonl") ? fresh("session.jsonl") : b.name.startsWith("postgres") ? `s${pgSession++}` : fresh("session.sqlite"));
@@ -73,22 +80,23 @@ async function timeCommits(store, makeWrites, n) {
 const want = (section) => !process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.split(",").includes(section);
 
 // ---- 1. commit throughput --------------------------------------------------------------------
-if (want("commit")) for (const b of BACKENDS) {
-  const store = await b.open();
-  const scope = ephemeralScope("op:bench");
-  const out = list("pi.pending.tool_output", "call_1", scope);
-  const payloads = Array.from({ length: b.commits }, (_, i) => text(1024, `chunk${i.toString(36)}`));
-  const warm = Array.from({ length: 300 }, (_, i) => text(1024, `warm${i}`));
-  const secs = await timeCommits(store, (i) => [appendList(out, i < 0 ? warm[-1 - i] : payloads[i], i % 50 === 0 ? "base" : undefined)], b.commits);
-  row("commit", "1 KB scoped appendList", b.name, b.commits / secs, "commits/s", `${((secs / b.commits) * 1e6).toFixed(1)} µs/commit`);
-  await store.commit([retireScope(scope)]);
-  const states = Array.from({ length: b.commits }, (_, i) => ({ turn: i, status: i % 3 ? "running" : "idle", note: text(80, `s${i}`) }));
-  const warmS = Array.from({ length: 300 }, (_, i) => ({ turn: -i, note: text(80, `w${i}`) }));
-  const lane = value("pi.lane.state");
-  const secs2 = await timeCommits(store, (i) => [setValue(lane, i < 0 ? warmS[-1 - i] : states[i])], b.commits);
-  row("commit", "session setValue (~130 B)", b.name, b.commits / secs2, "commits/s", `${((secs2 / b.commits) * 1e6).toFixed(1)} µs/commit`);
-  await store.close();
-}
+if (want("commit"))
+  for (const b of BACKENDS) {
+    const store = await b.open();
+    const scope = ephemeralScope("op:bench");
+    const out = list("pi.pending.tool_output", "call_1", scope);
+    const payloads = Array.from({ length: b.commits }, (_, i) => text(1024, `chunk${i.toString(36)}`));
+    const warm = Array.from({ length: 300 }, (_, i) => text(1024, `warm${i}`));
+    const secs = await timeCommits(store, (i) => [appendList(out, i < 0 ? warm[-1 - i] : payloads[i], i % 50 === 0 ? "base" : undefined)], b.commits);
+    row("commit", "1 KB scoped appendList", b.name, b.commits / secs, "commits/s", `${((secs / b.commits) * 1e6).toFixed(1)} µs/commit`);
+    await store.commit([retireScope(scope)]);
+    const states = Array.from({ length: b.commits }, (_, i) => ({ turn: i, status: i % 3 ? "running" : "idle", note: text(80, `s${i}`) }));
+    const warmS = Array.from({ length: 300 }, (_, i) => ({ turn: -i, note: text(80, `w${i}`) }));
+    const lane = value("pi.lane.state");
+    const secs2 = await timeCommits(store, (i) => [setValue(lane, i < 0 ? warmS[-1 - i] : states[i])], b.commits);
+    row("commit", "session setValue (~130 B)", b.name, b.commits / secs2, "commits/s", `${((secs2 / b.commits) * 1e6).toFixed(1)} µs/commit`);
+    await store.close();
+  }
 
 // ---- 2. recover the last base -------------------------------------------------------------------
 function opsElement(i) {
@@ -98,43 +106,52 @@ function opsElement(i) {
 }
 // The three sizes are read in interleaved rounds so drift (GC, JIT, CPU frequency) hits them alike.
 const SIZES = [1000, 10000, 100000];
-if (want("recover")) for (const b of BACKENDS.filter((x) => !x.name.endsWith("/os"))) {
-  const scope = ephemeralScope("op:recover");
-  const out = list("pi.pending.tool_output", "call_1", scope);
-  const built = [];
-  for (const n of SIZES) {
-    const file = fileFor(b);
-    const store = await b.open(file);
-    for (let i = 0; i < n; i += 1000) {
-      const writes = [];
-      for (let j = i; j < Math.min(n, i + 1000); j++) writes.push(appendList(out, opsElement(j), j % 50 === 0 ? "base" : undefined));
-      await store.commit(writes);
+if (want("recover"))
+  for (const b of BACKENDS.filter((x) => !x.name.endsWith("/os"))) {
+    const scope = ephemeralScope("op:recover");
+    const out = list("pi.pending.tool_output", "call_1", scope);
+    const built = [];
+    for (const n of SIZES) {
+      const file = fileFor(b);
+      const store = await b.open(file);
+      for (let i = 0; i < n; i += 1000) {
+        const writes = [];
+        for (let j = i; j < Math.min(n, i + 1000); j++) writes.push(appendList(out, opsElement(j), j % 50 === 0 ? "base" : undefined));
+        await store.commit(writes);
+      }
+      built.push({ n, file, store, samples: [], got: 0 });
     }
-    built.push({ n, file, store, samples: [], got: 0 });
-  }
-  for (let r = 0; r < 3000; r++) {
+    for (let r = 0; r < 3000; r++) {
+      for (const x of built) {
+        const t0 = process.hrtime.bigint();
+        const page = x.store.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
+        const dt = Number(process.hrtime.bigint() - t0) / 1e3;
+        x.got = page.elements.length;
+        if (r >= 300) x.samples.push(dt);
+      }
+    }
+    const median = (xs) => xs.sort((a, c) => a - c)[xs.length >> 1];
+    for (const x of built)
+      row("recover", `readList desc stopAtTag:"base", ${x.n} elements`, b.name, median(x.samples), "µs (median)", `${x.got} elements returned`);
+    const ratio = median(built[2].samples) / median(built[0].samples);
+    row("recover", "100,000 / 1,000 ratio (target ≤ 2)", b.name, ratio, "×", ratio <= 2 ? "meets target" : "MISSES target");
     for (const x of built) {
+      await x.store.close();
+      if (b.name === "memory") continue;
       const t0 = process.hrtime.bigint();
-      const page = x.store.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
-      const dt = Number(process.hrtime.bigint() - t0) / 1e3;
-      x.got = page.elements.length;
-      if (r >= 300) x.samples.push(dt);
+      const store = await b.open(x.file);
+      store.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
+      row(
+        "recover",
+        `reopen + first recovery read, ${x.n} elements`,
+        b.name,
+        Number(process.hrtime.bigint() - t0) / 1e6,
+        "ms",
+        b.name.startsWith("jsonl") ? "replays the whole log" : b.name.startsWith("postgres") ? "loads the session's rows" : "",
+      );
+      await store.close();
     }
   }
-  const median = (xs) => xs.sort((a, c) => a - c)[xs.length >> 1];
-  for (const x of built) row("recover", `readList desc stopAtTag:"base", ${x.n} elements`, b.name, median(x.samples), "µs (median)", `${x.got} elements returned`);
-  const ratio = median(built[2].samples) / median(built[0].samples);
-  row("recover", "100,000 / 1,000 ratio (target ≤ 2)", b.name, ratio, "×", ratio <= 2 ? "meets target" : "MISSES target");
-  for (const x of built) {
-    await x.store.close();
-    if (b.name === "memory") continue;
-    const t0 = process.hrtime.bigint();
-    const store = await b.open(x.file);
-    store.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
-    row("recover", `reopen + first recovery read, ${x.n} elements`, b.name, Number(process.hrtime.bigint() - t0) / 1e6, "ms", b.name.startsWith("jsonl") ? "replays the whole log" : b.name.startsWith("postgres") ? "loads the session's rows" : "");
-    await store.close();
-  }
-}
 
 // ---- 3. the operation workload --------------------------------------------------------------------
 // 20 operations, each 400 assistant frames + 2 tools × 60 checkpoints of a 50 KB window; ops in
@@ -162,7 +179,13 @@ async function workload(store, { scoped, mainFile }) {
     for (let f = 0; f < 400; f++) {
       const token = `${text(6 + (f % 5), `t${op}.${f}`)} `;
       assistantText += token;
-      await store.commit([appendList(frames, f === 0 ? [["r", { content: [{ type: "text", text: token }] }]] : [["a", ["content", 0, "text"], token]], f === 0 ? "base" : undefined)]);
+      await store.commit([
+        appendList(
+          frames,
+          f === 0 ? [["r", { content: [{ type: "text", text: token }] }]] : [["a", ["content", 0, "text"], token]],
+          f === 0 ? "base" : undefined,
+        ),
+      ]);
     }
     const results = [];
     for (let tool = 0; tool < 2; tool++) {
@@ -178,7 +201,10 @@ async function workload(store, { scoped, mainFile }) {
         const ops = base
           ? [["r", { content: [{ type: "text", text: window }], details: { truncation: { dropped: drop } }, terminate: false }]]
           : drop > 0
-            ? [["t", ["content", 0, "text"], drop], ["a", ["content", 0, "text"], chunk]]
+            ? [
+                ["t", ["content", 0, "text"], drop],
+                ["a", ["content", 0, "text"], chunk],
+              ]
             : [["a", ["content", 0, "text"], chunk]];
         await store.commit([appendList(outList, ops, base ? "base" : undefined)]);
       }
@@ -189,7 +215,11 @@ async function workload(store, { scoped, mainFile }) {
         details: { spillPath: `spill/${callId}.log`, truncation: { keptChars: 1024, totalChars: 60 * 2048 } },
       });
     }
-    const assistant = { role: "assistant", content: [{ type: "text", text: assistantText }], toolCalls: [0, 1].map((t) => ({ id: `call_${op}_${t}`, name: "bash", args: { command: `make test-${op}-${t}` } })) };
+    const assistant = {
+      role: "assistant",
+      content: [{ type: "text", text: assistantText }],
+      toolCalls: [0, 1].map((t) => ({ id: `call_${op}_${t}`, name: "bash", args: { command: `make test-${op}-${t}` } })),
+    };
     const entries = [assistant, ...results];
     for (const e of entries) transcriptBytes += Buffer.byteLength(JSON.stringify(e));
     if (scoped && mainFile) {
@@ -217,35 +247,50 @@ const pgTableBytes = async () => {
   await c.end();
   return Number(r.rows[0].b);
 };
-if (want("workload")) for (const b of [BACKENDS[1], BACKENDS[3], BACKENDS[5]]) {
-  for (const scoped of [true, false]) {
-    const file = fileFor(b);
-    const before = b.name.startsWith("postgres") ? await pgTableBytes() : 0;
-    const store = await b.open(file);
-    const t0 = process.hrtime.bigint();
-    const r = await workload(store, { scoped, mainFile: b.name.startsWith("jsonl") ? file : undefined });
-    await store.sync();
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    await store.close();
-    const label = scoped ? "ops in ephemeral scopes" : "ops in the main log (no scopes)";
-    row("workload", `${label}: wall time`, b.name, ms, "ms");
-    if (b.name.startsWith("jsonl")) {
-      const main = sizeOf(file);
-      row("workload", `${label}: main log size`, b.name, MB(main), "MB", `${(main / r.transcriptBytes).toFixed(2)} × settled transcript JSON (${MB(r.transcriptBytes).toFixed(3)} MB; target ≤ 1.5)`);
-      if (scoped) {
-        row("workload", `${label}: bytes written to sidecars`, b.name, MB(r.sidecarBytes), "MB", `peak ${MB(r.peakSidecar).toFixed(3)} MB per operation`);
-        const left = readdirSync(`${file}.scopes`).length;
-        row("workload", `${label}: sidecars left after settlement`, b.name, left, "files", left === 0 ? "meets target (none)" : "MISSES target");
+if (want("workload"))
+  for (const b of [BACKENDS[1], BACKENDS[3], BACKENDS[5]]) {
+    for (const scoped of [true, false]) {
+      const file = fileFor(b);
+      const before = b.name.startsWith("postgres") ? await pgTableBytes() : 0;
+      const store = await b.open(file);
+      const t0 = process.hrtime.bigint();
+      const r = await workload(store, { scoped, mainFile: b.name.startsWith("jsonl") ? file : undefined });
+      await store.sync();
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      await store.close();
+      const label = scoped ? "ops in ephemeral scopes" : "ops in the main log (no scopes)";
+      row("workload", `${label}: wall time`, b.name, ms, "ms");
+      if (b.name.startsWith("jsonl")) {
+        const main = sizeOf(file);
+        row(
+          "workload",
+          `${label}: main log size`,
+          b.name,
+          MB(main),
+          "MB",
+          `${(main / r.transcriptBytes).toFixed(2)} × settled transcript JSON (${MB(r.transcriptBytes).toFixed(3)} MB; target ≤ 1.5)`,
+        );
+        if (scoped) {
+          row("workload", `${label}: bytes written to sidecars`, b.name, MB(r.sidecarBytes), "MB", `peak ${MB(r.peakSidecar).toFixed(3)} MB per operation`);
+          const left = readdirSync(`${file}.scopes`).length;
+          row("workload", `${label}: sidecars left after settlement`, b.name, left, "files", left === 0 ? "meets target (none)" : "MISSES target");
+        }
+      } else if (b.name.startsWith("postgres")) {
+        const grew = (await pgTableBytes()) - before;
+        row(
+          "workload",
+          `${label}: table growth (heap + TOAST + indexes)`,
+          b.name,
+          MB(grew),
+          "MB",
+          `${(grew / r.transcriptBytes).toFixed(2)} × settled transcript JSON; deleted rows wait for autovacuum`,
+        );
+      } else {
+        const size = sizeOf(file) + sizeOf(`${file}-wal`);
+        row("workload", `${label}: database + WAL size`, b.name, MB(size), "MB", "deleted rows leave free pages; SQLite reuses them");
       }
-    } else if (b.name.startsWith("postgres")) {
-      const grew = (await pgTableBytes()) - before;
-      row("workload", `${label}: table growth (heap + TOAST + indexes)`, b.name, MB(grew), "MB", `${(grew / r.transcriptBytes).toFixed(2)} × settled transcript JSON; deleted rows wait for autovacuum`);
-    } else {
-      const size = sizeOf(file) + sizeOf(`${file}-wal`);
-      row("workload", `${label}: database + WAL size`, b.name, MB(size), "MB", "deleted rows leave free pages; SQLite reuses them");
     }
   }
-}
 
 // ---- 4. scale: N writer processes on one PostgreSQL ---------------------------------------------
 // Each writer streams a noisy build into its own session as fast as its commits allow; one viewer
@@ -253,103 +298,148 @@ if (want("workload")) for (const b of [BACKENDS[1], BACKENDS[3], BACKENDS[5]]) {
 // the writer calling commit() to the viewer hearing of it (one machine, one clock).
 const SCALE_SECONDS = Number(process.env.SPOOL_BENCH_SCALE_SECONDS ?? 5);
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
-if (want("scale")) for (const n of (process.env.SPOOL_BENCH_SCALE ?? "1,10,50").split(",").map(Number)) {
-  const schema = `${PG_SCHEMA}_n${n}`;
-  const heard = new Map();
-  const { performance } = await import("node:perf_hooks");
-  const follower = await followPostgresCommits(PG_URL, (x) => heard.set(`${x.sessionId}#${x.seq}`, performance.timeOrigin + performance.now()), { schema });
-  const writerScript = new URL("./store.pg-writer.mjs", import.meta.url).pathname;
-  // The schema is created once here, not raced by 50 writers.
-  await (await openPostgresStore(PG_URL, { schema, sessionId: "setup" })).close();
-  const sizeBefore = await (async () => {
+if (want("scale"))
+  for (const n of (process.env.SPOOL_BENCH_SCALE ?? "1,10,50").split(",").map(Number)) {
+    const schema = `${PG_SCHEMA}_n${n}`;
+    const heard = new Map();
+    const { performance } = await import("node:perf_hooks");
+    const follower = await followPostgresCommits(PG_URL, (x) => heard.set(`${x.sessionId}#${x.seq}`, performance.timeOrigin + performance.now()), { schema });
+    const writerScript = new URL("./store.pg-writer.mjs", import.meta.url).pathname;
+    // The schema is created once here, not raced by 50 writers.
+    await (await openPostgresStore(PG_URL, { schema, sessionId: "setup" })).close();
+    const sizeBefore = await (async () => {
+      const pg = (await import("pg")).default;
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      const r = await c.query(
+        "SELECT coalesce(sum(pg_total_relation_size(format('%I.%I', schemaname, tablename))), 0)::bigint AS b FROM pg_tables WHERE schemaname = $1",
+        [schema],
+      );
+      await c.end();
+      return Number(r.rows[0].b);
+    })();
+    const children = Array.from({ length: n }, (_, i) => {
+      const p = spawn(process.execPath, [writerScript, PG_URL, schema, `w${i}`, String(SCALE_SECONDS), String(i + 1)], { stdio: ["pipe", "pipe", "inherit"] });
+      let out = "";
+      p.stdout.on("data", (d) => (out += d));
+      const ready = new Promise((r) => {
+        const check = () => (out.includes("ready\n") ? r() : p.stdout.once("data", check));
+        check();
+      });
+      const done = new Promise((r) => p.once("exit", () => r(JSON.parse(out.slice(out.indexOf("ready\n") + 6)))));
+      return { p, ready, done };
+    });
+    await Promise.all(children.map((c) => c.ready));
+    const t0 = Date.now();
+    for (const c of children) c.p.stdin.end("go\n");
+    const results = await Promise.all(children.map((c) => c.done));
+    const wallS = (Date.now() - t0) / 1000;
+    await new Promise((r) => setTimeout(r, 300));
+    await follower.close();
+    const lat = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
+    const toViewer = [];
+    results.forEach((r, i) => {
+      for (const [seq, start] of r.starts) {
+        const at = heard.get(`w${i}#${seq}`);
+        if (at !== undefined) toViewer.push(at - start);
+      }
+    });
+    toViewer.sort((a, b) => a - b);
+    const transcript = results.reduce((a, r) => a + r.transcriptBytes, 0);
     const pg = (await import("pg")).default;
     const c = new pg.Client({ connectionString: PG_URL });
     await c.connect();
-    const r = await c.query("SELECT coalesce(sum(pg_total_relation_size(format('%I.%I', schemaname, tablename))), 0)::bigint AS b FROM pg_tables WHERE schemaname = $1", [schema]);
+    const grew =
+      Number(
+        (
+          await c.query(
+            "SELECT coalesce(sum(pg_total_relation_size(format('%I.%I', schemaname, tablename))), 0)::bigint AS b FROM pg_tables WHERE schemaname = $1",
+            [schema],
+          )
+        ).rows[0].b,
+      ) - sizeBefore;
+    // What is still live after settlement (the rest is dead tuples that autovacuum makes reusable).
+    const liveBytes = Number(
+      (
+        await c.query(
+          `SELECT (SELECT coalesce(sum(octet_length(value)), 0) FROM ${schema}.list_values) + (SELECT coalesce(sum(octet_length(value)), 0) FROM ${schema}.scalar_values) AS b`,
+        )
+      ).rows[0].b,
+    );
     await c.end();
-    return Number(r.rows[0].b);
-  })();
-  const children = Array.from({ length: n }, (_, i) => {
-    const p = spawn(process.execPath, [writerScript, PG_URL, schema, `w${i}`, String(SCALE_SECONDS), String(i + 1)], { stdio: ["pipe", "pipe", "inherit"] });
-    let out = "";
-    p.stdout.on("data", (d) => (out += d));
-    const ready = new Promise((r) => {
-      const check = () => (out.includes("ready\n") ? r() : p.stdout.once("data", check));
-      check();
-    });
-    const done = new Promise((r) => p.once("exit", () => r(JSON.parse(out.slice(out.indexOf("ready\n") + 6)))));
-    return { p, ready, done };
-  });
-  await Promise.all(children.map((c) => c.ready));
-  const t0 = Date.now();
-  for (const c of children) c.p.stdin.end("go\n");
-  const results = await Promise.all(children.map((c) => c.done));
-  const wallS = (Date.now() - t0) / 1000;
-  await new Promise((r) => setTimeout(r, 300));
-  await follower.close();
-  const lat = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
-  const toViewer = [];
-  results.forEach((r, i) => {
-    for (const [seq, start] of r.starts) {
-      const at = heard.get(`w${i}#${seq}`);
-      if (at !== undefined) toViewer.push(at - start);
-    }
-  });
-  toViewer.sort((a, b) => a - b);
-  const transcript = results.reduce((a, r) => a + r.transcriptBytes, 0);
-  const pg = (await import("pg")).default;
-  const c = new pg.Client({ connectionString: PG_URL });
-  await c.connect();
-  const grew = Number((await c.query("SELECT coalesce(sum(pg_total_relation_size(format('%I.%I', schemaname, tablename))), 0)::bigint AS b FROM pg_tables WHERE schemaname = $1", [schema])).rows[0].b) - sizeBefore;
-  // What is still live after settlement (the rest is dead tuples that autovacuum makes reusable).
-  const liveBytes = Number(
-    (await c.query(`SELECT (SELECT coalesce(sum(octet_length(value)), 0) FROM ${schema}.list_values) + (SELECT coalesce(sum(octet_length(value)), 0) FROM ${schema}.scalar_values) AS b`)).rows[0].b,
-  );
-  await c.end();
-  const label = `N = ${n} writers`;
-  row("scale", `${label}: commits/s (all writers)`, "postgres/process", lat.length / wallS, "commits/s", `${lat.length} commits in ${wallS.toFixed(1)} s`);
-  row("scale", `${label}: commit latency p50`, "postgres/process", pct(lat, 50), "ms");
-  row("scale", `${label}: commit latency p99`, "postgres/process", pct(lat, 99), "ms");
-  row("scale", `${label}: table growth vs settled transcript`, "postgres/process", grew / Math.max(1, transcript), "×", `${MB(grew).toFixed(2)} MB of tables for ${MB(transcript).toFixed(2)} MB of transcript`);
-  row("scale", `${label}: live row bytes vs settled transcript`, "postgres/process", liveBytes / Math.max(1, transcript), "×", "rows still stored once operations settle and retire (open operations' last window included)");
-  row("scale", `${label}: commit-to-viewer p50 (LISTEN/NOTIFY)`, "postgres/process", pct(toViewer, 50), "ms", `${toViewer.length} of ${lat.length} commits heard`);
-  row("scale", `${label}: commit-to-viewer p99 (LISTEN/NOTIFY)`, "postgres/process", pct(toViewer, 99), "ms");
-}
+    const label = `N = ${n} writers`;
+    row("scale", `${label}: commits/s (all writers)`, "postgres/process", lat.length / wallS, "commits/s", `${lat.length} commits in ${wallS.toFixed(1)} s`);
+    row("scale", `${label}: commit latency p50`, "postgres/process", pct(lat, 50), "ms");
+    row("scale", `${label}: commit latency p99`, "postgres/process", pct(lat, 99), "ms");
+    row(
+      "scale",
+      `${label}: table growth vs settled transcript`,
+      "postgres/process",
+      grew / Math.max(1, transcript),
+      "×",
+      `${MB(grew).toFixed(2)} MB of tables for ${MB(transcript).toFixed(2)} MB of transcript`,
+    );
+    row(
+      "scale",
+      `${label}: live row bytes vs settled transcript`,
+      "postgres/process",
+      liveBytes / Math.max(1, transcript),
+      "×",
+      "rows still stored once operations settle and retire (open operations' last window included)",
+    );
+    row(
+      "scale",
+      `${label}: commit-to-viewer p50 (LISTEN/NOTIFY)`,
+      "postgres/process",
+      pct(toViewer, 50),
+      "ms",
+      `${toViewer.length} of ${lat.length} commits heard`,
+    );
+    row("scale", `${label}: commit-to-viewer p99 (LISTEN/NOTIFY)`, "postgres/process", pct(toViewer, 99), "ms");
+  }
 
 // ---- 5. opening a long session: cost should follow what is read ----------------------------------------------------
 // One session-scope list of N elements (commits of 1,000), closed, then opened cold and read the way
 // recovery reads it (the last base and what follows). Goal: open at 1M / open at 1k ≤ 3. Sizes from
 // SPOOL_BENCH_OPEN_SIZES (default 1000,100000,1000000).
 const OPEN_SIZES = (process.env.SPOOL_BENCH_OPEN_SIZES ?? "1000,100000,1000000").split(",").map(Number);
-if (want("open")) for (const b of [BACKENDS[1], BACKENDS[3]]) {
-  const out = list("pi.transcript", "main");
-  const times = [];
-  for (const n of OPEN_SIZES) {
-    const file = fileFor(b);
-    const store = await b.open(file);
-    for (let i = 0; i < n; i += 1000) {
-      const writes = [];
-      for (let j = i; j < Math.min(n, i + 1000); j++) writes.push(appendList(out, opsElement(j), j % 50 === 0 ? "base" : undefined));
-      await store.commit(writes);
+if (want("open"))
+  for (const b of [BACKENDS[1], BACKENDS[3]]) {
+    const out = list("pi.transcript", "main");
+    const times = [];
+    for (const n of OPEN_SIZES) {
+      const file = fileFor(b);
+      const store = await b.open(file);
+      for (let i = 0; i < n; i += 1000) {
+        const writes = [];
+        for (let j = i; j < Math.min(n, i + 1000); j++) writes.push(appendList(out, opsElement(j), j % 50 === 0 ? "base" : undefined));
+        await store.commit(writes);
+      }
+      await store.close();
+      const samples = [];
+      for (let r = 0; r < (n >= 1_000_000 ? 1 : 3); r++) {
+        const t0 = process.hrtime.bigint();
+        const again = await b.open(file);
+        const page = again.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
+        samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        if (page.elements.length === 0) throw new Error("the reopened session lost its list");
+        await again.close();
+      }
+      const ms = samples.sort((a, c) => a - c)[samples.length >> 1];
+      times.push(ms);
+      row("open", `open + first recovery read, ${n.toLocaleString("en")} elements (${MB(sizeOf(file)).toFixed(1)} MB)`, b.name, ms, "ms");
+      rmSync(file, { force: true });
     }
-    await store.close();
-    const samples = [];
-    for (let r = 0; r < (n >= 1_000_000 ? 1 : 3); r++) {
-      const t0 = process.hrtime.bigint();
-      const again = await b.open(file);
-      const page = again.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
-      samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      if (page.elements.length === 0) throw new Error("the reopened session lost its list");
-      await again.close();
-    }
-    const ms = samples.sort((a, c) => a - c)[samples.length >> 1];
-    times.push(ms);
-    row("open", `open + first recovery read, ${n.toLocaleString("en")} elements (${MB(sizeOf(file)).toFixed(1)} MB)`, b.name, ms, "ms");
-    rmSync(file, { force: true });
+    const ratio = times[times.length - 1] / times[0];
+    row(
+      "open",
+      `open ${OPEN_SIZES.at(-1).toLocaleString("en")} / ${OPEN_SIZES[0].toLocaleString("en")} ratio (goal ≤ 3)`,
+      b.name,
+      ratio,
+      "×",
+      ratio <= 3 ? "meets goal" : "MISSES goal",
+    );
   }
-  const ratio = times[times.length - 1] / times[0];
-  row("open", `open ${OPEN_SIZES.at(-1).toLocaleString("en")} / ${OPEN_SIZES[0].toLocaleString("en")} ratio (goal ≤ 3)`, b.name, ratio, "×", ratio <= 3 ? "meets goal" : "MISSES goal");
-}
 
 rmSync(root, { recursive: true, force: true });
 await cluster?.stop();

@@ -20,7 +20,15 @@ const pick = (xs) => xs[Math.floor(rand() * xs.length)];
 const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
 
 const c = (code) => (s) => `\x1b[${code}m${s}\x1b[0m`;
-const bold = c("1"), green = c("32"), boldGreen = c("1;32"), cyan = c("36"), magenta = c("1;35"), red = c("1;31"), blue = c("34"), dim = c("2"), yellow = c("33");
+const bold = c("1"),
+  green = c("32"),
+  boldGreen = c("1;32"),
+  cyan = c("36"),
+  magenta = c("1;35"),
+  red = c("1;31"),
+  blue = c("34"),
+  dim = c("2"),
+  yellow = c("33");
 
 const ROOT = "/home/ci/work/netkit";
 const MODULES = {
@@ -35,17 +43,75 @@ const MODULES = {
   "third_party/zlib": ["adler32", "crc32", "deflate", "inffast", "inflate", "inftrees", "trees", "zutil"],
   "third_party/lz4": ["lz4", "lz4frame", "lz4hc", "xxhash"],
 };
-const IDENTS = ["len", "rc", "fd", "buf", "ctx", "flags", "timeout_ms", "n_read", "opts", "peer", "cursor", "slot", "entry", "hdr", "key", "old_cap", "node", "tmp", "state", "retries"];
+const IDENTS = [
+  "len",
+  "rc",
+  "fd",
+  "buf",
+  "ctx",
+  "flags",
+  "timeout_ms",
+  "n_read",
+  "opts",
+  "peer",
+  "cursor",
+  "slot",
+  "entry",
+  "hdr",
+  "key",
+  "old_cap",
+  "node",
+  "tmp",
+  "state",
+  "retries",
+];
 const TYPES = ["conn_t", "ring_t", "strbuf_t", "http_req_t", "tls_rec_t", "page_t", "event_t", "timer_t", "json_val_t"];
 
 const WARNINGS = [
-  () => { const v = pick(IDENTS); return [`unused variable ‘${v}’`, "-Wunused-variable", `    ${pick(["int", "size_t", "uint32_t", "ssize_t"])} ${v} = ${int(0, 64)};`, v.length]; },
-  () => ["comparison of integer expressions of different signedness: ‘int’ and ‘size_t’ {aka ‘long unsigned int’}", "-Wsign-compare", `    for (int i = 0; i < ${pick(IDENTS)}->count; i++) {`, 3],
-  () => { const v = pick(IDENTS); return [`‘${v}’ may be used uninitialized`, "-Wmaybe-uninitialized", `    return ${v} + ${int(1, 9)};`, v.length]; },
-  () => { const v = pick(IDENTS); return [`unused parameter ‘${v}’`, "-Wunused-parameter", `static int on_${pick(["read", "write", "close", "timeout", "error"])}(${pick(TYPES)} *self, void *${v})`, v.length + 6]; },
-  () => ["format ‘%d’ expects argument of type ‘int’, but argument 3 has type ‘long int’", "-Wformat=", `    log_debug("${pick(["queued", "flushed", "evicted", "resized"])} %d ${pick(["bytes", "entries", "pages", "frames"])}", ${pick(IDENTS)});`, 2],
-  () => { const f = pick(["strbuf_append", "ring_push", "hash_insert", "log_write", "json_emit"]); return [`passing argument 1 of ‘${f}’ discards ‘const’ qualifier from pointer target type`, "-Wdiscarded-qualifiers", `    ${f}(${pick(IDENTS)}, ${pick(IDENTS)});`, 5]; },
-  () => ["conversion from ‘uint64_t’ {aka ‘long unsigned int’} to ‘uint32_t’ {aka ‘unsigned int’} may change value", "-Wconversion", `    uint32_t ${pick(IDENTS)} = now_ns() / ${pick(["1000", "1000000", "NSEC_PER_MS"])};`, 20],
+  () => {
+    const v = pick(IDENTS);
+    return [`unused variable ‘${v}’`, "-Wunused-variable", `    ${pick(["int", "size_t", "uint32_t", "ssize_t"])} ${v} = ${int(0, 64)};`, v.length];
+  },
+  () => [
+    "comparison of integer expressions of different signedness: ‘int’ and ‘size_t’ {aka ‘long unsigned int’}",
+    "-Wsign-compare",
+    `    for (int i = 0; i < ${pick(IDENTS)}->count; i++) {`,
+    3,
+  ],
+  () => {
+    const v = pick(IDENTS);
+    return [`‘${v}’ may be used uninitialized`, "-Wmaybe-uninitialized", `    return ${v} + ${int(1, 9)};`, v.length];
+  },
+  () => {
+    const v = pick(IDENTS);
+    return [
+      `unused parameter ‘${v}’`,
+      "-Wunused-parameter",
+      `static int on_${pick(["read", "write", "close", "timeout", "error"])}(${pick(TYPES)} *self, void *${v})`,
+      v.length + 6,
+    ];
+  },
+  () => [
+    "format ‘%d’ expects argument of type ‘int’, but argument 3 has type ‘long int’",
+    "-Wformat=",
+    `    log_debug("${pick(["queued", "flushed", "evicted", "resized"])} %d ${pick(["bytes", "entries", "pages", "frames"])}", ${pick(IDENTS)});`,
+    2,
+  ],
+  () => {
+    const f = pick(["strbuf_append", "ring_push", "hash_insert", "log_write", "json_emit"]);
+    return [
+      `passing argument 1 of ‘${f}’ discards ‘const’ qualifier from pointer target type`,
+      "-Wdiscarded-qualifiers",
+      `    ${f}(${pick(IDENTS)}, ${pick(IDENTS)});`,
+      5,
+    ];
+  },
+  () => [
+    "conversion from ‘uint64_t’ {aka ‘long unsigned int’} to ‘uint32_t’ {aka ‘unsigned int’} may change value",
+    "-Wconversion",
+    `    uint32_t ${pick(IDENTS)} = now_ns() / ${pick(["1000", "1000000", "NSEC_PER_MS"])};`,
+    20,
+  ],
   () => ["this statement may fall through", "-Wimplicit-fallthrough=", `        ${pick(IDENTS)} |= ${pick(["F_READ", "F_WRITE", "F_EOF", "F_HUP"])};`, 10],
 ];
 
@@ -61,13 +127,25 @@ const size = () => out.reduce((n, e) => n + (e.text ? Buffer.byteLength(e.text) 
 // --- configure
 say(`${bold("netkit")} 2.4.1 — ${dim("cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo")}\n`);
 for (const [what, res] of [
-  ["C compiler identification", "GNU 12.2.0"], ["Detecting C compiler ABI info", "done"], ["Check for working C compiler: /usr/bin/cc", "skipped"],
-  ["Looking for pthread.h", "found"], ["Performing Test CMAKE_HAVE_LIBC_PTHREAD", "Success"], ["Looking for epoll_create1", "found"],
-  ["Looking for kqueue", "not found"], ["Looking for accept4", "found"], ["Check size of off_t", "done (8)"],
-  ["Found OpenSSL", "/usr/lib/x86_64-linux-gnu/libcrypto.so (found version \"3.0.11\")"], ["Found ZLIB", "bundled (third_party/zlib)"],
-  ["Could NOT find liburing", "missing: LIBURING_LIBRARY LIBURING_INCLUDE_DIR"], ["Configuring done", `(${(rand() * 2 + 0.4).toFixed(1)}s)`],
-  ["Generating done", `(${(rand() * 0.3 + 0.05).toFixed(2)}s)`], ["Build files have been written to", `${ROOT}/build`],
-]) say(`-- ${what}${res.startsWith("(") || what.endsWith("to") ? " " : " - "}${res.includes("not") || res.includes("NOT") || res.startsWith("missing") ? yellow(res) : res}\n`);
+  ["C compiler identification", "GNU 12.2.0"],
+  ["Detecting C compiler ABI info", "done"],
+  ["Check for working C compiler: /usr/bin/cc", "skipped"],
+  ["Looking for pthread.h", "found"],
+  ["Performing Test CMAKE_HAVE_LIBC_PTHREAD", "Success"],
+  ["Looking for epoll_create1", "found"],
+  ["Looking for kqueue", "not found"],
+  ["Looking for accept4", "found"],
+  ["Check size of off_t", "done (8)"],
+  ["Found OpenSSL", '/usr/lib/x86_64-linux-gnu/libcrypto.so (found version "3.0.11")'],
+  ["Found ZLIB", "bundled (third_party/zlib)"],
+  ["Could NOT find liburing", "missing: LIBURING_LIBRARY LIBURING_INCLUDE_DIR"],
+  ["Configuring done", `(${(rand() * 2 + 0.4).toFixed(1)}s)`],
+  ["Generating done", `(${(rand() * 0.3 + 0.05).toFixed(2)}s)`],
+  ["Build files have been written to", `${ROOT}/build`],
+])
+  say(
+    `-- ${what}${res.startsWith("(") || what.endsWith("to") ? " " : " - "}${res.includes("not") || res.includes("NOT") || res.startsWith("missing") ? yellow(res) : res}\n`,
+  );
 
 // --- dependencies, with download bars
 say(`\n${bold("Fetching dependencies")}\n`);
@@ -79,21 +157,32 @@ say(`${dim("  verified 3 archives (sha256)")}\n\n`);
 // --- compile
 const files = [];
 for (const [dir, names] of Object.entries(MODULES)) for (const n of names) files.push([dir, n]);
-for (let i = files.length - 1; i > 0; i--) { const j = int(0, i); [files[i], files[j]] = [files[j], files[i]]; }
+for (let i = files.length - 1; i > 0; i--) {
+  const j = int(0, i);
+  [files[i], files[j]] = [files[j], files[i]];
+}
 let warnings = 0;
 let k = 0;
 let generated = false;
 const target = (dir) => (dir.startsWith("third_party") ? dir.split("/")[1] : "netkit");
 const compile = (_k, dir, name, variant = "") => {
   step(`${green(`Building C object ${dir}/CMakeFiles/${target(dir)}.dir/${name}.c.o`)}\n`);
-  const defs = dir.startsWith("third_party") ? "-DZ_HAVE_UNISTD_H -DLZ4_FAST_DEC_LOOP=1" : `-DNETKIT_VERSION=\\"2.4.1\\" -DNETKIT_HAVE_EPOLL=1 -DNETKIT_LOG_LEVEL=${int(1, 4)}`;
-  say(`${dim(`/usr/bin/cc ${defs} -I${ROOT}/include -I${ROOT}/build/generated -I${ROOT}/${dir} ${variant === "_asan" ? "-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" : variant === "_fuzz" ? "-O1 -g -fsanitize=fuzzer-no-link,address" : variant === "_static" ? "-O2 -g -fvisibility=hidden" : "-O2 -g"} -fPIC -std=c11 -Wall -Wextra -Wpedantic -MD -MT ${dir}/CMakeFiles/${target(dir)}.dir/${name}.c.o -MF CMakeFiles/${target(dir)}.dir/${name}.c.o.d -o CMakeFiles/${target(dir)}.dir/${name}.c.o -c ${ROOT}/${dir}/${name}.c`)}\n`);
+  const defs = dir.startsWith("third_party")
+    ? "-DZ_HAVE_UNISTD_H -DLZ4_FAST_DEC_LOOP=1"
+    : `-DNETKIT_VERSION=\\"2.4.1\\" -DNETKIT_HAVE_EPOLL=1 -DNETKIT_LOG_LEVEL=${int(1, 4)}`;
+  say(
+    `${dim(`/usr/bin/cc ${defs} -I${ROOT}/include -I${ROOT}/build/generated -I${ROOT}/${dir} ${variant === "_asan" ? "-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" : variant === "_fuzz" ? "-O1 -g -fsanitize=fuzzer-no-link,address" : variant === "_static" ? "-O2 -g -fvisibility=hidden" : "-O2 -g"} -fPIC -std=c11 -Wall -Wextra -Wpedantic -MD -MT ${dir}/CMakeFiles/${target(dir)}.dir/${name}.c.o -MF CMakeFiles/${target(dir)}.dir/${name}.c.o.d -o CMakeFiles/${target(dir)}.dir/${name}.c.o -c ${ROOT}/${dir}/${name}.c`)}\n`,
+  );
 };
 const warn = (dir, name) => {
   warnings++;
   const [msg, flag, code, width] = pick(WARNINGS)();
-  const line = int(12, 900), col = int(5, 20);
-  if (rand() < 0.5) say(`${bold(`${dir}/${name}.c:`)} In function ‘${bold(`${name}_${pick(["init", "free", "flush", "step", "parse", "grow", "lookup", "poll", "encode", "reset"])}`)}’:\n`);
+  const line = int(12, 900),
+    col = int(5, 20);
+  if (rand() < 0.5)
+    say(
+      `${bold(`${dir}/${name}.c:`)} In function ‘${bold(`${name}_${pick(["init", "free", "flush", "step", "parse", "grow", "lookup", "poll", "encode", "reset"])}`)}’:\n`,
+    );
   say(`${bold(`${dir}/${name}.c:${line}:${col}:`)} ${magenta("warning:")} ${msg} [${magenta(flag)}]\n`);
   say(`${String(line).padStart(5)} | ${code}\n      | ${" ".repeat(Math.max(0, col - 1))}${green(`^${"~".repeat(Math.max(0, width - 1))}`)}\n`);
 };
@@ -117,7 +206,9 @@ outer: for (const variant of variants) {
       step(`${boldGreen(`Linking C executable tests/test_${name0}`)}\n`);
     }
   }
-  step(`${boldGreen(`Linking C ${variant === "_static" ? "static library libnetkit.a" : variant === "_test" || variant === "_fuzz" ? "executables" : `shared library libnetkit${variant}.so`}`)}\n`);
+  step(
+    `${boldGreen(`Linking C ${variant === "_static" ? "static library libnetkit.a" : variant === "_test" || variant === "_fuzz" ? "executables" : `shared library libnetkit${variant}.so`}`)}\n`,
+  );
   if (!variant) bar("  ld.lld: writing libnetkit.so.2.4.1", 100, "%", 16);
   step(`Built target netkit${variant}\n`);
 }
@@ -132,7 +223,9 @@ compile(k++, "src/net", "socket");
 say(`${bold("src/net/socket.c:")} In function ‘${bold("socket_apply_opts")}’:\n`);
 say(`${bold("src/net/socket.c:214:9:")} ${red("error:")} ‘struct sock_opts’ has no member named ‘linger_ms’; did you mean ‘linger_s’?\n`);
 say(`  214 |   opts->${red("linger_ms")} = cfg->linger_timeout * 1000;\n      |         ${red("^~~~~~~~~")}\n      |         ${green("linger_s")}\n`);
-say(`${bold("src/net/socket.h:41:12:")} ${cyan("note:")} ‘linger_s’ declared here\n   41 |   uint32_t ${cyan("linger_s")};\n      |            ${cyan("^~~~~~~~")}\n`);
+say(
+  `${bold("src/net/socket.h:41:12:")} ${cyan("note:")} ‘linger_s’ declared here\n   41 |   uint32_t ${cyan("linger_s")};\n      |            ${cyan("^~~~~~~~")}\n`,
+);
 compile(k++, "src/http", "server");
 say(`make[2]: *** [src/net/CMakeFiles/netkit.dir/build.make:174: src/net/CMakeFiles/netkit.dir/socket.c.o] Error 1\n`);
 say(`make[2]: *** Waiting for unfinished jobs....\n`);

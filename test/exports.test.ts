@@ -24,13 +24,18 @@ describe("public faces (built package, resolved through exports)", () => {
 
   it("every layer in package.json exports is pinned, and every pinned layer is exported", () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, unknown> };
-    const subpaths = Object.keys(pkg.exports).filter((k) => k !== "./package.json").map((k) => (k === "." ? "." : k.slice(2)));
+    const subpaths = Object.keys(pkg.exports)
+      .filter((k) => k !== "./package.json")
+      .map((k) => (k === "." ? "." : k.slice(2)));
     expect(subpaths.sort()).toEqual(Object.keys(PINNED).sort());
   });
 
   it("each layer exports exactly its pinned names", () => {
     const probe = `const out = {}; for (const l of ${JSON.stringify(Object.keys(PINNED))}) out[l] = Object.keys(await import(l === "." ? "spool" : "spool/" + l)).sort(); console.log(JSON.stringify(out));`;
-    const got = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", probe], { cwd: consumer, encoding: "utf8" })) as Record<string, string[]>;
+    const got = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", probe], { cwd: consumer, encoding: "utf8" })) as Record<
+      string,
+      string[]
+    >;
     for (const [layer, names] of Object.entries(PINNED)) expect(got[layer], `spool${layer === "." ? "" : `/${layer}`}`).toEqual([...names].sort());
   });
 });

@@ -34,7 +34,9 @@ const layerOf = (file: string): string => relative(src, file).split("/")[0]!;
 
 describe("layers", () => {
   it("every folder under src is a known layer", () => {
-    const folders = readdirSync(src, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = readdirSync(src, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     for (const f of folders) expect(Object.keys(ALLOWED), `src/${f} is not in the layer table`).toContain(f);
   });
 

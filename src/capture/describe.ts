@@ -28,9 +28,7 @@ export function describeTruncation(meta: CaptureMetadata, retain: Retain = "tail
   } else if (t.truncatedBy === "line-length") {
     shown = `Showing all ${t.totalLines} lines`;
   } else {
-    shown =
-      `Showing the ${part} ${t.outputLines} of ${t.totalLines} lines ` +
-      `(${formatBytes(t.outputBytes)} of ${formatBytes(t.totalBytes)})`;
+    shown = `Showing the ${part} ${t.outputLines} of ${t.totalLines} lines ` + `(${formatBytes(t.outputBytes)} of ${formatBytes(t.totalBytes)})`;
   }
   const cut = t.cutLines > 0 ? `; ${t.cutLines} over-long line${t.cutLines === 1 ? " was" : "s were"} cut` : "";
   return `[${shown}${cut}. ${where}]`;

@@ -22,10 +22,7 @@ export function resolveLimits(partial: Partial<CaptureLimits> = {}): CaptureLimi
   if (retain !== "head" && retain !== "tail") {
     throw new InvalidOptionsError(`retain must be "head" or "tail", got ${JSON.stringify(retain)}`);
   }
-  const maxLineBytes = positiveInteger(
-    "maxLineBytes",
-    partial.maxLineBytes ?? Math.min(DEFAULT_MAX_LINE_BYTES, maxBytes),
-  );
+  const maxLineBytes = positiveInteger("maxLineBytes", partial.maxLineBytes ?? Math.min(DEFAULT_MAX_LINE_BYTES, maxBytes));
   if (maxLineBytes > MAX_LINE_BYTES_CEILING) {
     throw new InvalidOptionsError(`maxLineBytes must be at most ${MAX_LINE_BYTES_CEILING}, got ${maxLineBytes}`);
   }

@@ -24,9 +24,7 @@ export function validateSpill(spill: SpillOptions): void {
     throw new InvalidOptionsError(`spill.subdir ${JSON.stringify(spill.subdir)} must be one plain folder name`);
   }
   if (spill.id !== undefined && !SAFE_ID.test(spill.id)) {
-    throw new InvalidOptionsError(
-      `spill.id ${JSON.stringify(spill.id)} must be 1–128 characters of letters, digits, "_", "-" and "." (not first)`,
-    );
+    throw new InvalidOptionsError(`spill.id ${JSON.stringify(spill.id)} must be 1–128 characters of letters, digits, "_", "-" and "." (not first)`);
   }
 }
 

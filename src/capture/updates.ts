@@ -14,8 +14,7 @@ export function metadataOf(view: CaptureView): CaptureMetadata {
   return metadata;
 }
 
-const sameMetadata = (a: CaptureView, b: CaptureView): boolean =>
-  JSON.stringify(metadataOf(a)) === JSON.stringify(metadataOf(b));
+const sameMetadata = (a: CaptureView, b: CaptureView): boolean => JSON.stringify(metadataOf(a)) === JSON.stringify(metadataOf(b));
 
 /**
  * Units to drop from the front of `prev` so that what remains is a prefix of `cur`, or -1.

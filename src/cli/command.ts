@@ -57,7 +57,11 @@ export function usage(spec: CommandSpec<Record<string, OptionSpec>>): string {
 
 /** Rewrites a bare `--flag` that takes an optional value to `--flag=`, up to `--`. */
 function expandOptionalValues(argv: readonly string[], options: Record<string, OptionSpec>): string[] {
-  const optional = new Set(Object.entries(options).filter(([, o]) => o.optionalValue).map(([n]) => `--${n}`));
+  const optional = new Set(
+    Object.entries(options)
+      .filter(([, o]) => o.optionalValue)
+      .map(([n]) => `--${n}`),
+  );
   const end = argv.indexOf("--");
   return argv.map((a, i) => (optional.has(a) && (end < 0 || i < end) ? `${a}=` : a));
 }
@@ -100,7 +104,10 @@ export function defineCommand<O extends Record<string, OptionSpec>>(spec: Comman
 function parseArgsMessage(message: string): string {
   const ambiguous = /^Option '?([^\s']+)'? argument is ambiguous/.exec(message);
   if (ambiguous) return `${ambiguous[1]} needs a value; for one that starts with "-", write ${ambiguous[1]}=VALUE`;
-  return message.split("\n")[0]!.replace(/\. To specify a positional.*$/, "").replace(/'/g, "");
+  return message
+    .split("\n")[0]!
+    .replace(/\. To specify a positional.*$/, "")
+    .replace(/'/g, "");
 }
 
 /** A whole number within [min, max]; the message says the range in words. */

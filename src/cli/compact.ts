@@ -60,20 +60,25 @@ export const compactCommand = defineCommand({
     conversation.items.forEach((item, index) => {
       const at = tooDeep(item, MAX_DEPTH);
       if (at !== undefined) {
-        throw new UsageError(`message ${index} is nested more than ${MAX_DEPTH} levels deep (at message[${index}]${at}); spool compact does not accept such input; nothing was written`);
+        throw new UsageError(
+          `message ${index} is nested more than ${MAX_DEPTH} levels deep (at message[${index}]${at}); spool compact does not accept such input; nothing was written`,
+        );
       }
     });
     const resolved: Format = format === "auto" ? detectFormat(json) : (format as Format);
     assertFormat(json, resolved);
     const adapter = getAdapter(resolved);
     const messages = adapter.fromProvider(conversation.items);
-    const workspace = values.workspace !== undefined ? createWorkspace({ dir: values.workspace, keep: true }) : await newSessionWorkspace(values.root ?? DEFAULT_ROOT, file);
+    const workspace =
+      values.workspace !== undefined ? createWorkspace({ dir: values.workspace, keep: true }) : await newSessionWorkspace(values.root ?? DEFAULT_ROOT, file);
     const { messages: prepared, report } = prepareHistory(messages, { workspace, format: resolved, ...(turn !== undefined ? { turn } : {}) });
     const wire = adapter.toProvider(prepared);
     const problems = validateWire(wire, resolved).map((p) => `${p.rule}: ${p.message}`);
     process.stdout.write(JSON.stringify(conversation.wrap(wire), null, 2) + "\n");
     const workspaceDir = relative(process.cwd(), workspace.dir) || workspace.dir;
-    process.stderr.write(describePrepareReport(report, { format: resolved, messagesIn: conversation.items.length, messagesOut: wire.length, workspaceDir, problems }));
+    process.stderr.write(
+      describePrepareReport(report, { format: resolved, messagesIn: conversation.items.length, messagesOut: wire.length, workspaceDir, problems }),
+    );
     return 0;
   },
 });
@@ -84,7 +89,9 @@ async function newSessionWorkspace(root: string, file: string): Promise<Workspac
   const now = new Date().toISOString();
   const command = `spool compact ${file === "-" ? "(stdin)" : file}`;
   try {
-    await session.store.commit([setValue(RUN_INFO, { command, cwd: process.cwd(), pid: process.pid, startedAt: now, endedAt: now, status: "succeeded", exitCode: 0 })]);
+    await session.store.commit([
+      setValue(RUN_INFO, { command, cwd: process.cwd(), pid: process.pid, startedAt: now, endedAt: now, status: "succeeded", exitCode: 0 }),
+    ]);
   } finally {
     await session.store.close();
   }

@@ -22,7 +22,8 @@ export const gcCommand = defineCommand({
   name: "gc",
   summary: "remove old sessions and report what was freed",
   synopsis: "--older-than AGE [--root DIR] [--store STORE] [--dry-run]",
-  description: "Removes sessions under DIR/sessions last active more than AGE ago. AGE is a number with a unit:\ns, m, h, d or w (e.g. 7d, 12h). Running sessions are kept.",
+  description:
+    "Removes sessions under DIR/sessions last active more than AGE ago. AGE is a number with a unit:\ns, m, h, d or w (e.g. 7d, 12h). Running sessions are kept.",
   options: {
     "older-than": { type: "string", value: "AGE", help: "remove sessions last active more than AGE ago (required)" },
     root: ROOT,
@@ -46,7 +47,9 @@ export const gcCommand = defineCommand({
         process.stdout.write(`${dry ? "would remove" : "removed"} ${s.id} (${formatBytes(s.bytes)}, last commit ${s.updatedAt})\n`);
       }
       const n = r.removed.length;
-      process.stdout.write(`${dry ? "Would free" : "Freed"} ${formatBytes(bytes)} from ${n} session${n === 1 ? "" : "s"} in ${target.shown}; kept ${r.keptLive} live.\n`);
+      process.stdout.write(
+        `${dry ? "Would free" : "Freed"} ${formatBytes(bytes)} from ${n} session${n === 1 ? "" : "s"} in ${target.shown}; kept ${r.keptLive} live.\n`,
+      );
       return 0;
     }
     let freed = 0;
@@ -71,7 +74,9 @@ export const gcCommand = defineCommand({
       if (!dry) rmSync(entry.dir, { recursive: true, force: true });
       process.stdout.write(`${dry ? "would remove" : "removed"} ${entry.id} (${formatBytes(loaded.summary.bytes)}, ${loaded.summary.status})\n`);
     }
-    process.stdout.write(`${dry ? "Would free" : "Freed"} ${formatBytes(freed)} from ${removed} session${removed === 1 ? "" : "s"}; kept ${kept} under ${sessionsDir(root)}.\n`);
+    process.stdout.write(
+      `${dry ? "Would free" : "Freed"} ${formatBytes(freed)} from ${removed} session${removed === 1 ? "" : "s"}; kept ${kept} under ${sessionsDir(root)}.\n`,
+    );
     return 0;
   },
 });

@@ -27,7 +27,8 @@ export const inspectCommand = defineCommand({
       ? readdirSync(spillDir).map((name) => ({ path: join(spillDir, name), bytes: statSync(join(spillDir, name)).size }))
       : [];
     // Spills a database session keeps in the database (readable from any machine).
-    for (const s of entry.backend === "postgres" ? await listPostgresSpills(entry.url, entry.id) : []) spills.push({ path: `${entry.file}/spill/${s.name}${s.complete ? "" : " (incomplete)"}`, bytes: s.bytes });
+    for (const s of entry.backend === "postgres" ? await listPostgresSpills(entry.url, entry.id) : [])
+      spills.push({ path: `${entry.file}/spill/${s.name}${s.complete ? "" : " (incomplete)"}`, bytes: s.bytes });
     const scopesDir = sidecarDir(entry.file);
     const openScopes = entry.backend !== "postgres" && existsSync(scopesDir) ? readdirSync(scopesDir).filter((f) => !f.endsWith(".tmp")) : [];
     const calls = view.calls.map((c) => ({
@@ -40,7 +41,16 @@ export const inspectCommand = defineCommand({
       truncation: c.output?.truncation,
       ...(c.ended ? {} : { recoveredOutput: c.output?.content[0].text ?? "" }),
     }));
-    const report = { ...summary, backend: entry.backend, dir: entry.dir, live, calls, spillFiles: spills, openScopes, transcriptEntries: view.transcript.length };
+    const report = {
+      ...summary,
+      backend: entry.backend,
+      dir: entry.dir,
+      live,
+      calls,
+      spillFiles: spills,
+      openScopes,
+      transcriptEntries: view.transcript.length,
+    };
     if (values.json) {
       process.stdout.write(JSON.stringify(report) + "\n");
       return 0;
@@ -54,9 +64,16 @@ export const inspectCommand = defineCommand({
     ];
     for (const c of calls) {
       const t = c.truncation;
-      lines.push(`  call ${c.id} (${c.tool}): ${c.settled ? (c.isError ? "error" : "ok") : "UNSETTLED"}, ${c.outputChars} chars shown` +
-        (t && t.totalLines !== undefined ? `, ${t.totalLines} lines / ${formatBytes(t.totalBytes)} written${t.truncated ? `, truncated by ${t.truncatedBy}` : ""}` : ""));
-      if (c.command !== undefined) lines.push(`    $ ${c.command}   started ${c.startedAt}${c.endedAt ? `, ended ${c.endedAt}` : ""}${c.exitCode !== null && c.exitCode !== undefined ? `, exit ${c.exitCode}` : ""}`);
+      lines.push(
+        `  call ${c.id} (${c.tool}): ${c.settled ? (c.isError ? "error" : "ok") : "UNSETTLED"}, ${c.outputChars} chars shown` +
+          (t && t.totalLines !== undefined
+            ? `, ${t.totalLines} lines / ${formatBytes(t.totalBytes)} written${t.truncated ? `, truncated by ${t.truncatedBy}` : ""}`
+            : ""),
+      );
+      if (c.command !== undefined)
+        lines.push(
+          `    $ ${c.command}   started ${c.startedAt}${c.endedAt ? `, ended ${c.endedAt}` : ""}${c.exitCode !== null && c.exitCode !== undefined ? `, exit ${c.exitCode}` : ""}`,
+        );
       if (!c.settled) {
         const text = c.recoveredOutput ?? "";
         const tail = text.split("\n").slice(-15).join("\n");

@@ -56,7 +56,9 @@ export const mcpCommand = defineCommand({
     const target = storeTarget(values.store);
     const session = await openAgentSession({
       root,
-      ...(target.kind === "postgres" ? { backend: "postgres" as const, url: target.url, postgres: postgresRepoOptions({ announceFallback: true }) } : { backend: target.kind }),
+      ...(target.kind === "postgres"
+        ? { backend: "postgres" as const, url: target.url, postgres: postgresRepoOptions({ announceFallback: true }) }
+        : { backend: target.kind }),
       label: "mcp",
       tools: {
         ...(values.cwd !== undefined ? { cwd: resolve(values.cwd) } : {}),

@@ -162,7 +162,10 @@ async function run(a: RunArgs): Promise<number> {
   }
 
   try {
-    const repo = a.store.kind === "postgres" ? openSessionRepo(root, { backend: "postgres", url: a.store.url, postgres: postgresRepoOptions() }) : openSessionRepo(root, { backend: a.store.kind });
+    const repo =
+      a.store.kind === "postgres"
+        ? openSessionRepo(root, { backend: "postgres", url: a.store.url, postgres: postgresRepoOptions() })
+        : openSessionRepo(root, { backend: a.store.kind });
     // A second writer on one session gets a clear "session is open in process N" from the store.
     const session = a.session === undefined ? await repo.create({ id }) : await openOrCreate(repo, id);
     const store: Store = session.store;
@@ -189,7 +192,16 @@ async function run(a: RunArgs): Promise<number> {
     });
     const summary = (): SessionSummary => {
       const v = sessionState!.value;
-      return { id, command: v.command, status: v.status, startedAt: v.startedAt, endedAt: v.endedAt, lastActivityAt: v.lastActivityAt, exitCode: v.exitCode, bytes: directorySize(session.dir) };
+      return {
+        id,
+        command: v.command,
+        status: v.status,
+        startedAt: v.startedAt,
+        endedAt: v.endedAt,
+        lastActivityAt: v.lastActivityAt,
+        exitCode: v.exitCode,
+        bytes: directorySize(session.dir),
+      };
     };
     if (viewer) {
       listState!.mutate((d) => void d.sessions.push(summary()));

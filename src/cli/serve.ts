@@ -58,16 +58,21 @@ export const serveCommand = defineCommand({
       });
     };
     if (target.kind === "postgres") {
-      follower = await followPostgresCommits(target.url, (n) => {
-        notified.set(n.sessionId, n.seq);
-        kick();
-      }, { onGap: kick });
+      follower = await followPostgresCommits(
+        target.url,
+        (n) => {
+          notified.set(n.sessionId, n.seq);
+          kick();
+        },
+        { onGap: kick },
+      );
     }
     await refresh();
     // Spills recorded on other machines are streamed from the database, chunk by chunk.
     const remoteSpill =
       target.kind === "postgres"
-        ? async (id: string, name: string) => ((await listPostgresSpills(target.url, id)).some((s) => s.name === name) ? openPostgresSpill(target.url, id, name) : undefined)
+        ? async (id: string, name: string) =>
+            (await listPostgresSpills(target.url, id)).some((s) => s.name === name) ? openPostgresSpill(target.url, id, name) : undefined
         : undefined;
     const viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), port, ...(remoteSpill ? { remoteSpill } : {}) });
     const from = target.kind === "postgres" ? target.shown : sessionsDir(root);

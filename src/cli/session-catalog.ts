@@ -80,7 +80,9 @@ export function sessionDirWarnings(root: string): string[] {
     const sdir = join(dir, e.name);
     const main = join(sdir, "session.jsonl");
     if (!existsSync(main) && !existsSync(join(sdir, "session.sqlite")) && existsSync(sidecarDir(main))) {
-      out.push(`${e.name}: sidecar directory ${sidecarDir(main)} has no main log ${main}; the session cannot be opened (restore the log, or delete the directory)`);
+      out.push(
+        `${e.name}: sidecar directory ${sidecarDir(main)} has no main log ${main}; the session cannot be opened (restore the log, or delete the directory)`,
+      );
     }
   }
   return out;
@@ -96,7 +98,13 @@ function pick(all: SessionEntry[], id: string, where: string): SessionEntry {
   if (exact) return exact;
   const matches = all.filter((s) => s.id.startsWith(id));
   if (matches.length === 1) return matches[0]!;
-  if (matches.length > 1) throw new SessionLookupError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((s) => s.id).join(", ")}…); give more of the id`);
+  if (matches.length > 1)
+    throw new SessionLookupError(
+      `"${id}" matches ${matches.length} sessions (${matches
+        .slice(0, 3)
+        .map((s) => s.id)
+        .join(", ")}…); give more of the id`,
+    );
   throw new SessionLookupError(`no session "${id}" ${where}; \`spool sessions\` lists them`);
 }
 
@@ -162,7 +170,9 @@ export function sessionFromSnapshot(entry: SessionEntry, snap: Pick<SessionSnaps
     for (const opId of Object.keys(snap.get(OPEN_OPERATIONS) ?? {})) {
       const sidecar = join(sidecarDir(entry.file), sidecarName(operationScope(opId).id));
       if (!existsSync(sidecar)) {
-        warnings.push(`${entry.id}: operation ${opId} was still open when its run stopped, and its sidecar ${sidecar} is missing: any output it streamed is lost`);
+        warnings.push(
+          `${entry.id}: operation ${opId} was still open when its run stopped, and its sidecar ${sidecar} is missing: any output it streamed is lost`,
+        );
       }
     }
   }

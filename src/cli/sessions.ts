@@ -32,7 +32,9 @@ export const sessionsCommand = defineCommand({
       return 0;
     }
     if (rows.length === 0) {
-      process.stdout.write(`No sessions ${target.kind === "postgres" ? `in ${target.shown}` : `under ${sessionsDir(root)}`}. 'spool run -- COMMAND' records one.\n`);
+      process.stdout.write(
+        `No sessions ${target.kind === "postgres" ? `in ${target.shown}` : `under ${sessionsDir(root)}`}. 'spool run -- COMMAND' records one.\n`,
+      );
       return 0;
     }
     const time = (t: string | null | undefined): string => (t ? t.replace("T", " ").slice(0, 19) : "?");

@@ -10,7 +10,10 @@ export const STORE = {
   help: "where sessions live: jsonl (default), sqlite, or postgres://USER@HOST/DB\n(sslmode and PG* variables as pg reads them); default $SPOOL_STORE",
 } as const satisfies OptionSpec;
 
-export type StoreTarget = { readonly kind: "jsonl" } | { readonly kind: "sqlite" } | { readonly kind: "postgres"; readonly url: string; readonly shown: string };
+export type StoreTarget =
+  | { readonly kind: "jsonl" }
+  | { readonly kind: "sqlite" }
+  | { readonly kind: "postgres"; readonly url: string; readonly shown: string };
 
 export function storeTarget(flag: string | undefined): StoreTarget {
   const raw = flag ?? process.env.SPOOL_STORE ?? "jsonl";
@@ -20,7 +23,9 @@ export function storeTarget(flag: string | undefined): StoreTarget {
     try {
       new URL(raw);
     } catch {
-      throw new UsageError(`${flag === undefined ? "SPOOL_STORE" : "--store"} is not a valid URL: ${redactUrl(raw)} (use postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE)`);
+      throw new UsageError(
+        `${flag === undefined ? "SPOOL_STORE" : "--store"} is not a valid URL: ${redactUrl(raw)} (use postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE)`,
+      );
     }
     return { kind: "postgres", url: raw, shown: redactUrl(raw) };
   }

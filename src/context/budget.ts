@@ -70,10 +70,7 @@ interface Slot {
   stub: boolean;
 }
 
-export function enforceToolResultBudget(
-  messages: readonly Message[],
-  options: BudgetOptions = {},
-): { messages: readonly Message[]; report: BudgetReport } {
+export function enforceToolResultBudget(messages: readonly Message[], options: BudgetOptions = {}): { messages: readonly Message[]; report: BudgetReport } {
   const maxResult = positive(options.maxResultChars, DEFAULT_MAX_RESULT_CHARS);
   const turnBudget = positive(options.turnBudgetChars, DEFAULT_TURN_BUDGET_CHARS);
   const head = positive(options.headChars, PREVIEW_HEAD_CHARS);

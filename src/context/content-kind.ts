@@ -56,7 +56,9 @@ export function detectContentKind(text: string): ContentKind {
   if (/^(export )?(interface|type) \w+|^\s*(export )?(declare |abstract )?(class|function) \w+[^\n]*\): \w/m.test(head)) {
     return "TypeScript source";
   }
-  if (/^\s*(export |import |const |let |var |async )?function[\s*]|^(import .* from ['"]|export (default |const |function )|const \w+ = require\()/m.test(head)) {
+  if (
+    /^\s*(export |import |const |let |var |async )?function[\s*]|^(import .* from ['"]|export (default |const |function )|const \w+ = require\()/m.test(head)
+  ) {
     return "JavaScript source";
   }
   if (/^package [a-z_]\w*\s*$/m.test(head)) return "Go source";

@@ -3,10 +3,7 @@
 import { SpoolError } from "../errors/index.js";
 
 export class ContextError extends SpoolError {
-  constructor(
-    code: string,
-    message: string,
-  ) {
+  constructor(code: string, message: string) {
     super(code, message);
   }
 }

@@ -11,11 +11,71 @@ export { archiveKey, extractKeys, formatMarker, isValidKey, isWellFormed } from 
 export { type ArchiveStats, type ArchiveStore, type KeyLookup } from "./archive-store.js";
 export { MemoryArchive } from "./memory-archive.js";
 export { parseStub, type ParsedStub, type StubLevel } from "./stubs.js";
-export { assistant, systemText, textOf, toolCallsOf, toolResult, userText, type AssistantMessage, type AssistantPart, type ContentPart, type Extra, type Hints, type ImagePart, type Message, type RawPart, type SystemMessage, type TextPart, type ToolCallPart, type ToolResultMessage, type UserMessage } from "./messages.js";
-export { ArchiveError, ConfigError, ContextError, FormatError, FormatMismatchError, PairingInvariantError, ProviderRuleError, RecallError, WorkspaceError } from "./errors.js";
-export { SYNTHETIC_ERROR_CODE, SYNTHETIC_RESULT_TEXT, countPendingToolCalls, ensureToolResultPairing, hasRepairs, validatePairing, type PairingProblem, type PairingProblemKind, type PairingReport } from "./pairing.js";
-export { DEFAULT_MAX_RESULT_CHARS, DEFAULT_TURN_BUDGET_CHARS, PREVIEW_HEAD_CHARS, PREVIEW_TAIL_CHARS, enforceToolResultBudget, type BudgetOptions, type BudgetReport } from "./budget.js";
-export { DEFAULT_MICRO_HEAD_CHARS, DEFAULT_MICRO_TAIL_CHARS, DEFAULT_MIN_CONTENT, DEFAULT_PRESERVED_MAX_CHARS, DEFAULT_PRESERVED_TOOLS, DEFAULT_SUMMARIZE_MIN_CHARS, DEFAULT_SUMMARIZE_TURNS, DEFAULT_TRUNCATE_TURNS, applyMicrocompact, type MicrocompactOptions, type MicrocompactReport } from "./microcompact.js";
+export {
+  assistant,
+  systemText,
+  textOf,
+  toolCallsOf,
+  toolResult,
+  userText,
+  type AssistantMessage,
+  type AssistantPart,
+  type ContentPart,
+  type Extra,
+  type Hints,
+  type ImagePart,
+  type Message,
+  type RawPart,
+  type SystemMessage,
+  type TextPart,
+  type ToolCallPart,
+  type ToolResultMessage,
+  type UserMessage,
+} from "./messages.js";
+export {
+  ArchiveError,
+  ConfigError,
+  ContextError,
+  FormatError,
+  FormatMismatchError,
+  PairingInvariantError,
+  ProviderRuleError,
+  RecallError,
+  WorkspaceError,
+} from "./errors.js";
+export {
+  SYNTHETIC_ERROR_CODE,
+  SYNTHETIC_RESULT_TEXT,
+  countPendingToolCalls,
+  ensureToolResultPairing,
+  hasRepairs,
+  validatePairing,
+  type PairingProblem,
+  type PairingProblemKind,
+  type PairingReport,
+} from "./pairing.js";
+export {
+  DEFAULT_MAX_RESULT_CHARS,
+  DEFAULT_TURN_BUDGET_CHARS,
+  PREVIEW_HEAD_CHARS,
+  PREVIEW_TAIL_CHARS,
+  enforceToolResultBudget,
+  type BudgetOptions,
+  type BudgetReport,
+} from "./budget.js";
+export {
+  DEFAULT_MICRO_HEAD_CHARS,
+  DEFAULT_MICRO_TAIL_CHARS,
+  DEFAULT_MIN_CONTENT,
+  DEFAULT_PRESERVED_MAX_CHARS,
+  DEFAULT_PRESERVED_TOOLS,
+  DEFAULT_SUMMARIZE_MIN_CHARS,
+  DEFAULT_SUMMARIZE_TURNS,
+  DEFAULT_TRUNCATE_TURNS,
+  applyMicrocompact,
+  type MicrocompactOptions,
+  type MicrocompactReport,
+} from "./microcompact.js";
 export { detectContentKind, type ContentKind } from "./content-kind.js";
 export { countLines, headTail, type HeadTail } from "./cut.js";
 export { DEFAULT_ARCHIVE_MAX_BYTES, DEFAULT_ARCHIVE_TTL_MS, DiskArchive, type DiskArchiveOptions, type PruneResult } from "./disk-archive.js";
@@ -23,4 +83,26 @@ export { extractRecallKeys, isRecallTool, recall, type RecallOptions, type Recal
 export { createWorkspace, readOnlyLookup, type Workspace, type WorkspaceOptions } from "./workspace.js";
 export { prepareHistory, type PrepareOptions, type PrepareReport } from "./prepare.js";
 export { DEFAULT_CONTEXT_CONFIG, contextConfigFromEnv, type ContextConfig } from "./config.js";
-export { FORMATS, adapters, assertFormat, checkAISDK, checkAnthropic, checkOpenAIChat, checkOpenAIResponses, detectFormat, fromAISDK, fromAnthropic, fromOpenAIChat, fromOpenAIResponses, getAdapter, toAISDK, toAnthropic, toOpenAIChat, toOpenAIResponses, unwrapConversation, type Adapter, type Conversation, type Format } from "./adapters/index.js";
+export {
+  FORMATS,
+  adapters,
+  assertFormat,
+  checkAISDK,
+  checkAnthropic,
+  checkOpenAIChat,
+  checkOpenAIResponses,
+  detectFormat,
+  fromAISDK,
+  fromAnthropic,
+  fromOpenAIChat,
+  fromOpenAIResponses,
+  getAdapter,
+  toAISDK,
+  toAnthropic,
+  toOpenAIChat,
+  toOpenAIResponses,
+  unwrapConversation,
+  type Adapter,
+  type Conversation,
+  type Format,
+} from "./adapters/index.js";

@@ -147,11 +147,7 @@ export function withText<M extends SystemMessage | UserMessage | ToolResultMessa
   return next;
 }
 
-export function toolResult(
-  toolCallId: string,
-  text: string,
-  options: { isError?: boolean; errorCode?: string; toolName?: string } = {},
-): ToolResultMessage {
+export function toolResult(toolCallId: string, text: string, options: { isError?: boolean; errorCode?: string; toolName?: string } = {}): ToolResultMessage {
   const message: { -readonly [K in keyof ToolResultMessage]: ToolResultMessage[K] } = {
     role: "tool",
     toolCallId,

@@ -36,8 +36,20 @@ export const DEFAULT_SUMMARIZE_MIN_CHARS = 1_000;
 
 /** Write and edit tools (names compared case-insensitively, a leading "@" ignored). A call whose input says `command: "view"` is a read. */
 export const DEFAULT_PRESERVED_TOOLS: readonly string[] = [
-  "write", "write_file", "create_file", "edit", "edit_file", "multiedit", "multi_edit", "str_replace",
-  "str_replace_editor", "str_replace_based_edit_tool", "apply_patch", "patch", "delete_file", "notebookedit",
+  "write",
+  "write_file",
+  "create_file",
+  "edit",
+  "edit_file",
+  "multiedit",
+  "multi_edit",
+  "str_replace",
+  "str_replace_editor",
+  "str_replace_based_edit_tool",
+  "apply_patch",
+  "patch",
+  "delete_file",
+  "notebookedit",
 ];
 /** A write/edit result longer than this is not an acknowledgement but an echo of the file: it ages like a read. */
 export const DEFAULT_PRESERVED_MAX_CHARS = 8_000;
@@ -133,7 +145,15 @@ export function applyMicrocompact(
       failed = message.isError || isFailedCommandOutput(stub === undefined ? text : stubBody(text));
     }
 
-    const next = compactOne(message, text, stub, age, failed, { truncateTurns, summarizeTurns, headChars, tailChars, minContent, archive: options.archive }, report);
+    const next = compactOne(
+      message,
+      text,
+      stub,
+      age,
+      failed,
+      { truncateTurns, summarizeTurns, headChars, tailChars, minContent, archive: options.archive },
+      report,
+    );
     if (next !== undefined) {
       out ??= messages.slice();
       out[i] = next;

@@ -32,13 +32,7 @@ export interface PairingReport {
   removedResults: ToolResultMessage[];
 }
 
-export type PairingProblemKind =
-  | "empty_call_id"
-  | "duplicate_call_id"
-  | "missing_result"
-  | "orphan_result"
-  | "duplicate_result"
-  | "displaced_result";
+export type PairingProblemKind = "empty_call_id" | "duplicate_call_id" | "missing_result" | "orphan_result" | "duplicate_result" | "displaced_result";
 
 export interface PairingProblem {
   readonly kind: PairingProblemKind;

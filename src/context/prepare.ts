@@ -73,7 +73,10 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
   const resultsDir = options.resultsDir ?? options.workspace?.resultsDir;
   // Never lossy: microcompaction needs an archive to put a recall marker in every stub.
   if (archive === undefined) {
-    throw new ConfigError("workspace", "prepareHistory needs somewhere to keep the text it cuts: pass { workspace } (or { archive }, with { resultsDir } if you want overflow files).");
+    throw new ConfigError(
+      "workspace",
+      "prepareHistory needs somewhere to keep the text it cuts: pass { workspace } (or { archive }, with { resultsDir } if you want overflow files).",
+    );
   }
 
   const paired = ensureToolResultPairing(messages);
@@ -90,7 +93,10 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
       archiveErrors.push(`removed result ${removed.toolCallId} could not be archived (${(err as Error).message})`);
     }
   }
-  const unique = options.format === "openai-chat" || options.format === "openai-responses" ? { messages: paired.messages, rewrites: [] } : rewriteCollidingIds(paired.messages);
+  const unique =
+    options.format === "openai-chat" || options.format === "openai-responses"
+      ? { messages: paired.messages, rewrites: [] }
+      : rewriteCollidingIds(paired.messages);
 
   const budgetOptions: Parameters<typeof enforceToolResultBudget>[1] = {
     maxResultChars: config.maxResultChars,
@@ -176,4 +182,3 @@ function assertProviderRules(input: readonly Message[], output: readonly Message
     if (bad.length > 0 || alternationAfter > alternationBefore) throw new ProviderRuleError(f, bad.length > 0 ? bad : after);
   }
 }
-

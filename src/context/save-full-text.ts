@@ -48,4 +48,3 @@ export function saveFullText(text: string, target: SaveTarget, key = archiveKey(
   }
   throw new Error("no results directory and no archive to save the full text in");
 }
-

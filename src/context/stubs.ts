@@ -60,12 +60,11 @@ export function buildPreview(
   const headLines = countLines(head);
   const tailLines = countLines(tail);
   const firstTailLine = lines - tailLines + 1;
-  const shown =
-    tailLines > 0
-      ? `lines 1-${headLines} and ${firstTailLine}-${lines}`
-      : `lines 1-${headLines}`;
+  const shown = tailLines > 0 ? `lines 1-${headLines} and ${firstTailLine}-${lines}` : `lines 1-${headLines}`;
   // The budget's previews list error lines (they cut fresh results the model is acting on now), and so do old failed results.
-  const found = listErrors ? errorLines(text, head.length, text.length - tail.length, headLines + (head.endsWith("\n") || head === "" ? 1 : 0), ERROR_LINE_LIMITS) : [];
+  const found = listErrors
+    ? errorLines(text, head.length, text.length - tail.length, headLines + (head.endsWith("\n") || head === "" ? 1 : 0), ERROR_LINE_LIMITS)
+    : [];
   const header =
     `${LEADS[level]}showing ${shown} of ${lines} (${text.length} chars, ${kind}). ` +
     `The middle ${omitted} chars are omitted${found.length > 0 ? " (lines in it that mention errors are listed where it is cut)" : ""}. ` +
@@ -88,7 +87,8 @@ export function buildSummary(stats: OriginalStats, origin: Origin): string {
   return ways.length > 0 ? `${line}\n[full content recoverable via ${ways.join(", or ")}]` : line;
 }
 
-const PREVIEW_RE = /^\[(?:Partial tool result|Old tool result truncated|Old failed tool result) — showing [^\n]*? of (\d+) \((\d+) chars, ([^)\n]+)\)\. The middle \d+ chars are omitted(?: \([^)\n]*\))?\. To read the rest: ([^\n]*)\.\]\n/;
+const PREVIEW_RE =
+  /^\[(?:Partial tool result|Old tool result truncated|Old failed tool result) — showing [^\n]*? of (\d+) \((\d+) chars, ([^)\n]+)\)\. The middle \d+ chars are omitted(?: \([^)\n]*\))?\. To read the rest: ([^\n]*)\.\]\n/;
 const SUMMARY_RE = /^\[Old tool result cleared — (\d+) lines, (\d+) chars, ([^\]\n]+)\](?:\n\[full content recoverable via ([^\n]*)\])?$/;
 
 /** Recognises a stub this module built; anything else (including look-alikes that are too big) is undefined. */

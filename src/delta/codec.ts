@@ -126,7 +126,8 @@ export function decoder(): Decoder {
           table[w[1]] = w[2].slice();
           continue;
         }
-        const isShort = (verb === "d" && w.length === 1) || (verb === "p" && w.length === 4) || ((verb === "s" || verb === "a" || verb === "t") && w.length === 2);
+        const isShort =
+          (verb === "d" && w.length === 1) || (verb === "p" && w.length === 4) || ((verb === "s" || verb === "a" || verb === "t") && w.length === 2);
         let path: Path;
         if (isShort) {
           if (prev === undefined) throw new PathError([], `short-form "${verb}" with no previous path in this batch`);

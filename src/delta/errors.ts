@@ -4,11 +4,12 @@ import { SpoolError } from "../errors/index.js";
 import type { Path, Seg } from "./ops.js";
 
 export class PathError extends SpoolError {
-    constructor(
+  constructor(
     readonly path: Path | number,
     detail = "",
   ) {
-    super("SPOOL_DELTA_PATH", 
+    super(
+      "SPOOL_DELTA_PATH",
       `unresolvable path: ${JSON.stringify(path)}${detail ? ` (${detail})` : ""}. ` +
         "The batch does not fit this replica; discard the replica and decoder and resume from the next base batch.",
     );
@@ -16,11 +17,12 @@ export class PathError extends SpoolError {
 }
 
 export class UnsafePathError extends SpoolError {
-    constructor(
+  constructor(
     readonly segment: Seg,
     detail = "",
   ) {
-    super("SPOOL_DELTA_UNSAFE_PATH", 
+    super(
+      "SPOOL_DELTA_UNSAFE_PATH",
       `unsafe path segment ${JSON.stringify(segment)}${detail ? ` (${detail})` : ""}: ` +
         "segments must be non-negative integer indices or strings other than __proto__, constructor and prototype.",
     );
@@ -29,11 +31,12 @@ export class UnsafePathError extends SpoolError {
 
 /** Thrown by the tracker when state would stop being plain JSON (Map, Date, function, cycle, NaN, …). */
 export class NotJsonError extends SpoolError {
-    constructor(
+  constructor(
     readonly path: Path,
     what: string,
   ) {
-    super("SPOOL_DELTA_NOT_JSON", 
+    super(
+      "SPOOL_DELTA_NOT_JSON",
       `cannot track ${what} at ${JSON.stringify(path)}: tracked state must be plain JSON ` +
         "(objects, arrays, strings, finite numbers, booleans, null). Convert it first (e.g. a Map to an object, a Date to an ISO string).",
     );

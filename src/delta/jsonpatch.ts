@@ -5,10 +5,7 @@ import { applyImmutable } from "./apply.js";
 import { PathError } from "./errors.js";
 import type { Op, Path } from "./ops.js";
 
-export type JsonPatchOperation =
-  | { op: "add"; path: string; value: unknown }
-  | { op: "replace"; path: string; value: unknown }
-  | { op: "remove"; path: string };
+export type JsonPatchOperation = { op: "add"; path: string; value: unknown } | { op: "replace"; path: string; value: unknown } | { op: "remove"; path: string };
 
 const pointer = (path: Path): string => path.map((s) => "/" + String(s).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
 

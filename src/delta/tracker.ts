@@ -247,7 +247,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
         dead = true;
         continue;
       }
-      for (const k of keys) if (typeof k === "string" && RESERVED_SEGMENTS.has(k)) throw new UnsafePathError(k, "the object is reachable only through a reserved key");
+      for (const k of keys)
+        if (typeof k === "string" && RESERVED_SEGMENTS.has(k)) throw new UnsafePathError(k, "the object is reachable only through a reserved key");
       for (const p of walkPaths(link.parent)) {
         for (let i = 0; i < keys.length; i++) out.push(i === keys.length - 1 ? (p.push(keys[i]!), p) : [...p, keys[i]!]);
       }
@@ -711,7 +712,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       if (!has) throw new PathError(path, `nothing at ${JSON.stringify(path.slice(0, i + 1))}`);
       if (i === path.length - 1) {
         const value = (node as Record<Seg, unknown>)[seg];
-        if (typeof value !== "string") throw new PathError(path, `expected a string, found ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
+        if (typeof value !== "string")
+          throw new PathError(path, `expected a string, found ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
         return { parent: node, key: seg, value };
       }
       node = (node as Record<Seg, unknown>)[seg];

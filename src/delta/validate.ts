@@ -22,9 +22,7 @@ export function assertSafeSegment(seg: unknown): asserts seg is Seg {
     return;
   }
   if (!isIndex(seg)) {
-    throw new TypeError(
-      `invalid path segment ${typeof seg === "number" ? String(seg) : describe(seg)}: segments are strings or non-negative integer indices`,
-    );
+    throw new TypeError(`invalid path segment ${typeof seg === "number" ? String(seg) : describe(seg)}: segments are strings or non-negative integer indices`);
   }
 }
 

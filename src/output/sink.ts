@@ -4,7 +4,15 @@
 // the pacing once; close() cancels the trailing timer so nothing is emitted after the terminal flush.
 // Every `rebaseEvery`-th flush is a base batch, so durable recovery replays at most that many batches.
 import { SpoolError } from "../errors/index.js";
-import { AdaptivePublisher, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, utf8Length as byteLength, type CaptureMetadata, type Retain, type Truncation } from "../capture/index.js";
+import {
+  AdaptivePublisher,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINES,
+  utf8Length as byteLength,
+  type CaptureMetadata,
+  type Retain,
+  type Truncation,
+} from "../capture/index.js";
 import { isBase, track, type Op, type Tracker } from "../delta/index.js";
 import { WindowLedger } from "./ledger.js";
 import { batchSize } from "./measure.js";
@@ -99,8 +107,11 @@ export interface ToolOutput {
 }
 
 export class ToolOutputClosedError extends SpoolError {
-    constructor() {
-    super("SPOOL_OUTPUT_CLOSED", "this tool output is closed (the call has ended); writes after tool_end are not delivered — finish writing before execute() returns");
+  constructor() {
+    super(
+      "SPOOL_OUTPUT_CLOSED",
+      "this tool output is closed (the call has ended); writes after tool_end are not delivered — finish writing before execute() returns",
+    );
   }
 }
 

@@ -3,27 +3,31 @@
 import { SpoolError } from "../errors/index.js";
 
 export class ScopeIdError extends SpoolError {
-    constructor(detail: string) {
-    super("SPOOL_STORE_SCOPE_ID", `invalid ephemeral scope id: ${detail}. Use a non-empty, well-formed string whose encodeURIComponent form is at most 180 characters (e.g. an operation id).`);
+  constructor(detail: string) {
+    super(
+      "SPOOL_STORE_SCOPE_ID",
+      `invalid ephemeral scope id: ${detail}. Use a non-empty, well-formed string whose encodeURIComponent form is at most 180 characters (e.g. an operation id).`,
+    );
   }
 }
 
 export class AddressError extends SpoolError {
-    constructor(detail: string) {
+  constructor(detail: string) {
     super("SPOOL_STORE_ADDRESS", `invalid storage address: ${detail}. Namespaces are non-empty strings, keys are strings, both well-formed Unicode.`);
   }
 }
 
 export class WriteError extends SpoolError {
-    constructor(detail: string) {
+  constructor(detail: string) {
     super("SPOOL_STORE_WRITE", `invalid write: ${detail}`);
   }
 }
 
 /** A transaction touched more than one scope; nothing was written. */
 export class MixedScopeError extends SpoolError {
-    constructor(detail: string) {
-    super("SPOOL_STORE_MIXED_SCOPE", 
+  constructor(detail: string) {
+    super(
+      "SPOOL_STORE_MIXED_SCOPE",
       `a transaction must stay in one scope (${detail}); nothing was written. ` +
         "Commit session writes (and retireScope) separately from ephemeral writes, one ephemeral scope id per transaction.",
     );
@@ -31,24 +35,25 @@ export class MixedScopeError extends SpoolError {
 }
 
 export class ReadOptionsError extends SpoolError {
-    constructor(detail: string) {
+  constructor(detail: string) {
     super("SPOOL_STORE_READ_OPTIONS", `invalid list read options: ${detail}`);
   }
 }
 
 export class StoreClosedError extends SpoolError {
-    constructor(what: string) {
+  constructor(what: string) {
     super("SPOOL_STORE_CLOSED", `cannot ${what}: the store is closed. Open it again to keep using the session.`);
   }
 }
 
 /** A write or fsync hit an I/O error that leaves the log in an unknown state. */
 export class StoreFailedError extends SpoolError {
-    constructor(
+  constructor(
     readonly file: string,
     override readonly cause: unknown,
   ) {
-    super("SPOOL_STORE_FAILED", 
+    super(
+      "SPOOL_STORE_FAILED",
       `an I/O error left ${file} in an unknown state (${String((cause as Error)?.message ?? cause)}). ` +
         "The store refuses further writes; close it and reopen the session, which repairs a torn tail.",
     );
@@ -57,13 +62,14 @@ export class StoreFailedError extends SpoolError {
 
 /** Damage that is not a crash signature (anything but the final line), or a file that is not ours. */
 export class CorruptSessionError extends SpoolError {
-    constructor(
+  constructor(
     readonly file: string,
     readonly line: number,
     detail: string,
     options: { readonly repairable?: boolean } = {},
   ) {
-    super("SPOOL_STORE_CORRUPT", 
+    super(
+      "SPOOL_STORE_CORRUPT",
       `${file}:${line}: ${detail}. This is damage a crash cannot cause, so the session was not opened; ` +
         (options.repairable
           ? "restore the file from a backup, or run `spool repair SESSION` to cut the log back to its last good line (the cut lines are kept beside it in a .damaged file)."
@@ -73,12 +79,13 @@ export class CorruptSessionError extends SpoolError {
 }
 
 export class SessionLockedError extends SpoolError {
-    constructor(
+  constructor(
     readonly file: string,
     readonly pid: number,
     readonly host: string,
   ) {
-    super("SPOOL_STORE_LOCKED", 
+    super(
+      "SPOOL_STORE_LOCKED",
       `session ${file} is open in process ${pid}${host ? ` on ${host}` : ""}${pid === process.pid ? " (this process)" : ""}. ` +
         "One writer per session: close it there first (a lock left by a dead process is cleared automatically).",
     );
@@ -86,29 +93,32 @@ export class SessionLockedError extends SpoolError {
 }
 
 export class SessionNotFoundError extends SpoolError {
-    constructor(readonly what: string) {
+  constructor(readonly what: string) {
     super("SPOOL_STORE_NOT_FOUND", `session not found: ${what}. Create it first, or check the id and the repository root.`);
   }
 }
 
 export class SessionExistsError extends SpoolError {
-    constructor(readonly what: string) {
+  constructor(readonly what: string) {
     super("SPOOL_STORE_EXISTS", `session already exists: ${what}. Open it instead, or pick another id.`);
   }
 }
 
 export class SessionIdError extends SpoolError {
-    constructor(id: unknown, rule = "use 1–128 characters from [A-Za-z0-9._-], not starting with '.' or '-'") {
+  constructor(id: unknown, rule = "use 1–128 characters from [A-Za-z0-9._-], not starting with '.' or '-'") {
     super("SPOOL_STORE_SESSION_ID", `invalid session id ${JSON.stringify(id)}: ${rule}.`);
   }
 }
 
 export class UnsupportedFormatError extends SpoolError {
-    constructor(
+  constructor(
     readonly file: string,
     version: unknown,
   ) {
-    super("SPOOL_STORE_FORMAT", `${file} uses format version ${JSON.stringify(version)}, which this spool does not read (it reads version 1). Upgrade spool to open it.`);
+    super(
+      "SPOOL_STORE_FORMAT",
+      `${file} uses format version ${JSON.stringify(version)}, which this spool does not read (it reads version 1). Upgrade spool to open it.`,
+    );
   }
 }
 

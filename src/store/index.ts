@@ -4,8 +4,30 @@
 // ops semantics or any other spool layer: it must not import from them.
 export { MAX_ENCODED_SCOPE_ID, ephemeralScope, sessionScope, type EphemeralScope, type Scope, type SessionScope } from "./scope.js";
 export { list, value, type Value, type ValueList } from "./address.js";
-export { appendList, deleteList, deleteValue, retireScope, setValue, type AppendListWrite, type DeleteListWrite, type DeleteValueWrite, type RetireScopeWrite, type SetValueWrite, type Write } from "./write.js";
-export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, type CommitResult, type Durability, type ListElement, type ListPage, type ListReadOptions, type Store, type StoreStats } from "./store.js";
+export {
+  appendList,
+  deleteList,
+  deleteValue,
+  retireScope,
+  setValue,
+  type AppendListWrite,
+  type DeleteListWrite,
+  type DeleteValueWrite,
+  type RetireScopeWrite,
+  type SetValueWrite,
+  type Write,
+} from "./write.js";
+export {
+  DEFAULT_LIST_LIMIT,
+  MAX_LIST_LIMIT,
+  type CommitResult,
+  type Durability,
+  type ListElement,
+  type ListPage,
+  type ListReadOptions,
+  type Store,
+  type StoreStats,
+} from "./store.js";
 export { createMemoryStore } from "./memory.js";
 export { openJsonlStore, type JsonlStoreOptions } from "./jsonl/store.js";
 export { repairJsonlSession, type RepairedLog } from "./jsonl/repair.js";
@@ -19,10 +41,39 @@ export { openPostgresStore, type ConnectionEvent, type PostgresStore, type Postg
 export { DatabaseError, DatabaseUrlError, LeaseLostError, SpillStoreError, type DatabaseProblem, type DatabaseTarget } from "./postgres/errors.js";
 export { redactUrl } from "./postgres/redact.js";
 export { readPostgresSnapshot } from "./postgres/snapshot.js";
-export { deletePostgresSession, forkPostgresSession, gcPostgresSessions, listPostgresSessions, type GcResult, type PostgresSessionInfo } from "./postgres/catalog.js";
-export { DEFAULT_MAX_SPILL_BYTES, createSpillUpload, listPostgresSpills, openPostgresSpill, type SpillInfo, type SpillUploadOptions } from "./postgres/spill.js";
+export {
+  deletePostgresSession,
+  forkPostgresSession,
+  gcPostgresSessions,
+  listPostgresSessions,
+  type GcResult,
+  type PostgresSessionInfo,
+} from "./postgres/catalog.js";
+export {
+  DEFAULT_MAX_SPILL_BYTES,
+  createSpillUpload,
+  listPostgresSpills,
+  openPostgresSpill,
+  type SpillInfo,
+  type SpillUploadOptions,
+} from "./postgres/spill.js";
 export { followPostgresCommits, type CommitNotice, type FollowOptions, type Follower } from "./postgres/follow.js";
 export { type DatabaseOptions } from "./postgres/session.js";
 export { SPILL_CHUNK_BYTES } from "./postgres/schema.js";
 export { openPostgresSessionRepo, type PostgresRepoOptions } from "./postgres/repo.js";
-export { AddressError, CorruptSessionError, MixedScopeError, ReadOptionsError, ScopeIdError, SessionDirError, SessionExistsError, SessionIdError, SessionLockedError, SessionNotFoundError, StoreClosedError, StoreFailedError, UnsupportedFormatError, WriteError } from "./errors.js";
+export {
+  AddressError,
+  CorruptSessionError,
+  MixedScopeError,
+  ReadOptionsError,
+  ScopeIdError,
+  SessionDirError,
+  SessionExistsError,
+  SessionIdError,
+  SessionLockedError,
+  SessionNotFoundError,
+  StoreClosedError,
+  StoreFailedError,
+  UnsupportedFormatError,
+  WriteError,
+} from "./errors.js";

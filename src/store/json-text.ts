@@ -24,7 +24,9 @@ function check(v: unknown, depth: number, seen: Set<object>, where: string): voi
         return;
       }
       if (proto !== Object.prototype && proto !== null) {
-        throw new WriteError(`${where} contains a ${proto?.constructor?.name ?? "non-plain"} object; store plain JSON (convert Maps, Dates, class instances first)`);
+        throw new WriteError(
+          `${where} contains a ${proto?.constructor?.name ?? "non-plain"} object; store plain JSON (convert Maps, Dates, class instances first)`,
+        );
       }
       seen.add(v);
       for (const k of Object.keys(v)) check((v as Record<string, unknown>)[k], depth + 1, seen, where);

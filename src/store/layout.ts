@@ -50,7 +50,8 @@ export function ensureDir(dir: string): void {
     try {
       mkdirSync(d, { mode: 0o700 });
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new SessionDirError(dir, (e as NodeJS.ErrnoException).code ?? (e as Error).message, { cause: e });
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST")
+        throw new SessionDirError(dir, (e as NodeJS.ErrnoException).code ?? (e as Error).message, { cause: e });
     }
   }
 }

@@ -49,10 +49,14 @@ const MAIN_FILE: Record<"jsonl" | "sqlite", string> = { jsonl: "session.jsonl", 
  * `backend: "postgres"` keeps sessions in the database named by `url` (or the PG* environment), with
  * a local directory per session under `root` for its files.
  */
-export function openSessionRepo(root: string, options: { readonly backend: RepoBackend; readonly url?: string; readonly postgres?: PostgresRepoOptions }): SessionRepo {
+export function openSessionRepo(
+  root: string,
+  options: { readonly backend: RepoBackend; readonly url?: string; readonly postgres?: PostgresRepoOptions },
+): SessionRepo {
   const backend = options.backend;
   if (backend === "postgres") return openPostgresSessionRepo(options.url, root, options.postgres);
-  if (backend !== "jsonl" && backend !== "sqlite") throw new TypeError(`unknown session backend ${JSON.stringify(backend)}: use "jsonl", "sqlite" or "postgres"`);
+  if (backend !== "jsonl" && backend !== "sqlite")
+    throw new TypeError(`unknown session backend ${JSON.stringify(backend)}: use "jsonl", "sqlite" or "postgres"`);
   const info = (id: string): SessionInfo => {
     const dir = join(root, id);
     return { id, dir, file: join(dir, MAIN_FILE[backend]) };

@@ -81,7 +81,7 @@ describe("exec", () => {
   it("sets NO_COLOR=1 and FORCE_COLOR=0 unless overridden, and closes stdin", async () => {
     expect((await exec('echo "$NO_COLOR/$FORCE_COLOR"')).text).toBe("1/0\n");
     expect((await exec('echo "$FORCE_COLOR"', { env: { FORCE_COLOR: "3" } })).text).toBe("3\n");
-    const r = await exec("read line; echo \"read exited $?\"", { timeoutMs: 5000 });
+    const r = await exec('read line; echo "read exited $?"', { timeoutMs: 5000 });
     expect(r.text).toBe("read exited 1\n");
     expect(r.timedOut).toBe(false);
   });

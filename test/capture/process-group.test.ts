@@ -116,9 +116,7 @@ describe("when the capturing process itself dies", () => {
     const capturer = spawn("node", [script], { stdio: ["ignore", "pipe", "inherit"] });
     const exited = new Promise((r) => capturer.once("exit", r));
     try {
-      const grandchild = await new Promise<number>((resolve) =>
-        capturer.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))),
-      );
+      const grandchild = await new Promise<number>((resolve) => capturer.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
       // The pid is printed between fork and exec: wait until it is really our sleep.
       await until(() => isRunning(grandchild, "sleep 62.5"), "the grandchild to be our sleep", 3000);
       capturer.kill("SIGKILL");

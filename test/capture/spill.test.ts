@@ -53,9 +53,7 @@ describe("spill behaviour", () => {
     const r = await exec("printf 'early \\033[1mbold\\033[0m\\n'; sleep 0.1; seq 1 3000; sleep 0.1; echo late", {
       capture: { spill: { dir: work } },
     });
-    expect(readFileSync(r.spillPath!, "utf8")).toBe(
-      "early \x1b[1mbold\x1b[0m\n" + Array.from({ length: 3000 }, (_, i) => `${i + 1}\n`).join("") + "late\n",
-    );
+    expect(readFileSync(r.spillPath!, "utf8")).toBe("early \x1b[1mbold\x1b[0m\n" + Array.from({ length: 3000 }, (_, i) => `${i + 1}\n`).join("") + "late\n");
   });
 
   it("a spill that cannot be created kills the child and fails with 'could not preserve complete output'", async () => {

@@ -41,9 +41,7 @@ describe("update kinds", () => {
     expect(deriveUpdate(view("aaaa\n"), view("zzzz\n"))?.kind).toBe("replace");
   });
   it("a non-first update with no previous view is rejected with a clear error", () => {
-    expect(() => applyUpdate(undefined, { kind: "append", text: "x", metadata: view("").truncation as never })).toThrow(
-      /needs a previous view/,
-    );
+    expect(() => applyUpdate(undefined, { kind: "append", text: "x", metadata: view("").truncation as never })).toThrow(/needs a previous view/);
   });
 
   it("applying the derived update to the previous view gives the current view", () => {

@@ -115,7 +115,9 @@ describe("spool compact (built binary)", () => {
     const r = spool(["compact", "--format", "openai-chat", "--workspace", join(cwd, "ws5"), "-"], JSON.stringify(damaged));
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toBe("spool compact: the conversation is in anthropic format, not openai-chat: nothing was changed. Use --format anthropic, or --format auto to detect it.\n");
+    expect(r.stderr).toBe(
+      "spool compact: the conversation is in anthropic format, not openai-chat: nothing was changed. Use --format anthropic, or --format auto to detect it.\n",
+    );
   });
 
   it("broken JSON is a clear error with exit 2 and no output", () => {
@@ -144,7 +146,11 @@ describe("spool compact (built binary)", () => {
         fc.oneof(
           fc.string(),
           fc.json(),
-          fc.array(fc.record({ role: fc.constantFrom("user", "assistant", "tool", "system"), content: fc.oneof(fc.string(), fc.jsonValue()) }), { maxLength: 4 }).map((a) => JSON.stringify(a)),
+          fc
+            .array(fc.record({ role: fc.constantFrom("user", "assistant", "tool", "system"), content: fc.oneof(fc.string(), fc.jsonValue()) }), {
+              maxLength: 4,
+            })
+            .map((a) => JSON.stringify(a)),
         ),
         (input) => {
           const r = spool(["compact", "--workspace", ws, "-"], input);

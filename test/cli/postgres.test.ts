@@ -84,18 +84,31 @@ describe("spool mcp --store postgres://", () => {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
     const cwd = tempDir("spool-pg-mcp-");
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SPOOL_BIN, "mcp", "--store", cluster.url], cwd, stderr: "pipe", env: env() as Record<string, string> });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SPOOL_BIN, "mcp", "--store", cluster.url],
+      cwd,
+      stderr: "pipe",
+      env: env() as Record<string, string>,
+    });
     const client = new Client({ name: "spool-test", version: "1.0.0" });
     await client.connect(transport);
     const r = await client.callTool({ name: "bash", arguments: { command: "echo from-mcp" } });
     expect(JSON.stringify(r.content)).toContain("from-mcp");
     await client.close();
     const rows = await until(async () => {
-      const l = JSON.parse(runSpool(["sessions", "--json", "--store", cluster.url], { cwd, env: env() }).stdout) as { id: string; command: string; status: string }[];
+      const l = JSON.parse(runSpool(["sessions", "--json", "--store", cluster.url], { cwd, env: env() }).stdout) as {
+        id: string;
+        command: string;
+        status: string;
+      }[];
       const mine = l.filter((s) => s.command === "mcp" && s.status !== "running");
       return mine.length > 0 ? mine : undefined;
     }, "the mcp session in the database");
-    const inspected = JSON.parse(runSpool(["inspect", "--json", "--store", cluster.url, rows[0]!.id], { cwd, env: env() }).stdout) as { backend: string; transcriptEntries: number };
+    const inspected = JSON.parse(runSpool(["inspect", "--json", "--store", cluster.url, rows[0]!.id], { cwd, env: env() }).stdout) as {
+      backend: string;
+      transcriptEntries: number;
+    };
     expect(inspected).toMatchObject({ backend: "postgres", transcriptEntries: 1 });
   }, 30_000);
 });
@@ -108,9 +121,15 @@ describe("spool serve --store postgres://", () => {
     const serve = startSpool(["serve", "--port", "0", "--interval", "3600000", "--store", cluster.url], { cwd: viewerDir, env: env() });
     const at = await until(() => /at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+)/.exec(serve.err()), "the viewer URL");
     expect(serve.err()).not.toContain(cluster.password);
-    const run = startSpool(["run", "--store", cluster.url, "--", "sh", "-c", "echo first-line; sleep 1.5; echo second-line; sleep 0.5"], { cwd: writerDir, env: env() });
+    const run = startSpool(["run", "--store", cluster.url, "--", "sh", "-c", "echo first-line; sleep 1.5; echo second-line; sleep 0.5"], {
+      cwd: writerDir,
+      env: env(),
+    });
     await until(() => run.err().includes("first-line"), "the run's first line");
-    const listed = JSON.parse(runSpool(["sessions", "--json", "--store", cluster.url], { cwd: viewerDir, env: env() }).stdout) as { id: string; status: string }[];
+    const listed = JSON.parse(runSpool(["sessions", "--json", "--store", cluster.url], { cwd: viewerDir, env: env() }).stdout) as {
+      id: string;
+      status: string;
+    }[];
     const id = listed.find((s) => s.status === "running")!.id;
     const res = await until(async () => {
       const r = await fetch(`${at[1]}/v1/state/${encodeURIComponent(`session:${id}`)}?token=${at[2]}`);
@@ -211,7 +230,10 @@ describe("spool run when the database goes away mid-run (the test stops the serv
     await cluster.start();
     expect(code).toBe(1);
     expect(run.out()).toContain("line 30");
-    const errLines = run.err().split("\n").filter((l) => l.startsWith("spool run:"));
+    const errLines = run
+      .err()
+      .split("\n")
+      .filter((l) => l.startsWith("spool run:"));
     expect(errLines).toHaveLength(1);
     expect(errLines[0]).toMatch(/PostgreSQL at 127\.0\.0\.1:\d+, database "spool": the database stayed unreachable for 1 s/);
     expect(errLines[0]).toMatch(/spool inspect --store jsonl --root \.spool \S+/);

@@ -69,7 +69,9 @@ describe("spool run", () => {
     expect(r.stdout).toContain("Command timed out after 1s");
     const sessions = JSON.parse(spool(["sessions", "--json"]).stdout) as { command: string; status: string }[];
     expect(sessions.find((s) => s.command === "sleep 30")?.status).toBe("timed out");
-    const row = spool(["sessions"]).stdout.split("\n").find((l) => l.endsWith("sleep 30"));
+    const row = spool(["sessions"])
+      .stdout.split("\n")
+      .find((l) => l.endsWith("sleep 30"));
     // The STATUS column says how it ended, not the kill signal's status (143).
     // Columns: id, started, last activity, status, size, command.
     expect(row).toMatch(/^\S+\s+\S+ \S+\s+\S+ \S+\s+timed out\s+\S+ \S+\s+sleep 30$/);

@@ -85,7 +85,9 @@ describe("spool sessions / inspect / gc", () => {
 describe("spool run --serve and spool serve", () => {
   it("run --serve prints the viewer URL before the command starts and streams the session state", async () => {
     const dir = tempDir("spool-sessions-serve-");
-    const run = await startServing(["run", "--serve", "--exit", "--", "sh", "-c", "sleep 0.5; for i in 1 2 3 4 5; do echo step $i; sleep 0.3; done"], { cwd: dir });
+    const run = await startServing(["run", "--serve", "--exit", "--", "sh", "-c", "sleep 0.5; for i in 1 2 3 4 5; do echo step $i; sleep 0.3; done"], {
+      cwd: dir,
+    });
     expect(run.err().indexOf("viewer at")).toBeLessThan(Math.max(0, run.err().indexOf("step 1")) || Infinity);
     const [base, token] = [run.origin, run.token];
     const states = (await (await fetch(`${base}/v1/states?token=${token}`)).json()) as { states: string[] };
@@ -130,7 +132,9 @@ describe("spool run --serve and spool serve", () => {
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     const { value } = await reader.read();
     await reader.cancel();
-    const base = JSON.parse(/data: (.*)\n/.exec(value!)![1]!) as [["r", { status: string; exitCode: number; calls: { output: { content: { text: string }[] } }[] }]];
+    const base = JSON.parse(/data: (.*)\n/.exec(value!)![1]!) as [
+      ["r", { status: string; exitCode: number; calls: { output: { content: { text: string }[] } }[] }],
+    ];
     expect(base[0][1].status).toBe("failed");
     expect(base[0][1].exitCode).toBe(2);
     expect(base[0][1].calls[0]!.output.content[0]!.text).toContain("replayed-line");

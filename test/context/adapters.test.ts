@@ -98,7 +98,10 @@ describe("adapters: lossless round trips on realistic transcripts", () => {
     const built: Message[] = [
       systemText("sys"),
       userText("go"),
-      assistant("", [{ id: "a", name: "read", input: { p: 1 } }, { id: "b", name: "bash" }]),
+      assistant("", [
+        { id: "a", name: "read", input: { p: 1 } },
+        { id: "b", name: "bash" },
+      ]),
       toolResult("a", "ok"),
       userText("interrupt"),
     ];
@@ -120,7 +123,10 @@ describe("adapters: lossless round trips on realistic transcripts", () => {
     }
     expect(modelMessageSchema.array().safeParse(v7).success).toBe(true);
     // An image the neutral model made itself goes out in the current shape.
-    const made = toAISDK([...fromAISDK(v7).slice(0, 1), { role: "tool", toolCallId: "i", toolName: "shot", isError: false, content: [{ type: "image", data: "AAAA", mediaType: "image/jpeg" }] }]);
+    const made = toAISDK([
+      ...fromAISDK(v7).slice(0, 1),
+      { role: "tool", toolCallId: "i", toolName: "shot", isError: false, content: [{ type: "image", data: "AAAA", mediaType: "image/jpeg" }] },
+    ]);
     expect(modelMessageSchema.array().safeParse(made).success).toBe(true);
   });
 
@@ -136,7 +142,13 @@ describe("adapters: lossless round trips on realistic transcripts", () => {
 
   it("a synthetic result added by pairing joins its block's envelope on the way back", () => {
     const wire = [
-      { role: "assistant", content: [{ type: "tool_use", id: "a", name: "x", input: {} }, { type: "tool_use", id: "b", name: "x", input: {} }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "a", name: "x", input: {} },
+          { type: "tool_use", id: "b", name: "x", input: {} },
+        ],
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: "ok" }] },
     ];
     expect(adapters.anthropic.check(wire)).not.toEqual([]);
@@ -151,7 +163,10 @@ describe("adapters: lossless round trips on realistic transcripts", () => {
     const neutral: Message[] = [
       systemText("sys"),
       userText("go"),
-      assistant("calling", [{ id: "c1", name: "read", input: { path: "a" } }, { id: "c2", name: "bash", input: { command: "ls" } }]),
+      assistant("calling", [
+        { id: "c1", name: "read", input: { path: "a" } },
+        { id: "c2", name: "bash", input: { command: "ls" } },
+      ]),
       toolResult("c1", "file a", { toolName: "read" }),
       toolResult("c2", "boom", { isError: true, errorCode: "EXIT_1", toolName: "bash" }),
       assistant("done"),
@@ -161,7 +176,10 @@ describe("adapters: lossless round trips on realistic transcripts", () => {
       const wire = adapter.toProvider(neutral);
       expect(adapter.check(wire), format).toEqual([]);
       const back = adapter.fromProvider(JSON.parse(JSON.stringify(wire)) as unknown[]);
-      expect(back.map((m) => m.role), format).toEqual(neutral.map((m) => m.role));
+      expect(
+        back.map((m) => m.role),
+        format,
+      ).toEqual(neutral.map((m) => m.role));
       expect(back.map(textOf), format).toEqual(neutral.map(textOf));
       const err = back[4] as ToolResultMessage;
       expect(err.isError, format).toBe(true);
@@ -211,10 +229,16 @@ describe("error markers on the wire", () => {
     const h: Message[] = [
       systemText("sys"),
       userText("monitor"),
-      assistant("", [{ id: "web_fetch:0", name: "web_fetch" }, { id: "web_fetch:1", name: "web_fetch" }]),
+      assistant("", [
+        { id: "web_fetch:0", name: "web_fetch" },
+        { id: "web_fetch:1", name: "web_fetch" },
+      ]),
       toolResult("web_fetch:0", "a"),
       toolResult("web_fetch:1", "b"),
-      assistant("report", [{ id: "web_fetch:0", name: "web_fetch" }, { id: "park:1", name: "park" }]),
+      assistant("report", [
+        { id: "web_fetch:0", name: "web_fetch" },
+        { id: "park:1", name: "park" },
+      ]),
       userText("[@park completed] outcome=elapsed"),
     ];
     const broken = toOpenAIChat(h);
@@ -263,7 +287,9 @@ describe("adapters under fuzzing: a clear FormatError or a result, never a crash
   });
 
   it("a __proto__ field is carried as data and never pollutes a prototype", () => {
-    const wire = JSON.parse('[{"role":"user","content":[{"type":"text","text":"hi","__proto__":{"polluted":true}}],"__proto__":{"polluted":true}}]') as unknown[];
+    const wire = JSON.parse(
+      '[{"role":"user","content":[{"type":"text","text":"hi","__proto__":{"polluted":true}}],"__proto__":{"polluted":true}}]',
+    ) as unknown[];
     for (const format of ["anthropic", "openai-chat", "ai-sdk"] as const) {
       const back = adapters[format].toProvider(adapters[format].fromProvider(wire));
       expect(back).toEqual(wire);
@@ -282,7 +308,16 @@ describe("adapters under fuzzing: a clear FormatError or a result, never a crash
 
 function messageLike(): fc.Arbitrary<unknown> {
   const part = fc.oneof(
-    fc.record({ type: fc.constantFrom("text", "tool_use", "tool_result", "tool-call", "tool-result", "image", "input_text", "image_url"), text: fc.string(), id: fc.string(), tool_use_id: fc.string(), content: fc.jsonValue() }, { requiredKeys: ["type"] }),
+    fc.record(
+      {
+        type: fc.constantFrom("text", "tool_use", "tool_result", "tool-call", "tool-result", "image", "input_text", "image_url"),
+        text: fc.string(),
+        id: fc.string(),
+        tool_use_id: fc.string(),
+        content: fc.jsonValue(),
+      },
+      { requiredKeys: ["type"] },
+    ),
     fc.jsonValue(),
   );
   return fc.record(
@@ -290,7 +325,10 @@ function messageLike(): fc.Arbitrary<unknown> {
       role: fc.constantFrom("user", "assistant", "tool", "system", "developer"),
       type: fc.constantFrom("message", "function_call", "function_call_output", "reasoning"),
       content: fc.oneof(fc.string(), fc.array(part, { maxLength: 4 }), fc.constant(null)),
-      tool_calls: fc.array(fc.record({ id: fc.string(), type: fc.constantFrom("function", "custom"), function: fc.record({ name: fc.string(), arguments: fc.string() }) }), { maxLength: 2 }),
+      tool_calls: fc.array(
+        fc.record({ id: fc.string(), type: fc.constantFrom("function", "custom"), function: fc.record({ name: fc.string(), arguments: fc.string() }) }),
+        { maxLength: 2 },
+      ),
       tool_call_id: fc.string(),
       call_id: fc.string(),
       name: fc.string(),

@@ -187,7 +187,17 @@ describe("DiskArchive", () => {
 
 describe("DiskArchive across processes", () => {
   const childPut = (d: string, text: string): string =>
-    execFileSync(process.execPath, ["--input-type=module", "-e", `import { DiskArchive } from ${JSON.stringify(dist)}; process.stdout.write(new DiskArchive({ dir: process.argv[1] }).put(process.argv[2]));`, d, text], { encoding: "utf8" });
+    execFileSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { DiskArchive } from ${JSON.stringify(dist)}; process.stdout.write(new DiskArchive({ dir: process.argv[1] }).put(process.argv[2]));`,
+        d,
+        text,
+      ],
+      { encoding: "utf8" },
+    );
 
   it("an entry written by another process is found and adopted into this one's accounting", () => {
     const d = dir();

@@ -139,14 +139,18 @@ describe("enforceToolResultBudget — per result", () => {
 
 describe("enforceToolResultBudget — error lines in the omitted middle", () => {
   const log = (n: number, errorsAt: number[]) =>
-    Array.from({ length: n }, (_, i) => (errorsAt.includes(i + 1) ? `line ${i + 1}: ERROR step ${i + 1} failed: exit 2` : `line ${i + 1}: compiled module ${i.toString(36)} ok`)).join("\n") + "\n";
+    Array.from({ length: n }, (_, i) =>
+      errorsAt.includes(i + 1) ? `line ${i + 1}: ERROR step ${i + 1} failed: exit 2` : `line ${i + 1}: compiled module ${i.toString(36)} ok`,
+    ).join("\n") + "\n";
 
   it("lists lines of the cut part that mention errors, with their true line numbers", () => {
     const d = dir();
     const text = log(2_000, [1_000, 1_500]);
     const preview = textOf(run([A("a"), toolResult("a", text)], d).messages[1]!);
     expect(preview.split("\n", 1)[0]).toContain("lines in it that mention errors are listed where it is cut");
-    expect(preview).toContain("; lines in it that mention errors:\n1000: line 1000: ERROR step 1000 failed: exit 2\n1500: line 1500: ERROR step 1500 failed: exit 2\n...]");
+    expect(preview).toContain(
+      "; lines in it that mention errors:\n1000: line 1000: ERROR step 1000 failed: exit 2\n1500: line 1500: ERROR step 1500 failed: exit 2\n...]",
+    );
     const p = parts(preview, text.length);
     expect(p.head.length + p.omitted + p.tail.length).toBe(text.length);
   });
@@ -155,7 +159,10 @@ describe("enforceToolResultBudget — error lines in the omitted middle", () => 
     const d = dir();
     const visible = log(2_000, [3, 1_999]);
     expect(textOf(run([A("a"), toolResult("a", visible)], d).messages[1]!)).not.toContain("mention errors");
-    const many = log(2_000, Array.from({ length: 50 }, (_, i) => 500 + i * 10));
+    const many = log(
+      2_000,
+      Array.from({ length: 50 }, (_, i) => 500 + i * 10),
+    );
     const listed = textOf(run([A("b"), toolResult("b", many)], d).messages[1]!).match(/^\d+: line \d+: ERROR/gm);
     expect(listed).toHaveLength(8);
   });
@@ -205,7 +212,10 @@ describe("enforceToolResultBudget — per turn", () => {
     const total = sizes.reduce((a, b) => a + b, 0);
     expect(total).toBeGreaterThan(200_000);
     const { messages, report } = run(h, d);
-    const cut = messages.slice(1).map((m, i) => (parseStub(textOf(m)) ? sizes[i]! : 0)).filter((n) => n > 0);
+    const cut = messages
+      .slice(1)
+      .map((m, i) => (parseStub(textOf(m)) ? sizes[i]! : 0))
+      .filter((n) => n > 0);
     const kept = sizes.filter((n) => !cut.includes(n));
     expect(Math.min(...cut)).toBeGreaterThanOrEqual(Math.max(...kept.filter((n) => n > 5_200)));
     expect(kept).toContain(5_000);

@@ -6,7 +6,7 @@ describe("detectContentKind — samples of each kind", () => {
   it.each([
     ['{"name": "spool", "version": 1}', "JSON"],
     ['[\n  {"id": 1},\n  {"id": 2}\n]', "JSON"],
-    ["package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(1)\n}\n", "Go source"],
+    ['package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(1)\n}\n', "Go source"],
     ["import os\n\ndef main():\n    print(os.getcwd())\n", "Python source"],
     ["function add(a, b) {\n  return a + b;\n}\nmodule.exports = add;\n", "JavaScript source"],
     ["diff --git a/x.go b/x.go\nindex 1..2 100644\n--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-a\n+b\n", "diff"],
@@ -20,7 +20,7 @@ describe("detectContentKind — samples of each kind", () => {
 
 describe("detectContentKind — order: a diff or git log is never labelled as source", () => {
   it("a diff of a Go file whose first lines mention package and func is a diff", () => {
-    const diff = "diff --git a/main.go b/main.go\n--- a/main.go\n+++ b/main.go\n@@ -1,3 +1,3 @@\n package main\n-import \"fmt\"\n+import \"os\"\n func main() {}\n";
+    const diff = 'diff --git a/main.go b/main.go\n--- a/main.go\n+++ b/main.go\n@@ -1,3 +1,3 @@\n package main\n-import "fmt"\n+import "os"\n func main() {}\n';
     expect(detectContentKind(diff)).toBe("diff");
   });
   it("a git log whose messages say def and function is a git log", () => {
@@ -40,7 +40,7 @@ describe("detectContentKind — more kinds", () => {
     ["#!/usr/bin/env bash\nset -e\necho hi\n", "shell script"],
     ["<!DOCTYPE html>\n<html><body>x</body></html>", "HTML"],
     ['<?xml version="1.0"?>\n<a/>', "XML"],
-    ["use std::io;\n\nfn main() {\n    println!(\"hi\");\n}\n", "Rust source"],
+    ['use std::io;\n\nfn main() {\n    println!("hi");\n}\n', "Rust source"],
     ["#include <stdio.h>\nint main(void) { return 0; }\n", "C/C++ source"],
     ["# Title\n\nSome text.\n\n- item\n- item\n", "Markdown"],
     ["a,b,c\n1,2,3\n4,5,6\n", "CSV"],
@@ -56,6 +56,9 @@ describe("detectContentKind — more kinds", () => {
   });
 
   it("never throws on arbitrary text", () => {
-    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 3000 }), (s) => typeof detectContentKind(s) === "string"), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 3000 }), (s) => typeof detectContentKind(s) === "string"),
+      { numRuns: 500 },
+    );
   });
 });

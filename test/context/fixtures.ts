@@ -27,7 +27,14 @@ export const anthropicTranscript: unknown[] = [
       { type: "tool_result", tool_use_id: "toolu_01A", content: LOG, is_error: true },
       { type: "tool_result", tool_use_id: "toolu_01B", content: [{ type: "text", text: '{ "compilerOptions": { "strict": true } }' }], is_error: false },
       { type: "text", text: "Also, the screenshot:" },
-      { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==" } },
+      {
+        type: "image",
+        source: {
+          type: "base64",
+          media_type: "image/png",
+          data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+        },
+      },
     ],
   },
   {
@@ -35,22 +42,47 @@ export const anthropicTranscript: unknown[] = [
     content: [
       { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pYeOYYQ==" },
       { type: "server_tool_use", id: "srvtoolu_01", name: "web_search", input: { query: "vitest AssertionError expected to be" } },
-      { type: "web_search_tool_result", tool_use_id: "srvtoolu_01", content: [{ type: "web_search_result", url: "https://vitest.dev/api/expect", title: "expect", encrypted_content: "abc" }] },
-      { type: "text", text: "The test compares 'abc' to 'abd'.", citations: [{ type: "web_search_result_location", url: "https://vitest.dev/api/expect", title: "expect", encrypted_index: "x", cited_text: "toBe" }] },
+      {
+        type: "web_search_tool_result",
+        tool_use_id: "srvtoolu_01",
+        content: [{ type: "web_search_result", url: "https://vitest.dev/api/expect", title: "expect", encrypted_content: "abc" }],
+      },
+      {
+        type: "text",
+        text: "The test compares 'abc' to 'abd'.",
+        citations: [{ type: "web_search_result_location", url: "https://vitest.dev/api/expect", title: "expect", encrypted_index: "x", cited_text: "toBe" }],
+      },
       { type: "tool_use", id: "toolu_02", name: "edit", input: { path: "test/context/budget.test.ts", old: "abd", new: "abc" } },
     ],
   },
-  { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_02", content: "[ERROR:EACCES] permission denied", is_error: true, cache_control: { type: "ephemeral" } }] },
+  {
+    role: "user",
+    content: [
+      { type: "tool_result", tool_use_id: "toolu_02", content: "[ERROR:EACCES] permission denied", is_error: true, cache_control: { type: "ephemeral" } },
+    ],
+  },
   { role: "user", content: [{ type: "text", text: "Try again with sudo? No — just explain." }] },
   { role: "assistant", content: [{ type: "text", text: "The file is read-only; here is the fix to apply by hand." }] },
-  { role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "notes" }, title: "notes.txt" }, { type: "text", text: "And these notes." }] },
+  {
+    role: "user",
+    content: [
+      { type: "document", source: { type: "text", media_type: "text/plain", data: "notes" }, title: "notes.txt" },
+      { type: "text", text: "And these notes." },
+    ],
+  },
   { role: "assistant", content: "Noted." },
 ];
 
 export const openaiChatTranscript: unknown[] = [
   { role: "developer", content: "You are a coding agent. Use tools." },
   { role: "system", content: [{ type: "text", text: "Be brief." }], name: "policy" },
-  { role: "user", content: [{ type: "text", text: "What is in the repo root?" }, { type: "image_url", image_url: { url: "https://example.com/shot.png", detail: "low" } }] },
+  {
+    role: "user",
+    content: [
+      { type: "text", text: "What is in the repo root?" },
+      { type: "image_url", image_url: { url: "https://example.com/shot.png", detail: "low" } },
+    ],
+  },
   {
     role: "assistant",
     content: null,
@@ -73,13 +105,32 @@ export const openaiChatTranscript: unknown[] = [
 
 export const openaiResponsesTranscript: unknown[] = [
   { role: "developer", content: "You are a coding agent." },
-  { type: "message", role: "user", content: [{ type: "input_text", text: "Find the failing test." }, { type: "input_image", image_url: "data:image/png;base64,AAAA", detail: "auto" }] },
+  {
+    type: "message",
+    role: "user",
+    content: [
+      { type: "input_text", text: "Find the failing test." },
+      { type: "input_image", image_url: "data:image/png;base64,AAAA", detail: "auto" },
+    ],
+  },
   { type: "reasoning", id: "rs_01", summary: [{ type: "summary_text", text: "Run the tests, then grep." }], encrypted_content: "gAAAAB" },
   { type: "function_call", id: "fc_01", call_id: "call_1", name: "bash", arguments: '{"command":"npm test"}', status: "completed" },
   { type: "function_call", id: "fc_02", call_id: "call_2", name: "grep", arguments: '{"pattern":"FAIL"}', status: "completed" },
   { type: "function_call_output", call_id: "call_1", output: LOG },
-  { type: "function_call_output", id: "fco_2", call_id: "call_2", output: [{ type: "input_text", text: "test/context/budget.test.ts:12: FAIL" }], status: "completed" },
-  { type: "message", id: "msg_01", role: "assistant", status: "completed", content: [{ type: "output_text", text: "budget.test.ts line 12 fails.", annotations: [], logprobs: [] }] },
+  {
+    type: "function_call_output",
+    id: "fco_2",
+    call_id: "call_2",
+    output: [{ type: "input_text", text: "test/context/budget.test.ts:12: FAIL" }],
+    status: "completed",
+  },
+  {
+    type: "message",
+    id: "msg_01",
+    role: "assistant",
+    status: "completed",
+    content: [{ type: "output_text", text: "budget.test.ts line 12 fails.", annotations: [], logprobs: [] }],
+  },
   { role: "user", content: "Fix it." },
   { type: "message", id: "msg_02", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Editing now.", annotations: [] }] },
   { type: "custom_tool_call", id: "ctc_1", call_id: "call_3", name: "apply_patch", input: "*** Begin Patch\n*** End Patch" },
@@ -90,7 +141,13 @@ export const openaiResponsesTranscript: unknown[] = [
 
 export const aiSdkTranscript: unknown[] = [
   { role: "system", content: "You are a coding agent." },
-  { role: "user", content: [{ type: "text", text: "Summarise package.json and show the logo." }, { type: "image", image: "https://example.com/logo.png", mediaType: "image/png" }] },
+  {
+    role: "user",
+    content: [
+      { type: "text", text: "Summarise package.json and show the logo." },
+      { type: "image", image: "https://example.com/logo.png", mediaType: "image/png" },
+    ],
+  },
   {
     role: "assistant",
     content: [
@@ -104,9 +161,31 @@ export const aiSdkTranscript: unknown[] = [
   {
     role: "tool",
     content: [
-      { type: "tool-result", toolCallId: "tc_1", toolName: "read", output: { type: "json", value: { name: "spool", version: "0.1.0", private: false, keywords: ["agent", "llm"] } } },
-      { type: "tool-result", toolCallId: "tc_2", toolName: "fetch_image", output: { type: "content", value: [{ type: "text", text: "logo:" }, { type: "file", mediaType: "image/png", data: { type: "data", data: "iVBORw0KGgo=" } }] } },
-      { type: "tool-result", toolCallId: "tc_3", toolName: "stat", output: { type: "error-text", value: "[ERROR:ENOENT] no such file" }, providerOptions: { x: { y: 1 } } },
+      {
+        type: "tool-result",
+        toolCallId: "tc_1",
+        toolName: "read",
+        output: { type: "json", value: { name: "spool", version: "0.1.0", private: false, keywords: ["agent", "llm"] } },
+      },
+      {
+        type: "tool-result",
+        toolCallId: "tc_2",
+        toolName: "fetch_image",
+        output: {
+          type: "content",
+          value: [
+            { type: "text", text: "logo:" },
+            { type: "file", mediaType: "image/png", data: { type: "data", data: "iVBORw0KGgo=" } },
+          ],
+        },
+      },
+      {
+        type: "tool-result",
+        toolCallId: "tc_3",
+        toolName: "stat",
+        output: { type: "error-text", value: "[ERROR:ENOENT] no such file" },
+        providerOptions: { x: { y: 1 } },
+      },
     ],
   },
   { role: "assistant", content: "spool 0.1.0; the logo is attached." },

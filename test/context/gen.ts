@@ -12,7 +12,7 @@ export function rng(seed: number): () => number {
   };
 }
 
-const WORDS = ["alpha", "beta", "gamma", "delta", "error:", "ok", "func", "main()", "κόσμε", "日本語", "😀", "🚀x", "\t", "{\"k\": 1}", "--- a/x", "@@ -1 +1 @@"];
+const WORDS = ["alpha", "beta", "gamma", "delta", "error:", "ok", "func", "main()", "κόσμε", "日本語", "😀", "🚀x", "\t", '{"k": 1}', "--- a/x", "@@ -1 +1 @@"];
 
 /** Varied text of `chars` characters: lines of words, sometimes one huge line, often astral (surrogate-pair) characters. */
 export function text(rand: () => number, chars: number): string {
@@ -60,7 +60,11 @@ export function history(seed: number, turns: number): Message[] {
     out.push(assistant(rand() < 0.5 ? `let me look (${t})` : "", specs));
     for (const spec of specs) {
       const isError = rand() < 0.12;
-      const message = toolResult(spec.id, text(rand, size(rand)), { isError, toolName: spec.name, ...(isError && rand() < 0.5 ? { errorCode: "ENOENT" } : {}) });
+      const message = toolResult(spec.id, text(rand, size(rand)), {
+        isError,
+        toolName: spec.name,
+        ...(isError && rand() < 0.5 ? { errorCode: "ENOENT" } : {}),
+      });
       out.push(message);
     }
     if (calls > 0 && rand() < 0.6) out.push(assistant(`summary of turn ${t}`));

@@ -2,7 +2,10 @@
 import { assistant, toolResult, userText, type AssistantMessage, type Message } from "../../src/context/index.js";
 
 export function A(...ids: string[]): AssistantMessage {
-  return assistant("", ids.map((id) => ({ id, name: "web_fetch", input: { url: `https://example.com/${id}` } })));
+  return assistant(
+    "",
+    ids.map((id) => ({ id, name: "web_fetch", input: { url: `https://example.com/${id}` } })),
+  );
 }
 export const T = (id: string, text: string) => toolResult(id, text);
 export const U = userText;

@@ -150,14 +150,18 @@ describe("applyMicrocompact — exemptions and lossless steps", () => {
     }
     const echo = applyMicrocompact(fixture(result(lines(25_000, 5)), 6, "Write"), { archive: new MemoryArchive() });
     expect(echo.report.summarized).toBe(1);
-    const h: Message[] = [userText("start"), assistant("", [{ id: "tc-1", name: "str_replace_editor", input: { command: "view", path: "/repo/a.py" } }]), result(lines(5_000, 9))];
+    const h: Message[] = [
+      userText("start"),
+      assistant("", [{ id: "tc-1", name: "str_replace_editor", input: { command: "view", path: "/repo/a.py" } }]),
+      result(lines(5_000, 9)),
+    ];
     for (let i = 0; i < 6; i++) h.push(userText("next"), assistant("ok"));
     expect(applyMicrocompact(h, { archive: new MemoryArchive() }).report.summarized).toBe(1);
   });
 
   it("a result 4+ turns old becomes the one-line summary, describing the original", () => {
     const archive = new MemoryArchive();
-    const go = "package main\n\nimport \"fmt\"\n\nfunc main() {\n" + '\tfmt.Println("hello")\n'.repeat(449) + "}\n";
+    const go = 'package main\n\nimport "fmt"\n\nfunc main() {\n' + '\tfmt.Println("hello")\n'.repeat(449) + "}\n";
     const { messages, report } = applyMicrocompact(fixture(result(go), 4), { archive });
     expect(report.summarized).toBe(1);
     const [line, how] = textOf(messages[2]!).split("\n");

@@ -78,7 +78,10 @@ function check(s: Scenario, options: PrepareOptions, lookup: KeyLookup, snapshot
     expect(adapters[format].check(wire), format).toEqual([]);
     // every provider rule; role alternation only must not get worse (the generator writes user text after results)
     const rules = validateForProvider(out, format);
-    expect(rules.filter((p) => p.rule !== "roles_alternate"), format).toEqual([]);
+    expect(
+      rules.filter((p) => p.rule !== "roles_alternate"),
+      format,
+    ).toEqual([]);
     expect(rules.length, format).toBeLessThanOrEqual(validateForProvider(input, format).filter((p) => p.rule === "roles_alternate").length);
     // The AI SDK's own schema is an independent oracle for the shape of what we emit.
     if (format === "ai-sdk") expect(aiSdkMessages.safeParse(wire).success).toBe(true);
@@ -115,30 +118,38 @@ function check(s: Scenario, options: PrepareOptions, lookup: KeyLookup, snapshot
 describe("prepareHistory properties", () => {
   afterAll(removeTempDirs);
 
-  it("damaged histories in every format come out valid, idempotent and lossless (memory archive)", () => {
-    const archive: ArchiveStore = new MemoryArchive();
-    fc.assert(
-      fc.property(scenario, (s) => {
-        check(s, { archive }, archive, () => String(archive.stats().entries));
-      }),
-      { numRuns: LONG ? 20_000 : 2_000 },
-    );
-    expect(seen.runs).toBeGreaterThanOrEqual(2_000);
-    for (const key of ["repaired", "budgetCut", "truncated", "summarized", "orphansArchived"] as const) {
-      expect(seen[key] / seen.runs, `share of runs where ${key}`).toBeGreaterThan(0.05);
-    }
-    expect(seen.recalled).toBeGreaterThan(seen.runs);
-  }, TIMEOUT);
+  it(
+    "damaged histories in every format come out valid, idempotent and lossless (memory archive)",
+    () => {
+      const archive: ArchiveStore = new MemoryArchive();
+      fc.assert(
+        fc.property(scenario, (s) => {
+          check(s, { archive }, archive, () => String(archive.stats().entries));
+        }),
+        { numRuns: LONG ? 20_000 : 2_000 },
+      );
+      expect(seen.runs).toBeGreaterThanOrEqual(2_000);
+      for (const key of ["repaired", "budgetCut", "truncated", "summarized", "orphansArchived"] as const) {
+        expect(seen[key] / seen.runs, `share of runs where ${key}`).toBeGreaterThan(0.05);
+      }
+      expect(seen.recalled).toBeGreaterThan(seen.runs);
+    },
+    TIMEOUT,
+  );
 
-  it("the same holds with a real workspace on disk, and a second pass writes no file", () => {
-    const ws = createWorkspace({ root: tempDir("spool-context-"), sessionId: "prop", env: {} });
-    const listing = () => [...readdirSync(ws.resultsDir), "|", ...readdirSync(ws.archiveDir)].join(",");
-    fc.assert(
-      fc.property(scenario, (s) => {
-        check(s, { workspace: ws }, ws, listing);
-      }),
-      { numRuns: LONG ? 2_000 : 250 },
-    );
-    expect(readdirSync(join(ws.dir)).sort()).toEqual(["archive", "results", "spill"]);
-  }, TIMEOUT);
+  it(
+    "the same holds with a real workspace on disk, and a second pass writes no file",
+    () => {
+      const ws = createWorkspace({ root: tempDir("spool-context-"), sessionId: "prop", env: {} });
+      const listing = () => [...readdirSync(ws.resultsDir), "|", ...readdirSync(ws.archiveDir)].join(",");
+      fc.assert(
+        fc.property(scenario, (s) => {
+          check(s, { workspace: ws }, ws, listing);
+        }),
+        { numRuns: LONG ? 2_000 : 250 },
+      );
+      expect(readdirSync(join(ws.dir)).sort()).toEqual(["archive", "results", "spill"]);
+    },
+    TIMEOUT,
+  );
 });

@@ -105,7 +105,7 @@ describe("recall paging", () => {
     expect(a).toBe("1: line 1: ERROR failed step");
     expect(b).toBe("8: line 8: ERROR failed step");
     expect(header).toContain("2 line(s) matching /ERROR/ in lines 1-8 of 1000");
-    expect(header).toContain('Next: recall <<ccr:' + key + '>> grep="ERROR" offset=9 limit=2.');
+    expect(header).toContain("Next: recall <<ccr:" + key + '>> grep="ERROR" offset=9 limit=2.');
     expect(recall(key, store, { grep: "/error/i", offset: 990 }).text.split("\n").slice(1)).toEqual(["995: line 995: ERROR failed step"]);
   });
 

@@ -74,7 +74,12 @@ describe("createWorkspace", () => {
 
   it("SPOOL_KEEP_WORKSPACE=true in any case keeps the directory; other values do not", () => {
     const r = root();
-    for (const [value, kept] of [["true", true], ["TRUE", true], ["1", false], ["yes", false]] as const) {
+    for (const [value, kept] of [
+      ["true", true],
+      ["TRUE", true],
+      ["1", false],
+      ["yes", false],
+    ] as const) {
       const ws = createWorkspace({ root: r, sessionId: `k-${value}`, env: { SPOOL_KEEP_WORKSPACE: value } });
       expect(ws.keep).toBe(kept);
       ws.cleanup();

@@ -114,7 +114,12 @@ describe("codec", () => {
       expect(() => decoder().decode([op] as unknown as WireOp[]), JSON.stringify(op)).toThrow(PathError);
     }
     // A # definition does not set "previous".
-    expect(() => decoder().decode([["#", 0, ["a"]], ["s", 1]])).toThrow(PathError);
+    expect(() =>
+      decoder().decode([
+        ["#", 0, ["a"]],
+        ["s", 1],
+      ]),
+    ).toThrow(PathError);
   });
 
   it("an unknown numeric ref raises PathError", () => {
@@ -123,7 +128,10 @@ describe("codec", () => {
 
   it("isBase works unchanged on the encoded form", () => {
     const enc = encoder();
-    const base = enc.encode([["r", { a: 1 }], ["s", ["a"], 2]]);
+    const base = enc.encode([
+      ["r", { a: 1 }],
+      ["s", ["a"], 2],
+    ]);
     expect(isBase(base)).toBe(true);
     expect(isBase(enc.encode([["s", ["a"], 3]]))).toBe(false);
     expect(isBase([])).toBe(false);
@@ -131,8 +139,18 @@ describe("codec", () => {
 
   it("the decoder's ids clear on a base", () => {
     const dec = decoder();
-    expect(dec.decode([["#", 0, ["x"]], ["s", 0, 1]])).toEqual([["s", ["x"], 1]]);
-    expect(() => dec.decode([["r", {}], ["s", 0, 2]])).toThrow(PathError);
+    expect(
+      dec.decode([
+        ["#", 0, ["x"]],
+        ["s", 0, 1],
+      ]),
+    ).toEqual([["s", ["x"], 1]]);
+    expect(() =>
+      dec.decode([
+        ["r", {}],
+        ["s", 0, 2],
+      ]),
+    ).toThrow(PathError);
   });
 
   it("the encoder's table resets on a base (inline again afterwards)", () => {

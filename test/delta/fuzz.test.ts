@@ -214,10 +214,20 @@ describe("fuzz: decode, apply and applyImmutable on hostile input", () => {
       [["a", ["__proto__", "toString"], "x"]],
       [["p", ["__proto__"], 0, 0, [1]]],
       [["d", ["constructor", "prototype", "hasOwnProperty"]]],
-      [["#", 0, ["__proto__"]], ["s", 0, { polluted: true }]],
-      [["#", 0, ["a"]], ["#", 0, ["constructor", "prototype"]], ["s", 0, 1]],
+      [
+        ["#", 0, ["__proto__"]],
+        ["s", 0, { polluted: true }],
+      ],
+      [
+        ["#", 0, ["a"]],
+        ["#", 0, ["constructor", "prototype"]],
+        ["s", 0, 1],
+      ],
       [["s", ["xs", "__proto__", "polluted"], 1]],
-      [["r", JSON.parse('{"__proto__":{"polluted":true}}')], ["s", ["__proto__", "polluted"], 1]],
+      [
+        ["r", JSON.parse('{"__proto__":{"polluted":true}}')],
+        ["s", ["__proto__", "polluted"], 1],
+      ],
     ];
     for (const a of attacks) {
       feed(a);

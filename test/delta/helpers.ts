@@ -84,9 +84,7 @@ export const KEYS = ["a", "b", "c", "d", "e"] as const;
 const RESERVED = new Set(["__proto__", "constructor", "prototype"]);
 const CHARS = ["x", "y", "z", " ", "\n", "é", "\u0000", "😀", "ab", "lorem "];
 
-export const textArb: fc.Arbitrary<string> = fc
-  .array(fc.constantFrom(...CHARS), { maxLength: 6 })
-  .map((parts) => parts.join(""));
+export const textArb: fc.Arbitrary<string> = fc.array(fc.constantFrom(...CHARS), { maxLength: 6 }).map((parts) => parts.join(""));
 
 const leafArb: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: textArb },
@@ -117,9 +115,7 @@ export function deepArb(d: number): fc.Arbitrary<object> {
   if (d <= 0) return fc.dictionary(keyArb, leafArb, { maxKeys: 3, noNullPrototype: true });
   const inner = deepArb(d - 1);
   return fc.oneof(
-    fc
-      .tuple(keyArb, inner, fc.dictionary(keyArb, jsonArb(1), { maxKeys: 2, noNullPrototype: true }))
-      .map(([k, child, rest]) => ({ ...rest, [k]: child })),
+    fc.tuple(keyArb, inner, fc.dictionary(keyArb, jsonArb(1), { maxKeys: 2, noNullPrototype: true })).map(([k, child, rest]) => ({ ...rest, [k]: child })),
     fc.tuple(inner, fc.array(jsonArb(1), { maxLength: 3 })).map(([child, rest]) => [child, ...rest]),
   );
 }

@@ -35,23 +35,24 @@ function runScript(init: object, cmds: readonly Cmd[], stats?: { deepOps: number
 }
 
 describe("convergence properties", () => {
-  it(`random nested mutation scripts converge after every flush through the wire codec (${LONG ? "100 000" : "2 000"} scripts)`, () => {
-    const stats = { deepOps: 0, flushes: 0 };
-    const numRuns = LONG ? 100_000 : 2_000;
-    fc.assert(
-      fc.property(scriptArb({}, 40), ({ init, cmds }) => runScript(init, cmds, stats)),
-      { numRuns },
-    );
-    // The generator must reach genuinely nested paths (the D1 lesson): one-level scripts once passed
-    // 1190 runs against a broken tracker.
-    expect(stats.deepOps).toBeGreaterThan(numRuns / 2);
-  }, LONG ? 4 * 3_600_000 : 60_000);
+  it(
+    `random nested mutation scripts converge after every flush through the wire codec (${LONG ? "100 000" : "2 000"} scripts)`,
+    () => {
+      const stats = { deepOps: 0, flushes: 0 };
+      const numRuns = LONG ? 100_000 : 2_000;
+      fc.assert(
+        fc.property(scriptArb({}, 40), ({ init, cmds }) => runScript(init, cmds, stats)),
+        { numRuns },
+      );
+      // The generator must reach genuinely nested paths (the D1 lesson): one-level scripts once passed
+      // 1190 runs against a broken tracker.
+      expect(stats.deepOps).toBeGreaterThan(numRuns / 2);
+    },
+    LONG ? 4 * 3_600_000 : 60_000,
+  );
 
   it("a parent overwrite between child writes at depth >= 3 never resurrects the child (exhaustive small cases)", () => {
-    const shapes = [
-      () => ({ a: { b: { c: { d: "x" } } } }),
-      () => ({ a: [{ b: [{ c: "x" }] }] }),
-    ];
+    const shapes = [() => ({ a: { b: { c: { d: "x" } } } }), () => ({ a: [{ b: [{ c: "x" }] }] })];
     for (const shape of shapes) {
       for (let variant = 0; variant < 4; variant++) {
         const p = new Pipe<Record<string, any>>(shape()); // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -75,10 +76,7 @@ describe("convergence properties", () => {
 
   it("operation-log convergence over 100 rounds x 60 steps of mixed nested/replace/array/reverse mutations", () => {
     fc.assert(
-      fc.property(
-        scriptArb({ discard: false }, 60, 60),
-        ({ init, cmds }) => runScript(init, cmds),
-      ),
+      fc.property(scriptArb({ discard: false }, 60, 60), ({ init, cmds }) => runScript(init, cmds)),
       { numRuns: 100 },
     );
   });

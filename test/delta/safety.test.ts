@@ -35,7 +35,12 @@ describe("prototype safety", () => {
   });
 
   it("rejects a forbidden path reached through an interned id (decoder)", () => {
-    expect(() => decoder().decode([["#", 0, ["__proto__", "polluted"]], ["s", 0, 1]] as WireOp[])).toThrow(UnsafePathError);
+    expect(() =>
+      decoder().decode([
+        ["#", 0, ["__proto__", "polluted"]],
+        ["s", 0, 1],
+      ] as WireOp[]),
+    ).toThrow(UnsafePathError);
     expect(() => decoder().decode([["#", 0, ["a", "constructor"]]] as WireOp[])).toThrow(UnsafePathError);
     expect(() => decoder().decode([["s", ["prototype"], 1]] as WireOp[])).toThrow(UnsafePathError);
   });
@@ -261,7 +266,12 @@ describe("op structure", () => {
     expect(apply([1, 2, 3], [["p", [], 1, 1, [7, 8]]])).toEqual([1, 7, 8, 3]);
   });
   it("s, d, a and t with an empty path throw", () => {
-    for (const op of [["s", [], 1], ["d", []], ["a", [], "x"], ["t", [], 1]]) {
+    for (const op of [
+      ["s", [], 1],
+      ["d", []],
+      ["a", [], "x"],
+      ["t", [], 1],
+    ]) {
       expect(() => apply({}, asOps([op]))).toThrow();
       expect(() => decoder().decode([op] as unknown as WireOp[])).toThrow();
     }

@@ -81,7 +81,15 @@ function gone(pgid: number, ms: number): Promise<boolean> {
 
 /** Start a child, SIGKILL it a random 0–1.9 s after its first acknowledged flush, return what it reported. */
 function runChild(id: string): Promise<ChildRun> {
-  const run: ChildRun = { id, intents: [], acks: [], pgid: undefined, settled: false, killedAfterMs: Math.floor(Math.random() * 1900), groupSurvivedParent: false };
+  const run: ChildRun = {
+    id,
+    intents: [],
+    acks: [],
+    pgid: undefined,
+    settled: false,
+    killedAfterMs: Math.floor(Math.random() * 1900),
+    groupSurvivedParent: false,
+  };
   const child = spawn(process.execPath, [CHILD, root, id, "op1"], { stdio: ["ignore", "pipe", "inherit"] });
   let buf = "";
   let timer: ReturnType<typeof setTimeout> | undefined;

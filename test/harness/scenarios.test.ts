@@ -207,7 +207,9 @@ describe("content shape and windowing through the harness", () => {
     const events: HarnessEvent[] = [];
     harness.on((e) => events.push(e));
     await harness.runTools("op", [{ toolCallId: "c", toolName: "tests", args: {} }]);
-    const later = updatesOf(events).slice(1).flatMap((u) => u.ops);
+    const later = updatesOf(events)
+      .slice(1)
+      .flatMap((u) => u.ops);
     const onDetails = later.filter((op) => JSON.stringify(op[1]).startsWith('["details"'));
     expect(onDetails.some((op) => op[0] === "s" && JSON.stringify(op[1]) === '["details","passed"]')).toBe(true);
     expect(onDetails).toContainEqual(["p", ["details", "failures"], 0, 0, ["t4"]]);
@@ -268,7 +270,8 @@ describe("durability and recovery", () => {
     const lists: WireOp[][][] = [];
     harness.on((e) => {
       // Each call's list is complete at its own tool_end (its commits are awaited before it).
-      if (e.type === "tool_end") lists[e.toolCallId === "a" ? 0 : 1] = store.readList(outputList("op", e.toolCallId), { order: "asc" }).elements.map((el) => el.value);
+      if (e.type === "tool_end")
+        lists[e.toolCallId === "a" ? 0 : 1] = store.readList(outputList("op", e.toolCallId), { order: "asc" }).elements.map((el) => el.value);
     });
     await harness.runTools("op", [
       { toolCallId: "a", toolName: "bash", args: cmd("a") },
@@ -364,7 +367,12 @@ describe("replay", () => {
     await b.resume("op");
     expect(during).toBeGreaterThanOrEqual(before);
     // Nothing on the resume path deletes the call's output or memos; only retirement cleans up.
-    expect(commits.slice(resumeFrom).flat().filter((w) => w.op === "deleteList" || w.op === "deleteValue")).toEqual([]);
+    expect(
+      commits
+        .slice(resumeFrom)
+        .flat()
+        .filter((w) => w.op === "deleteList" || w.op === "deleteValue"),
+    ).toEqual([]);
     const first = updatesOf(events)[0]!.ops;
     expect(isBase(first)).toBe(true);
     // The base is the seeded state plus the change that triggered the flush (the usage bump).
@@ -444,7 +452,12 @@ describe("retirement and late progress", () => {
     });
     await harness.runTools("abort", [{ toolCallId: "c", toolName: "bash", args: { command: "echo started; sleep 20" } }], { signal: ac.signal });
     // An unsettled operation: a harness that stops (its run never ends) and another that resumes it.
-    const stuck: ToolDefinition = { name: "stuck", description: "", parameters: {}, execute: (_i, _a, _s, out) => (out.write("half\n"), new Promise(() => {})) };
+    const stuck: ToolDefinition = {
+      name: "stuck",
+      description: "",
+      parameters: {},
+      execute: (_i, _a, _s, out) => (out.write("half\n"), new Promise(() => {})),
+    };
     void createHarness({ store, workspace, tools: [stuck] }).runTools("crash", [{ toolCallId: "c", toolName: "stuck", args: {} }]);
     await until(() => store.readList(outputList("crash", "c"), { order: "asc" }).elements.length > 0);
     await createHarness({ store, workspace, tools: [stuck] }).resume("crash");
@@ -532,7 +545,12 @@ describe("retirement and late progress", () => {
 
   it("grep guard: the harness never deletes a call's output or memos — retirement is its only cleanup", () => {
     const dir = join(here, "../../src/harness");
-    const files = [...readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => join(dir, f)), ...readdirSync(join(dir, "tools")).map((f) => join(dir, "tools", f))];
+    const files = [
+      ...readdirSync(dir)
+        .filter((f) => f.endsWith(".ts"))
+        .map((f) => join(dir, f)),
+      ...readdirSync(join(dir, "tools")).map((f) => join(dir, "tools", f)),
+    ];
     const hits = files.flatMap((f) => (/\b(deleteList|deleteValue)\s*\(/.test(readFileSync(f, "utf8")) ? [f] : []));
     expect(hits).toEqual([]);
     expect(readFileSync(join(dir, "harness.ts"), "utf8")).toMatch(/retireScope\(operationScope\(/);
@@ -621,7 +639,9 @@ describe("wire, end to end: harness → lane state → SSE", () => {
     cleanups.push(() => early.close());
     let late: ReturnType<typeof subscribe<LaneView>> | undefined;
     let firstLate: readonly Op[] | undefined;
-    const run = harness.runTools("op", [{ toolCallId: "c", toolName: "bash", args: { command: "for i in $(seq 1 40); do echo row $i; sleep 0.01; done; sleep 1.5" } }]);
+    const run = harness.runTools("op", [
+      { toolCallId: "c", toolName: "bash", args: { command: "for i in $(seq 1 40); do echo row $i; sleep 0.01; done; sleep 1.5" } },
+    ]);
     await until(() => JSON.stringify(lane.value).includes("row 10"));
     late = subscribe<LaneView>(`${server.url}/v1/state/lane`, { token: "tok", onValue: (_v, ops) => void (firstLate ??= structuredClone(ops)) });
     cleanups.push(() => late!.close());
@@ -663,7 +683,9 @@ describe("wire, end to end: harness → lane state → SSE", () => {
     });
     cleanups.push(() => sub.close());
     await until(() => sub.status === "live");
-    const run = harness.runTools("op", [{ toolCallId: "c", toolName: "bash", args: { command: "for i in $(seq 1 40); do echo row $i; sleep 0.01; done; sleep 0.3" } }]);
+    const run = harness.runTools("op", [
+      { toolCallId: "c", toolName: "bash", args: { command: "for i in $(seq 1 40); do echo row $i; sleep 0.01; done; sleep 0.3" } },
+    ]);
     await until(() => JSON.stringify(sub.value ?? {}).includes("row 5"));
     for (const s of sockets) s.destroy();
     await run;

@@ -55,7 +55,10 @@ describe("replicated state host", () => {
     const a: (readonly Op[])[] = [];
     let closedB = false;
     const offA = s.subscribe((ops) => a.push(ops));
-    s.subscribe(() => {}, () => (closedB = true));
+    s.subscribe(
+      () => {},
+      () => (closedB = true),
+    );
     offA();
     s.mutate((d) => void (d.n = 1));
     expect(a).toHaveLength(1);

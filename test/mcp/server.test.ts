@@ -194,7 +194,9 @@ describe("spool mcp", () => {
     const recovered = () => {
       const [session] = JSON.parse(runSpool(["sessions", "--root", c.root, "--json"], { cwd: c.dir }).stdout) as { id: string }[];
       if (!session) return undefined;
-      const inspected = JSON.parse(runSpool(["inspect", session.id, "--root", c.root, "--json"], { cwd: c.dir }).stdout) as { calls: { recoveredOutput?: string }[] };
+      const inspected = JSON.parse(runSpool(["inspect", session.id, "--root", c.root, "--json"], { cwd: c.dir }).stdout) as {
+        calls: { recoveredOutput?: string }[];
+      };
       return inspected.calls[0]?.recoveredOutput;
     };
     await until(() => recovered()?.includes("before-crash 20"), "the output to be durable");

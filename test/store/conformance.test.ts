@@ -333,7 +333,9 @@ describe.each(backends())("$name backend", (backend) => {
         );
       await fc.assert(
         fc.asyncProperty(
-          fc.array(fc.record({ scope: fc.constantFrom(...scopes), writes: fc.array(write, { minLength: 1, maxLength: 4 }), reopen: fc.boolean() }), { maxLength: 25 }),
+          fc.array(fc.record({ scope: fc.constantFrom(...scopes), writes: fc.array(write, { minLength: 1, maxLength: 4 }), reopen: fc.boolean() }), {
+            maxLength: 25,
+          }),
           async (txs) => {
             const model = createMemoryStore();
             const s = await backend.fresh();

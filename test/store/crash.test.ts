@@ -7,7 +7,20 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ephemeralScope, list, openJsonlStore, openPostgresStore, openSqliteStore, SessionLockedError, setValue, value, type Durability, type Scope, type Store, type ValueList } from "../../src/store/index.js";
+import {
+  ephemeralScope,
+  list,
+  openJsonlStore,
+  openPostgresStore,
+  openSqliteStore,
+  SessionLockedError,
+  setValue,
+  value,
+  type Durability,
+  type Scope,
+  type Store,
+  type ValueList,
+} from "../../src/store/index.js";
 import { testDatabase, uniqueSchema } from "./helpers/pg.js";
 import { removeTempDirs, tempDir } from "./helpers/backends.js";
 import { compileStoreForChildren } from "./helpers/compile-store.js";
@@ -168,18 +181,25 @@ async function openPostgres(path: string, durability: Durability): Promise<Store
 async function lineage(backend: Backend, durability: Durability, lineageSeed: number): Promise<{ kills: number; acked: number }> {
   const dir = tempDir("spool-crash-");
   let path = "";
-  const open = () => (backend === "jsonl" ? openJsonlStore(path, { durability }) : backend === "postgres" ? openPostgres(path, durability) : openSqliteStore(path, { durability }));
+  const open = () =>
+    backend === "jsonl"
+      ? openJsonlStore(path, { durability })
+      : backend === "postgres"
+        ? openPostgres(path, durability)
+        : openSqliteStore(path, { durability });
   const pgUrl = backend === "postgres" ? (await testDatabase()).url : "";
   let model = new Model();
   let nextSeq = 1;
   let rnd = lineageSeed;
-  const random = () => ((rnd = (rnd * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const random = () => (rnd = (rnd * 1103515245 + 12345) % 2147483648) / 2147483648;
   let kills = 0;
   let acked = 0;
   for (let iter = 0; iter < KILLS_PER_LINEAGE && !stopped; iter++) {
     if (iter % KILLS_PER_SESSION === 0) {
       path =
-        backend === "postgres" ? `${pgUrl}#${pgSchema}#l${lineageSeed}-${iter}` : join(dir, `${iter}`, backend === "jsonl" ? "session.jsonl" : "session.sqlite");
+        backend === "postgres"
+          ? `${pgUrl}#${pgSchema}#l${lineageSeed}-${iter}`
+          : join(dir, `${iter}`, backend === "jsonl" ? "session.jsonl" : "session.sqlite");
       model = new Model();
       nextSeq = 1;
     }
@@ -229,15 +249,19 @@ async function lineage(backend: Backend, durability: Durability, lineageSeed: nu
 }
 
 describe.each(["jsonl", "sqlite", "postgres"] as const)("%s under SIGKILL", (backend) => {
-  it(`keeps every acknowledged commit and no half transaction across ${LINEAGES * KILLS_PER_LINEAGE} kills`, async () => {
-    const offset = { jsonl: 0, sqlite: 100, postgres: 200 }[backend];
-    const runs = Array.from({ length: LINEAGES }, (_, i) => lineage(backend, i % 2 === 0 ? "process" : "os", i + 1 + offset));
-    const results = await Promise.all(runs);
-    const kills = results.reduce((a, r) => a + r.kills, 0);
-    expect(kills).toBeGreaterThanOrEqual(LONG ? 1000 : 50);
-    // The kills landed while the children were busy committing, not before they started.
-    expect(results.reduce((a, r) => a + r.acked, 0)).toBeGreaterThan(kills);
-    // The dead writer's lease is gone by the time the server has seen its socket close.
-    if (backend === "postgres") expect(longestLeaseWaitMs).toBeLessThan(2000);
-  }, LONG ? 3_600_000 : 600_000);
+  it(
+    `keeps every acknowledged commit and no half transaction across ${LINEAGES * KILLS_PER_LINEAGE} kills`,
+    async () => {
+      const offset = { jsonl: 0, sqlite: 100, postgres: 200 }[backend];
+      const runs = Array.from({ length: LINEAGES }, (_, i) => lineage(backend, i % 2 === 0 ? "process" : "os", i + 1 + offset));
+      const results = await Promise.all(runs);
+      const kills = results.reduce((a, r) => a + r.kills, 0);
+      expect(kills).toBeGreaterThanOrEqual(LONG ? 1000 : 50);
+      // The kills landed while the children were busy committing, not before they started.
+      expect(results.reduce((a, r) => a + r.acked, 0)).toBeGreaterThan(kills);
+      // The dead writer's lease is gone by the time the server has seen its socket close.
+      if (backend === "postgres") expect(longestLeaseWaitMs).toBeLessThan(2000);
+    },
+    LONG ? 3_600_000 : 600_000,
+  );
 });

@@ -15,7 +15,6 @@ beforeAll(() => {
 });
 afterAll(removeTempDirs);
 
-
 describe.skipIf(!hasStrace)("durability levels (strace)", () => {
   function run(durability: "process" | "os") {
     const main = join(tempDir(), "session.jsonl");

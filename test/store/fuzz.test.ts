@@ -70,7 +70,7 @@ const lineStarts = (b: Buffer): number[] => {
 beforeAll(async () => {
   const main = join(tempDir(), "session.jsonl");
   const store = await openJsonlStore(main, { sessionId: "fz" });
-  const [A, B, C] = SCOPES as [typeof SCOPES[0], typeof SCOPES[0], typeof SCOPES[0]];
+  const [A, B, C] = SCOPES as [(typeof SCOPES)[0], (typeof SCOPES)[0], (typeof SCOPES)[0]];
   await store.commit([setValue(value("s", "k0"), { n: 0, text: "zero" }), appendList(list("t"), "hello")]);
   await store.commit([appendList(list("out", "", A), "a-base", "base"), setValue(value("memo", "", A), 1)]);
   await store.commit([appendList(list("out", "", C), "c1")]);
@@ -82,7 +82,11 @@ beforeAll(async () => {
   await store.commit([setValue(value("s", "k2"), null), appendList(list("t"), "world")]);
   await store.commit([appendList(list("out", "", B), "b2")]);
   await store.close();
-  const names = ["session.jsonl", `session.jsonl.scopes/scope-${encodeURIComponent("op:A")}.scope`, `session.jsonl.scopes/scope-${encodeURIComponent("op:B")}.scope`];
+  const names = [
+    "session.jsonl",
+    `session.jsonl.scopes/scope-${encodeURIComponent("op:A")}.scope`,
+    `session.jsonl.scopes/scope-${encodeURIComponent("op:B")}.scope`,
+  ];
   const files = names.map((name) => ({ name, bytes: readFileSync(join(main, "..", name)) }));
   const prefixes: unknown[][] = [];
   for (let i = 0; i < files.length; i++) {
@@ -129,10 +133,27 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     .record({
       line: fc.nat(),
       edit: fc.constantFrom<[string, unknown]>(
-        ["seq", 0], ["seq", -1], ["seq", "x"], ["seq", 1e300], ["seq", null], ["seq", 1.5],
-        ["w", []], ["w", "x"], ["w", null], ["w", [{}]], ["scope", 5], ["scope", "op:Z"],
-        ["format", "x"], ["version", 2], ["version", "1"], ["op", "x"], ["op", null],
-        ["ns", ""], ["ns", 5], ["ns", null], ["__proto__", { polluted: 1 }],
+        ["seq", 0],
+        ["seq", -1],
+        ["seq", "x"],
+        ["seq", 1e300],
+        ["seq", null],
+        ["seq", 1.5],
+        ["w", []],
+        ["w", "x"],
+        ["w", null],
+        ["w", [{}]],
+        ["scope", 5],
+        ["scope", "op:Z"],
+        ["format", "x"],
+        ["version", 2],
+        ["version", "1"],
+        ["op", "x"],
+        ["op", null],
+        ["ns", ""],
+        ["ns", 5],
+        ["ns", null],
+        ["__proto__", { polluted: 1 }],
       ),
     })
     .map(({ line, edit }) => ({ kind: "edit-line" as const, line, field: edit[0], to: edit[1], reseal: true })),
@@ -179,7 +200,10 @@ describe("JSONL open under damaged files", () => {
         const o = await openOutcome(files);
         if (o.ok) {
           const allowed = fx.prefixes[fileIndex]!;
-          expect(allowed.some((s) => isDeepStrictEqual(s, o.state)), `state after ${JSON.stringify(m)} on file ${fileIndex} matches no clean prefix`).toBe(true);
+          expect(
+            allowed.some((s) => isDeepStrictEqual(s, o.state)),
+            `state after ${JSON.stringify(m)} on file ${fileIndex} matches no clean prefix`,
+          ).toBe(true);
         } else {
           expect(["SPOOL_STORE_CORRUPT", "SPOOL_STORE_FORMAT"]).toContain(o.code);
         }

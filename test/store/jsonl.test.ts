@@ -25,7 +25,10 @@ const A = ephemeralScope("op:A");
 const B = ephemeralScope("op/B é");
 const frames = (s = A) => list<string>("frames", "", s);
 const scopesDir = (main: string) => `${main}.scopes`;
-const lines = (file: string) => readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
+const lines = (file: string) =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l !== "");
 const sidecarOf = (main: string, id: string) => join(scopesDir(main), `scope-${encodeURIComponent(id)}.scope`);
 const newMain = () => join(tempDir(), "session.jsonl");
 
@@ -47,7 +50,14 @@ describe("JSONL sidecars", () => {
     const side = lines(sidecarOf(main, "op:A")).map((l) => JSON.parse(l));
     expect(side[0]).toMatchObject({ format: "spool-scope", version: 1, sessionId: "s1", scopeId: "op:A" });
     expect(side).toHaveLength(2); // a multi-write transaction is one line
-    expect(side[1]).toMatchObject({ seq: 1, scope: "op:A", w: [{ op: "append", value: "f0" }, { op: "set", value: 1 }] });
+    expect(side[1]).toMatchObject({
+      seq: 1,
+      scope: "op:A",
+      w: [
+        { op: "append", value: "f0" },
+        { op: "set", value: 1 },
+      ],
+    });
     await store.close();
   });
 
@@ -110,7 +120,7 @@ describe("JSONL sidecars", () => {
   it.each([
     ["a partial line without newline", (f: string) => appendFileSync(f, '{"seq":99,"w":[{"op":"ap')],
     ["a run of NUL bytes", (f: string) => appendFileSync(f, Buffer.alloc(300))],
-    ["an unparsable final line with a newline", (f: string) => appendFileSync(f, '\u0000\u0000]}\n')],
+    ["an unparsable final line with a newline", (f: string) => appendFileSync(f, "\u0000\u0000]}\n")],
   ])("cuts a torn sidecar tail (%s) whole and repairs the file", async (_name, tear) => {
     const main = newMain();
     let store = await openJsonlStore(main);

@@ -4,16 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  appendList,
-  CorruptSessionError,
-  ephemeralScope,
-  list,
-  openSqliteStore,
-  retireScope,
-  setValue,
-  value,
-} from "../../src/store/index.js";
+import { appendList, CorruptSessionError, ephemeralScope, list, openSqliteStore, retireScope, setValue, value } from "../../src/store/index.js";
 import { SQL } from "../../src/store/sqlite/schema.js";
 import { deleteSqliteSession, forkSqliteSession } from "../../src/store/sqlite/store.js";
 import { removeTempDirs, tempDir } from "./helpers/backends.js";
@@ -152,7 +143,12 @@ describe("SQLite backend", () => {
     await s.close();
     deleteSqliteSession(path, "src");
     const db = raw(path);
-    expect(db.prepare("SELECT DISTINCT session_id AS s FROM list_values ORDER BY 1").all().map((r) => r.s)).toEqual(["fork"]);
+    expect(
+      db
+        .prepare("SELECT DISTINCT session_id AS s FROM list_values ORDER BY 1")
+        .all()
+        .map((r) => r.s),
+    ).toEqual(["fork"]);
     expect(db.prepare("SELECT count(*) AS n FROM scalar_values WHERE session_id = 'src'").get()).toEqual({ n: 0 });
     db.close();
     await expect(openSqliteStore(path, { sessionId: "src", create: false })).rejects.toMatchObject({ code: "SPOOL_STORE_NOT_FOUND" });

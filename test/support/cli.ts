@@ -58,7 +58,12 @@ export interface ServingSpool extends StartedSpool {
 /** `startSpool` for `run --serve` and `serve`: resolves once the viewer URL is on stderr; fails if the child exits first. */
 export async function startServing(args: readonly string[], options: { cwd: string } & SpawnOptions): Promise<ServingSpool> {
   const run = startSpool(args, options);
-  const m = await until(() => /((http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+))/.exec(run.err()) ?? (run.child.exitCode !== null && new Error(`spool exited ${run.child.exitCode}: ${run.err()}`)), "the viewer URL on stderr");
+  const m = await until(
+    () =>
+      /((http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+))/.exec(run.err()) ??
+      (run.child.exitCode !== null && new Error(`spool exited ${run.child.exitCode}: ${run.err()}`)),
+    "the viewer URL on stderr",
+  );
   if (m instanceof Error) throw m;
   return { ...run, url: m[1]!, origin: m[2]!, token: m[3]! };
 }

@@ -29,13 +29,17 @@ describe("evicted (tail window slide detection)", () => {
 
   it("never answers a cut that would not reproduce the new text, even for repetitive or unrelated input", () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom("a\n", "b\n", "ab\n", "\n"), { maxLength: 40 }), fc.array(fc.constantFrom("a\n", "b\n", "ab\n", "\n", "a"), { maxLength: 40 }), (a, b) => {
-        const old = a.join("");
-        const next = b.join("");
-        const at = evicted(old, next);
-        if (at >= 0) expect(next.startsWith(old.slice(at))).toBe(true);
-        else expect(next.startsWith(old)).toBe(false);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom("a\n", "b\n", "ab\n", "\n"), { maxLength: 40 }),
+        fc.array(fc.constantFrom("a\n", "b\n", "ab\n", "\n", "a"), { maxLength: 40 }),
+        (a, b) => {
+          const old = a.join("");
+          const next = b.join("");
+          const at = evicted(old, next);
+          if (at >= 0) expect(next.startsWith(old.slice(at))).toBe(true);
+          else expect(next.startsWith(old)).toBe(false);
+        },
+      ),
     );
   });
 });

@@ -19,7 +19,10 @@ afterEach(async () => {
 afterAll(removeTempDirs);
 
 function runServe(seconds: number) {
-  return startServing(["run", "--serve", "--", process.execPath, example], { cwd: tempDir("spool-viewer-run-"), env: { ...process.env, NOISY_BUILD_SECONDS: String(seconds) } });
+  return startServing(["run", "--serve", "--", process.execPath, example], {
+    cwd: tempDir("spool-viewer-run-"),
+    env: { ...process.env, NOISY_BUILD_SECONDS: String(seconds) },
+  });
 }
 
 describe("viewer on spool run --serve", () => {

@@ -15,7 +15,10 @@ import { removeTempDirs, tempDir } from "../support/temp.js";
 import { openPage, outputScroll, outputShows, outputText, topVisibleLine, type OpenedPage } from "./browser.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
-type Draft = Mutable<SessionState> & { calls: { id: string; name: string; args: unknown; output: ToolOutputState | undefined; ended: boolean; isError: boolean }[]; transcript: ToolResultMessage[] };
+type Draft = Mutable<SessionState> & {
+  calls: { id: string; name: string; args: unknown; output: ToolOutputState | undefined; ended: boolean; isError: boolean }[];
+  transcript: ToolResultMessage[];
+};
 
 const TOKEN = "viewer-test-token";
 const ESC = "\x1b";
@@ -101,7 +104,13 @@ function startRun(id: string, command: string, startedAt = new Date().toISOStrin
         d.endedAt = new Date().toISOString();
         d.calls[0]!.ended = true;
         d.calls[0]!.isError = exitCode !== 0;
-        d.transcript.push({ role: "tool", toolCallId: "call-1", toolName: "bash", isError: exitCode !== 0, content: [{ type: "text", text: `${text}\n\nexit code ${exitCode}` }] });
+        d.transcript.push({
+          role: "tool",
+          toolCallId: "call-1",
+          toolName: "bash",
+          isError: exitCode !== 0,
+          content: [{ type: "text", text: `${text}\n\nexit code ${exitCode}` }],
+        });
       });
       publishSummary();
     },
@@ -189,7 +198,9 @@ describe("viewer page", () => {
     // The error near the end, then the run fails with exit code 1.
     const errorLine = "src/net/socket.c:214:9: error: 'struct sock_opts' has no member named 'linger_ms'";
     run.write(`${ESC}[1msrc/net/socket.c:180:5:${ESC}[0m ${ESC}[1;35mwarning:${ESC}[0m unused variable ‘rc’ [-Wunused-variable]\n`);
-    run.write(`${ESC}[1m${errorLine.slice(0, 24)}${ESC}[31m${errorLine.slice(24)}${ESC}[0m\n  214 |   opts->linger_ms = 0;\n      |         ^~\n1 error generated.\nmake: *** [Makefile:41: build/net/socket.o] Error 1\n`);
+    run.write(
+      `${ESC}[1m${errorLine.slice(0, 24)}${ESC}[31m${errorLine.slice(24)}${ESC}[0m\n  214 |   opts->linger_ms = 0;\n      |         ^~\n1 error generated.\nmake: *** [Makefile:41: build/net/socket.o] Error 1\n`,
+    );
     run.finish("failed", 1);
     await expect.poll(() => page.textContent("#status-state")).toBe("failed · exit 1");
     expect(await page.getAttribute("#status-state", "data-status")).toBe("failed");

@@ -80,10 +80,11 @@ describe("wire server", () => {
     const s = host.state("lane", { n: 0, text: "" });
     const pending = readEvents(`${server.url}/v1/state/lane`, "sekret", 4);
     await until(() => server.subscribers === 1);
-    for (let i = 1; i <= 3; i++) s.mutate((d) => {
-      d.n = i;
-      d.text += `chunk${i}`;
-    });
+    for (let i = 1; i <= 3; i++)
+      s.mutate((d) => {
+        d.n = i;
+        d.text += `chunk${i}`;
+      });
     const events = await pending;
     expect(events.map((e) => e.id)).toEqual(["0", "1", "2", "3"]);
     expect(events.every((e) => e.event === "ops")).toBe(true);

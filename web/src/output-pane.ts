@@ -87,7 +87,8 @@ export function createOutputPane(scroller: HTMLElement, pre: HTMLElement, jump: 
     show(next, imgs) {
       if (next !== rendered) {
         const cut = evicted(rendered, next);
-        if (cut < 0) text.data = next; // replaced outright
+        if (cut < 0)
+          text.data = next; // replaced outright
         else {
           // A tail window slid: drop the evicted head in place and, for a reader who scrolled up,
           // move the scroll position by its height so the lines they are reading stay put.

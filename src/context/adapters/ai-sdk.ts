@@ -32,14 +32,15 @@ export function fromAISDK(input: readonly unknown[]): Message[] {
     content.forEach((rawPart, j) => {
       const pat = `${at}.content[${j}]`;
       const p = record(rawPart, pat, "a tool content part");
-      const joined: Hints | undefined =
-        out.length > start ? { joined: true } : out[out.length - 1]?.role === "tool" ? { joined: false } : undefined;
+      const joined: Hints | undefined = out.length > start ? { joined: true } : out[out.length - 1]?.role === "tool" ? { joined: false } : undefined;
       if (p["type"] !== "tool-result") {
         // approval responses and future part kinds: carried, not interpreted
-        out.push(withOptional({ role: "tool", toolCallId: "", isError: false, content: [{ type: "raw", value: p }] } as ToolResultMessage, {
-          extra: { "aisdk:part": true, ...(out.length === start && extra ? { "aisdk:message": extra } : {}) },
-          hints: joined,
-        }));
+        out.push(
+          withOptional({ role: "tool", toolCallId: "", isError: false, content: [{ type: "raw", value: p }] } as ToolResultMessage, {
+            extra: { "aisdk:part": true, ...(out.length === start && extra ? { "aisdk:message": extra } : {}) },
+            hints: joined,
+          }),
+        );
         return;
       }
       out.push(toolResultFrom(p, pat, out.length === start ? extra : undefined, joined));
@@ -67,15 +68,21 @@ function toolResultFrom(p: Json, at: string, messageExtra: Json | undefined, hin
   } else if (kind === "content" && Array.isArray(output["value"])) {
     parts = output["value"].map((raw, j): ContentPart => {
       const c = record(raw, `${at}.output.value[${j}]`, "a content item");
-      if (c["type"] === "text" && typeof c["text"] === "string") return withOptional({ type: "text", text: c["text"] } as TextPart, { extra: extraOf(c, ["type", "text"]) });
+      if (c["type"] === "text" && typeof c["text"] === "string")
+        return withOptional({ type: "text", text: c["text"] } as TextPart, { extra: extraOf(c, ["type", "text"]) });
       // AI SDK 7: { type: "file", mediaType, data: { type: "data", data } }; before 7: { type: "media", data, mediaType },
       // remembered so it goes back in the shape it came in.
-      const fileData = isRecord(c["data"]) && c["data"]["type"] === "data" && typeof c["data"]["data"] === "string" && Object.keys(c["data"]).length === 2 ? c["data"]["data"] : undefined;
+      const fileData =
+        isRecord(c["data"]) && c["data"]["type"] === "data" && typeof c["data"]["data"] === "string" && Object.keys(c["data"]).length === 2
+          ? c["data"]["data"]
+          : undefined;
       if (c["type"] === "file" && fileData !== undefined && typeof c["mediaType"] === "string") {
         return withOptional({ type: "image", data: fileData, mediaType: c["mediaType"] } as ImagePart, { extra: extraOf(c, ["type", "data", "mediaType"]) });
       }
       if (c["type"] === "media" && typeof c["data"] === "string" && typeof c["mediaType"] === "string") {
-        return withOptional({ type: "image", data: c["data"], mediaType: c["mediaType"] } as ImagePart, { extra: { ...extraOf(c, ["type", "data", "mediaType"]), [LEGACY_MEDIA]: true } });
+        return withOptional({ type: "image", data: c["data"], mediaType: c["mediaType"] } as ImagePart, {
+          extra: { ...extraOf(c, ["type", "data", "mediaType"]), [LEGACY_MEDIA]: true },
+        });
       }
       return { type: "raw", value: c };
     });
@@ -103,7 +110,8 @@ function parts(content: unknown, at: string): ContentPart[] {
 }
 
 function part(p: Json, at: string): ContentPart {
-  if (p["type"] === "text" && typeof p["text"] === "string") return withOptional({ type: "text", text: p["text"] } as TextPart, { extra: extraOf(p, ["type", "text"]) });
+  if (p["type"] === "text" && typeof p["text"] === "string")
+    return withOptional({ type: "text", text: p["text"] } as TextPart, { extra: extraOf(p, ["type", "text"]) });
   if (p["type"] === "image" && typeof p["image"] === "string") {
     const image = p["image"];
     const isUrl = /^(https?:|data:)/.test(image);
@@ -142,7 +150,10 @@ export function toAISDK(messages: readonly Message[]): Json[] {
       toolEnvelope = undefined;
       prevRole = message.role;
       // A system message's content is always a string in ModelMessage.
-      const content = message.role === "system" && message.content.every((p) => p.type === "text") ? textOfParts(message.content) : renderContent(message.content, message.hints);
+      const content =
+        message.role === "system" && message.content.every((p) => p.type === "text")
+          ? textOfParts(message.content)
+          : renderContent(message.content, message.hints);
       out.push(build(message.extra, { role: message.role, content }));
       continue;
     }
@@ -170,11 +181,7 @@ function renderResult(message: ToolResultMessage, extra: Json): Json {
     output = {
       type: "content",
       value: parts.map((p) =>
-        p.type === "text"
-          ? build(p.extra, { type: "text", text: p.text })
-          : p.type === "image"
-            ? renderImageResult(p)
-            : (p.value as Json),
+        p.type === "text" ? build(p.extra, { type: "text", text: p.text }) : p.type === "image" ? renderImageResult(p) : (p.value as Json),
       ),
     };
   } else {

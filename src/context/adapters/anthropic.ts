@@ -45,7 +45,9 @@ export function fromAnthropic(input: readonly unknown[]): Message[] {
     };
     const flushUser = () => {
       if (pending === undefined) return;
-      out.push(withOptional({ role: "user", content: pending } as Message, { extra: takeExtra(), hints: out.length > envelopeStart ? { joined: true } : undefined }));
+      out.push(
+        withOptional({ role: "user", content: pending } as Message, { extra: takeExtra(), hints: out.length > envelopeStart ? { joined: true } : undefined }),
+      );
       pending = undefined;
     };
     content.forEach((rawBlock, j) => {
@@ -82,10 +84,10 @@ function toolResultFrom(block: Json, at: string, messageExtra: Json | undefined)
   const unmarked = unmarkError(parts, flagged, false);
   const known = ["type", "tool_use_id", "content", ...(flagged ? ["is_error"] : [])];
   const extra = messageExtra === undefined ? extraOf(block, known) : { ...extraOf(block, known), "anthropic:message": messageExtra };
-  const message: ToolResultMessage = withOptional(
-    { role: "tool", toolCallId, isError: unmarked.isError, content: unmarked.parts } as ToolResultMessage,
-    { errorCode: unmarked.errorCode, hints: stringHint(rawContent) },
-  );
+  const message: ToolResultMessage = withOptional({ role: "tool", toolCallId, isError: unmarked.isError, content: unmarked.parts } as ToolResultMessage, {
+    errorCode: unmarked.errorCode,
+    hints: stringHint(rawContent),
+  });
   return extra ? { ...message, extra } : message;
 }
 
@@ -104,7 +106,12 @@ function contentPart(block: Json, at: string): ContentPart {
   if (type === "image" && isRecord(block["source"])) {
     const source = block["source"];
     const extra = extraOf(block, ["type", "source"]);
-    if (source["type"] === "base64" && typeof source["media_type"] === "string" && typeof source["data"] === "string" && Object.keys(source).join() === "type,media_type,data") {
+    if (
+      source["type"] === "base64" &&
+      typeof source["media_type"] === "string" &&
+      typeof source["data"] === "string" &&
+      Object.keys(source).join() === "type,media_type,data"
+    ) {
       return withOptional({ type: "image", mediaType: source["media_type"], data: source["data"] } as ImagePart, { extra });
     }
     if (source["type"] === "url" && typeof source["url"] === "string" && Object.keys(source).join() === "type,url") {

@@ -59,7 +59,7 @@ export function unwrapConversation(json: unknown): Conversation {
       throw new FormatError('"input" is a plain string, not a list of messages; there are no tool results to manage');
     }
   }
-  throw new FormatError("expected a JSON array of messages, or an object with a \"messages\" or \"input\" array");
+  throw new FormatError('expected a JSON array of messages, or an object with a "messages" or "input" array');
 }
 
 /**
@@ -87,7 +87,10 @@ function formatSignal(items: readonly unknown[]): Format | undefined {
   for (const item of items) {
     if (!isRecord(item)) throw new FormatError("a message is not an object");
     const type = item["type"];
-    if (typeof type === "string" && (type === "message" || type === "reasoning" || type.startsWith("function_call") || type.endsWith("_call") || type.endsWith("_call_output"))) {
+    if (
+      typeof type === "string" &&
+      (type === "message" || type === "reasoning" || type.startsWith("function_call") || type.endsWith("_call") || type.endsWith("_call_output"))
+    ) {
       return "openai-responses";
     }
     if ("tool_calls" in item || "tool_call_id" in item) return "openai-chat";
@@ -106,4 +109,3 @@ function formatSignal(items: readonly unknown[]): Format | undefined {
   }
   return undefined;
 }
-

@@ -22,7 +22,10 @@ export function fromOpenAIChat(input: readonly unknown[]): Message[] {
         });
       }
       case "user":
-        return withOptional({ role: "user", content: parts(content, at) } as Message, { extra: extraOf(msg, ["role", "content"]), hints: contentHint(content) });
+        return withOptional({ role: "user", content: parts(content, at) } as Message, {
+          extra: extraOf(msg, ["role", "content"]),
+          hints: contentHint(content),
+        });
       case "assistant": {
         const known = ["role", "content", "tool_calls"];
         const calls = msg["tool_calls"];
@@ -80,7 +83,8 @@ function parts(content: unknown, at: string): ContentPart[] {
 
 function prefixKeys(extra: Json | Readonly<Record<string, unknown>> | undefined, prefix: string): Json {
   const out: Json = {};
-  if (extra) for (const key of Object.keys(extra)) Object.defineProperty(out, prefix + key, { value: extra[key], enumerable: true, writable: true, configurable: true });
+  if (extra)
+    for (const key of Object.keys(extra)) Object.defineProperty(out, prefix + key, { value: extra[key], enumerable: true, writable: true, configurable: true });
   return out;
 }
 
@@ -162,7 +166,12 @@ function renderContent(parts: readonly ContentPart[], hints: Hints | undefined):
         const inner: Json = {};
         for (const key of Object.keys(extra)) {
           const target = key.startsWith("image_url.") ? inner : outer;
-          Object.defineProperty(target, key.startsWith("image_url.") ? key.slice(10) : key, { value: extra[key], enumerable: true, writable: true, configurable: true });
+          Object.defineProperty(target, key.startsWith("image_url.") ? key.slice(10) : key, {
+            value: extra[key],
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         }
         const url = part.url ?? `data:${part.mediaType ?? "image/png"};base64,${part.data ?? ""}`;
         return build(outer, { type: "image_url", image_url: build(inner, { url }) });
@@ -181,7 +190,12 @@ function renderCall(call: ToolCallPart): Json {
   for (const key of Object.keys(extra)) {
     if (key === "openai:kind" || key === "openai:untyped") continue;
     const target = key.startsWith(`${kind}.`) ? body : outer;
-    Object.defineProperty(target, key.startsWith(`${kind}.`) ? key.slice(kind.length + 1) : key, { value: extra[key], enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(target, key.startsWith(`${kind}.`) ? key.slice(kind.length + 1) : key, {
+      value: extra[key],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   const args = kind === "function" ? (call.rawInput ?? JSON.stringify(call.input ?? {})) : call.input;
   return build(outer, {

@@ -40,7 +40,10 @@ function checkFile(path: string, given: string): void {
     isFile = statSync(path).isFile();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new HarnessError("SPOOL_HARNESS_BAD_CALL", code === "ENOENT" ? `read: no file ${given} (resolved to ${path})` : `read: cannot open ${given}: ${(err as Error).message}`);
+    throw new HarnessError(
+      "SPOOL_HARNESS_BAD_CALL",
+      code === "ENOENT" ? `read: no file ${given} (resolved to ${path})` : `read: cannot open ${given}: ${(err as Error).message}`,
+    );
   }
   if (!isFile) throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read: ${given} is not a regular file; list a directory with bash (ls)`);
 }
@@ -55,7 +58,12 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
     parameters: {
       type: "object",
       properties: {
-        path: { type: "string", description: options.anyFile ? "Path of the file (absolute, or relative to the working directory)." : "Path of the file (absolute, or relative to the session directory)." },
+        path: {
+          type: "string",
+          description: options.anyFile
+            ? "Path of the file (absolute, or relative to the working directory)."
+            : "Path of the file (absolute, or relative to the session directory).",
+        },
         offset: { type: "integer", minimum: 1, description: "First line to show, 1-based." },
         limit: { type: "integer", minimum: 1, description: `Number of lines (default ${DEFAULT_LIMIT}).` },
       },
@@ -73,7 +81,10 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
       // Inside the workspace, the file is opened by its resolved path: what was judged inside is what is read.
       const path = options.anyFile ? asked : ctx.workspace.resolveReadable(asked);
       if (path === undefined) {
-        throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read is limited to the session workspace ${ctx.workspace.dir}; ${args.path} is outside it (or does not exist)`);
+        throw new HarnessError(
+          "SPOOL_HARNESS_BAD_CALL",
+          `read is limited to the session workspace ${ctx.workspace.dir}; ${args.path} is outside it (or does not exist)`,
+        );
       }
       // A FIFO or device would block the stream: only regular files are read.
       checkFile(path, args.path);

@@ -7,14 +7,7 @@ import { sidecarDir } from "../layout.js";
 import { encodeScopeId } from "../scope.js";
 import { ScopedState } from "../scoped-state.js";
 import { readLog, type ReadLog } from "./log-file.js";
-import {
-  decodeTransaction,
-  FORMAT_VERSION,
-  SCOPE_FORMAT,
-  SESSION_FORMAT,
-  type DecodedTransaction,
-  type SessionHeader,
-} from "./records.js";
+import { decodeTransaction, FORMAT_VERSION, SCOPE_FORMAT, SESSION_FORMAT, type DecodedTransaction, type SessionHeader } from "./records.js";
 
 const SIDECAR = /^scope-(.+)\.scope$/;
 
@@ -135,7 +128,11 @@ export function loadSession(mainPath: string, options: LoadOptions): LoadedSessi
       const h = log.lines[0]!.record;
       checkVersion(path, h, SCOPE_FORMAT);
       if (h.sessionId !== header.sessionId || h.scopeId !== id) {
-        throw new CorruptSessionError(path, 1, `the sidecar header names session ${JSON.stringify(h.sessionId)} scope ${JSON.stringify(h.scopeId)}, expected ${JSON.stringify(header.sessionId)} / ${JSON.stringify(id)}`);
+        throw new CorruptSessionError(
+          path,
+          1,
+          `the sidecar header names session ${JSON.stringify(h.sessionId)} scope ${JSON.stringify(h.scopeId)}, expected ${JSON.stringify(header.sessionId)} / ${JSON.stringify(id)}`,
+        );
       }
       const txs = log.lines.slice(1).map((l) => decodeTransaction(l.record, path, l.line, id));
       checkMonotonic(txs, 1);

@@ -248,4 +248,3 @@ export async function openJsonlStore(path: string, options: JsonlStoreOptions = 
     throw e;
   }
 }
-

@@ -34,7 +34,10 @@ const SIZE = (s: string) =>
   `coalesce((SELECT sum(octet_length(value)) FROM ${s}.list_values v WHERE v.session_id = x.session_id), 0) + ` +
   `coalesce((SELECT sum(bytes) FROM ${s}.spills v WHERE v.session_id = x.session_id), 0)`;
 
-export async function listPostgresSessions(url: string | undefined, options: DatabaseOptions & { readonly olderThanMs?: number } = {}): Promise<PostgresSessionInfo[]> {
+export async function listPostgresSessions(
+  url: string | undefined,
+  options: DatabaseOptions & { readonly olderThanMs?: number } = {},
+): Promise<PostgresSessionInfo[]> {
   return withDatabase(url, options, async (client, schema) => {
     const where = options.olderThanMs === undefined ? "" : ` WHERE x.updated_at < now() - make_interval(secs => ${Number(options.olderThanMs) / 1000})`;
     const r = await client.query<Row>(
@@ -65,10 +68,13 @@ export async function deletePostgresSession(url: string | undefined, sessionId: 
     const S = literal(sid);
     await client.query("BEGIN");
     try {
-      const r = await client.query<{ writer_host: string | null; writer_pid: number | null }>(`SELECT writer_host, writer_pid FROM ${schema}.sessions WHERE session_id = ${S} FOR UPDATE`);
+      const r = await client.query<{ writer_host: string | null; writer_pid: number | null }>(
+        `SELECT writer_host, writer_pid FROM ${schema}.sessions WHERE session_id = ${S} FOR UPDATE`,
+      );
       if (r.rows.length === 0) throw new SessionNotFoundError(where);
       if (await leaseHeld(client, schema, sid)) throw new SessionLockedError(where, r.rows[0]!.writer_pid ?? 0, r.rows[0]!.writer_host ?? "");
-      for (const t of ["scalar_values", "list_values", "spill_chunks", "spills", "sessions"]) await client.query(`DELETE FROM ${schema}.${t} WHERE session_id = ${S}`);
+      for (const t of ["scalar_values", "list_values", "spill_chunks", "spills", "sessions"])
+        await client.query(`DELETE FROM ${schema}.${t} WHERE session_id = ${S}`);
       await client.query("COMMIT");
     } catch (e) {
       await client.query("ROLLBACK").catch(() => {});
@@ -92,8 +98,12 @@ export async function forkPostgresSession(url: string | undefined, from: string,
         `INSERT INTO ${schema}.sessions (session_id, next_seq, forked_from, forked_at_seq) VALUES (${dst}, ${next}, ${src}, ${next - 1}) ON CONFLICT (session_id) DO NOTHING`,
       );
       if (ins.rowCount === 0) throw new SessionExistsError(`${target} session ${JSON.stringify(to)}`);
-      await client.query(`INSERT INTO ${schema}.scalar_values SELECT ${dst}, scope_id, namespace, key, seq, value FROM ${schema}.scalar_values WHERE session_id = ${src} AND scope_id = ''`);
-      await client.query(`INSERT INTO ${schema}.list_values SELECT ${dst}, scope_id, namespace, key, seq, value, tag FROM ${schema}.list_values WHERE session_id = ${src} AND scope_id = ''`);
+      await client.query(
+        `INSERT INTO ${schema}.scalar_values SELECT ${dst}, scope_id, namespace, key, seq, value FROM ${schema}.scalar_values WHERE session_id = ${src} AND scope_id = ''`,
+      );
+      await client.query(
+        `INSERT INTO ${schema}.list_values SELECT ${dst}, scope_id, namespace, key, seq, value, tag FROM ${schema}.list_values WHERE session_id = ${src} AND scope_id = ''`,
+      );
       await client.query("COMMIT");
     } catch (e) {
       await client.query("ROLLBACK").catch(() => {});
@@ -109,7 +119,10 @@ export interface GcResult {
 }
 
 /** Removes sessions whose last commit is older than `olderThanMs` and that no writer holds. */
-export async function gcPostgresSessions(url: string | undefined, options: DatabaseOptions & { readonly olderThanMs: number; readonly dryRun?: boolean }): Promise<GcResult> {
+export async function gcPostgresSessions(
+  url: string | undefined,
+  options: DatabaseOptions & { readonly olderThanMs: number; readonly dryRun?: boolean },
+): Promise<GcResult> {
   const old = await listPostgresSessions(url, options);
   const removed: PostgresSessionInfo[] = [];
   let keptLive = 0;

@@ -41,7 +41,12 @@ export async function writeFallback(path: string, sessionId: string, state: Scop
     lines.push(encodeTransaction(r.seq, r.scope, [r.write]));
   }
   // Records of one scope come out grouped by kind; a log needs them in seq order.
-  const sorted = (lines: string[]): string => lines.map((l) => [Number(/^\{"seq":(\d+)/.exec(l)![1]), l] as const).sort((a, b) => a[0] - b[0]).map((x) => x[1]).join("");
+  const sorted = (lines: string[]): string =>
+    lines
+      .map((l) => [Number(/^\{"seq":(\d+)/.exec(l)![1]), l] as const)
+      .sort((a, b) => a[0] - b[0])
+      .map((x) => x[1])
+      .join("");
   for (const [scope, lines] of byScope) {
     if (scope === "") continue;
     mkdirSync(sidecarDir(path), { recursive: true });

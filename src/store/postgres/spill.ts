@@ -16,7 +16,8 @@ export const DEFAULT_MAX_SPILL_BYTES = 4 * 1024 ** 3;
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,254}$/;
 
 function checkName(name: string): string {
-  if (typeof name !== "string" || !NAME.test(name)) throw new SpillStoreError(`spill name ${JSON.stringify(name)}: use 1–255 letters, digits, "_", "-", "." (not first)`);
+  if (typeof name !== "string" || !NAME.test(name))
+    throw new SpillStoreError(`spill name ${JSON.stringify(name)}: use 1–255 letters, digits, "_", "-", "." (not first)`);
   return name;
 }
 
@@ -62,7 +63,9 @@ export function createSpillUpload(store: PostgresStore, name: string, options: S
         .withClient(async (client) => {
           await client.query("BEGIN");
           await client.query(`DELETE FROM ${s}.spill_chunks WHERE session_id = ${S} AND name = ${N}`);
-          await client.query(`INSERT INTO ${s}.spills (session_id, name) VALUES (${S}, ${N}) ON CONFLICT (session_id, name) DO UPDATE SET bytes = 0, chunks = 0, complete = false, created_at = now()`);
+          await client.query(
+            `INSERT INTO ${s}.spills (session_id, name) VALUES (${S}, ${N}) ON CONFLICT (session_id, name) DO UPDATE SET bytes = 0, chunks = 0, complete = false, created_at = now()`,
+          );
           await client.query("COMMIT");
         })
         .then(() => cb(), cb);
@@ -70,7 +73,11 @@ export function createSpillUpload(store: PostgresStore, name: string, options: S
     write(data: Buffer, _enc, cb) {
       total += data.length;
       if (total > maxBytes) {
-        cb(new SpillStoreError(`${describeTarget(store.target)}: spill ${JSON.stringify(name)} is larger than ${maxBytes} bytes, the limit for spills stored in the database; the local spill file keeps every byte.`));
+        cb(
+          new SpillStoreError(
+            `${describeTarget(store.target)}: spill ${JSON.stringify(name)} is larger than ${maxBytes} bytes, the limit for spills stored in the database; the local spill file keeps every byte.`,
+          ),
+        );
         return;
       }
       pending.push(data);
@@ -79,7 +86,11 @@ export function createSpillUpload(store: PostgresStore, name: string, options: S
     },
     final(cb) {
       writeChunks(true)
-        .then(() => store.withClient((client) => client.query(`UPDATE ${s}.spills SET complete = true, bytes = $1, chunks = $2 WHERE session_id = ${S} AND name = ${N}`, [total, chunk])))
+        .then(() =>
+          store.withClient((client) =>
+            client.query(`UPDATE ${s}.spills SET complete = true, bytes = $1, chunks = $2 WHERE session_id = ${S} AND name = ${N}`, [total, chunk]),
+          ),
+        )
         .then(() => cb(), cb);
     },
   });
@@ -110,13 +121,20 @@ export function openPostgresSpill(url: string | undefined, sessionId: string, na
   async function* chunks(): AsyncGenerator<Buffer> {
     const conn = await connect(url, options);
     try {
-      const head = await conn.client.query<{ chunks: number }>(`SELECT chunks FROM ${schema}.spills WHERE session_id = $1 AND name = $2`, [sid, name]).catch((e) => {
-        throw toDatabaseError(e, conn.target, conn.password);
-      });
-      if (head.rows.length === 0) throw new SpillStoreError(`${describeTarget(conn.target)}: session ${JSON.stringify(sid)} has no spill ${JSON.stringify(name)}`);
+      const head = await conn.client
+        .query<{ chunks: number }>(`SELECT chunks FROM ${schema}.spills WHERE session_id = $1 AND name = $2`, [sid, name])
+        .catch((e) => {
+          throw toDatabaseError(e, conn.target, conn.password);
+        });
+      if (head.rows.length === 0)
+        throw new SpillStoreError(`${describeTarget(conn.target)}: session ${JSON.stringify(sid)} has no spill ${JSON.stringify(name)}`);
       // Read up to the chunk count now, or further while a writer is still appending.
       for (let i = 0; ; i++) {
-        const r = await conn.client.query<{ data: Buffer }>(`SELECT data FROM ${schema}.spill_chunks WHERE session_id = $1 AND name = $2 AND chunk = $3`, [sid, name, i]);
+        const r = await conn.client.query<{ data: Buffer }>(`SELECT data FROM ${schema}.spill_chunks WHERE session_id = $1 AND name = $2 AND chunk = $3`, [
+          sid,
+          name,
+          i,
+        ]);
         if (r.rows.length === 0) break;
         yield r.rows[0]!.data;
       }

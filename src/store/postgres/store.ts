@@ -278,11 +278,16 @@ class PgStore implements PostgresStore {
     while (Date.now() < deadline && this.#closing === undefined) {
       let conn: Connection | undefined;
       try {
-        conn = await connect(this.#url, { ...this.#options, connectTimeoutMs: Math.max(500, Math.min(deadline - Date.now(), this.#options.connectTimeoutMs ?? 10_000)) });
+        conn = await connect(this.#url, {
+          ...this.#options,
+          connectTimeoutMs: Math.max(500, Math.min(deadline - Date.now(), this.#options.connectTimeoutMs ?? 10_000)),
+        });
         // The server may have come back without our latest commits, or without the session row
         // or schema at all (it crashed before flushing them): recreate, then reconcile below.
         await ensureSchema(conn.client, this.schema);
-        await conn.client.query(`INSERT INTO ${this.schema}.sessions (session_id, next_seq) VALUES (${literal(this.sessionId)}, 1) ON CONFLICT (session_id) DO NOTHING`);
+        await conn.client.query(
+          `INSERT INTO ${this.schema}.sessions (session_id, next_seq) VALUES (${literal(this.sessionId)}, 1) ON CONFLICT (session_id) DO NOTHING`,
+        );
         await setup(conn.client, this.#options.durability);
         await takeLease(conn.client, this.schema, this.sessionId, `${describeTarget(this.target)} session ${JSON.stringify(this.sessionId)}`).catch((e) => {
           throw e instanceof SessionLockedError ? new LeaseLostError(this.target, this.sessionId) : e;
@@ -316,7 +321,10 @@ class PgStore implements PostgresStore {
     }
     const seconds = Math.round((this.#options.reconnectTimeoutMs ?? 30_000) / 1000);
     const cause = lastError === undefined ? "" : ` (${String((this.#wrap(lastError) as Error).message ?? lastError)})`;
-    const why = lastError !== undefined && classify(lastError) !== "unreachable" ? "the session could not be restored after the connection dropped" : `the database stayed unreachable for ${seconds} s`;
+    const why =
+      lastError !== undefined && classify(lastError) !== "unreachable"
+        ? "the session could not be restored after the connection dropped"
+        : `the database stayed unreachable for ${seconds} s`;
     const path = this.#options.fallbackPath;
     if (path !== undefined && this.#closing === undefined) {
       const error = new DatabaseError("lost", this.target, `${why}${cause}; the session continues in the local log ${path}.`);

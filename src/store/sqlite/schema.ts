@@ -47,11 +47,9 @@ export const SQL = {
   retireValues: "DELETE FROM scalar_values WHERE session_id = ? AND scope_id = ?",
   retireLists: "DELETE FROM list_values WHERE session_id = ? AND scope_id = ?",
   pageAsc:
-    "SELECT seq, value, tag FROM list_values WHERE session_id = ? AND scope_id = ? AND namespace = ? AND key = ? AND seq > ? " +
-    "ORDER BY seq ASC LIMIT ?",
+    "SELECT seq, value, tag FROM list_values WHERE session_id = ? AND scope_id = ? AND namespace = ? AND key = ? AND seq > ? " + "ORDER BY seq ASC LIMIT ?",
   pageDesc:
-    "SELECT seq, value, tag FROM list_values WHERE session_id = ? AND scope_id = ? AND namespace = ? AND key = ? AND seq < ? " +
-    "ORDER BY seq DESC LIMIT ?",
+    "SELECT seq, value, tag FROM list_values WHERE session_id = ? AND scope_id = ? AND namespace = ? AND key = ? AND seq < ? " + "ORDER BY seq DESC LIMIT ?",
   countValues: "SELECT count(*) AS n FROM scalar_values WHERE session_id = ? AND scope_id = ''",
   countLists:
     "SELECT count(*) AS lists, coalesce(sum(n), 0) AS elements FROM " +

@@ -184,7 +184,14 @@ class SqliteStore implements Store {
     let more = false;
     // Fetch one row past the page to know whether a cursor is due; the tag cut happens here, in
     // TypeScript, so the query keeps its primary-key plan.
-    for (const row of stmt.iterate(this.#sid, scopeKey(address.scope), address.namespace, address.key, bound, o.limit + 1) as Iterable<unknown> as Iterable<Row>) {
+    for (const row of stmt.iterate(
+      this.#sid,
+      scopeKey(address.scope),
+      address.namespace,
+      address.key,
+      bound,
+      o.limit + 1,
+    ) as Iterable<unknown> as Iterable<Row>) {
       if (stopped || elements.length === o.limit) {
         more = true;
         break;
