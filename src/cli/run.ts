@@ -6,14 +6,22 @@ import { fstatSync } from "node:fs";
 import { join, relative } from "node:path";
 import { createWorkspace } from "../context/index.js";
 import { applyImmutable } from "../delta/index.js";
-import { bashDetails, createBashTool, createHarness, createStateHost, OPEN_OPERATIONS, readTranscript, type MutableState } from "../harness/index.js";
+import {
+  bashDetails,
+  callRecord,
+  createBashTool,
+  createHarness,
+  createStateHost,
+  OPEN_OPERATIONS,
+  readTranscript,
+  type MutableState,
+} from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { DEFAULT_ROOT, ensureDir, newSessionId, openSessionRepo, SessionNotFoundError, sessionsDir, setValue, type Store } from "../store/index.js";
 import { defineCommand, intOption, type OptionValues } from "./command.js";
 import { EXIT } from "./exit.js";
 import { createLiveDisplay } from "./run-live.js";
 import {
-  callRunInfo,
   directorySize,
   newSessionView,
   reduceSessionView,
@@ -176,7 +184,7 @@ async function run(a: RunArgs): Promise<number> {
     const sessionInfo: RunInfo = previous
       ? { command: previous.command, cwd: previous.cwd, pid: process.pid, startedAt: previous.startedAt, endedAt: null, status: "running", exitCode: null }
       : info;
-    await store.commit([setValue(RUN_INFO, sessionInfo), setValue(callRunInfo(`call-${seq}`), info)]);
+    await store.commit([setValue(RUN_INFO, sessionInfo), setValue(callRecord(`call-${seq}`), info)]);
     if (previous) {
       sessionState?.mutate((v) => {
         v.command = sessionInfo.command;
@@ -248,7 +256,7 @@ async function run(a: RunArgs): Promise<number> {
     const { status, exit } = outcome(state, signal);
     const end: RunInfo = { ...sessionInfo, endedAt: new Date().toISOString(), status, exitCode };
     const callEnd: RunInfo = { ...info, endedAt: end.endedAt, status, exitCode, ...(state ? { truncation: state.truncation, details: state.details } : {}) };
-    await store.commit([setValue(RUN_INFO, end), setValue(callRunInfo(`call-${seq}`), callEnd)]);
+    await store.commit([setValue(RUN_INFO, end), setValue(callRecord(`call-${seq}`), callEnd)]);
     const transcript = viewer ? harness.transcript() : [];
     // A database session: the spill goes to the database too; a run whose database went away says so.
     const lost = await finishPostgresRun(store, spillTail, a.root, id);

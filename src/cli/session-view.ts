@@ -5,6 +5,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolResultMessage } from "../context/index.js";
 import {
+  callRecord,
   OPEN_OPERATIONS,
   readDurableOutput,
   readTranscript,
@@ -16,18 +17,16 @@ import {
   type SessionStatus,
 } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
-import { value, type SessionSnapshot } from "../store/index.js";
+import type { SessionSnapshot } from "../store/index.js";
 
 /**
- * Written by `spool run` (and `spool mcp`, `createSpool`) when it starts and when it ends. `spool run`
- * writes it once for the session (RUN_INFO: the first command and first start, the latest status and
- * end) and once per call (callRunInfo: that run's own command, times, exit, truncation and details),
- * so a `--session` run never overwrites another's.
+ * Written by `spool run` (and `spool mcp`, `createSpool`) when it starts and when it ends: once for the
+ * session (RUN_INFO: the first command and first start, the latest status and end) and once per call
+ * (the harness's callRecord: that call's own command, times, exit, truncation and details).
  */
 export type RunInfo = SessionRecord;
 export type { SessionStatus };
 export const RUN_INFO = SESSION_RECORD;
-export const callRunInfo = (toolCallId: string) => value<RunInfo>("spool", `run:${toolCallId}`);
 
 /** What one call's run recorded, shown next to the call. */
 export interface CallRun {
@@ -35,6 +34,7 @@ export interface CallRun {
   startedAt: string;
   endedAt: string | null;
   exitCode: number | null;
+  status: SessionStatus;
 }
 
 /** A call as the session view holds it: the harness's call fold, with its output typed. */
@@ -96,10 +96,10 @@ export function viewFromSnapshot(id: string, snap: Pick<SessionSnapshot, "get" |
   view.transcript = readTranscript(snap);
   const later = (a: string | null | undefined, b: string | null | undefined): string | null => (!b ? a : !a || Date.parse(b) > Date.parse(a) ? b : a) ?? null;
   const runOf = (callId: string): { run: RunInfo | undefined; call: CallRun | undefined } => {
-    const run = snap.get(callRunInfo(callId));
+    const run = snap.get(callRecord(callId));
     if (run === undefined) return { run: undefined, call: undefined };
     view.lastActivityAt = later(later(view.lastActivityAt, run.startedAt), run.endedAt);
-    return { run, call: { command: run.command, startedAt: run.startedAt, endedAt: run.endedAt, exitCode: run.exitCode } };
+    return { run, call: { command: run.command, startedAt: run.startedAt, endedAt: run.endedAt, exitCode: run.exitCode, status: run.status } };
   };
   // Sessions recorded before per-call records kept one call's details in the session record.
   const legacy = view.transcript.length === 1 ? info : undefined;

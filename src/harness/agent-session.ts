@@ -3,7 +3,8 @@
 // tool call runs as its own operation, so concurrent calls settle independently; a caller follows a
 // call's output as it grows through `onUpdate` (the folded state after each paced batch). close()
 // aborts what still runs (ending each command's process group), kills the background processes,
-// waits for all of them to settle with their output so far, and records how the session ended.
+// waits for all of them to settle with their output so far, and records how the session ended. A
+// session it created also keeps a record per call (what ran, its times, how it ended).
 import { join } from "node:path";
 import { SpoolError } from "../errors/index.js";
 import { createWorkspace, type ToolResultMessage, type Workspace } from "../context/index.js";
@@ -11,9 +12,10 @@ import { applyImmutable } from "../delta/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { DEFAULT_ROOT, newSessionId, openSessionRepo, sessionsDir, setValue, type PostgresRepoOptions, type RepoBackend, type Store } from "../store/index.js";
 import { createHarness, OPEN_OPERATIONS, readTranscript, type Harness } from "./harness.js";
-import { SESSION_RECORD, type SessionRecord } from "./session-record.js";
+import { callRecord, SESSION_RECORD, type SessionRecord, type SessionStatus } from "./session-record.js";
 import type { ToolDefinition } from "./tool.js";
 import { createAgentTools, type AgentToolsOptions } from "./tools/agent-tools.js";
+import { bashDetails } from "./tools/bash.js";
 
 export interface AgentSessionOptions {
   /** The spool directory; the session goes to `<root>/sessions/<id>/` (default `.spool`). */
@@ -106,8 +108,9 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
 
   const call = async (toolName: string, args: unknown, callOptions: AgentCallOptions = {}): Promise<AgentCallOutcome> => {
     if (closing) throw new AgentSessionClosedError(id);
-    seq++;
-    const toolCallId = `call-${seq}`;
+    // Numbered before any await: concurrent calls each keep their own number.
+    const n = ++seq;
+    const toolCallId = `call-${n}`;
     const abort = new AbortController();
     const onAbort = (): void => abort.abort();
     callOptions.signal?.addEventListener("abort", onAbort, { once: true });
@@ -120,16 +123,27 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
     // Arguments are recorded in the session log, which holds JSON only: what a client sends as JSON is
     // unchanged; undefined fields, NaN and the like become what JSON makes of them.
     const jsonArgs: unknown = args === undefined ? {} : JSON.parse(JSON.stringify(args) ?? "null");
-    const done = harness.runTools(`op-${seq}`, [{ toolCallId, toolName, args: jsonArgs }], { signal: abort.signal });
-    running.set(toolCallId, { abort, done: done.catch(() => undefined) });
+    const started: SessionRecord = { ...record, command: describeCall(toolName, jsonArgs), startedAt: new Date().toISOString() };
+    // Registered before any await, so close() aborts this call and waits until its record is written.
+    let settle!: () => void;
+    running.set(toolCallId, { abort, done: new Promise<void>((r) => (settle = r)) });
     try {
-      const [result] = await done;
+      if (owned) await store.commit([setValue(callRecord(toolCallId), started)]);
+      const [result] = await harness.runTools(`op-${n}`, [{ toolCallId, toolName, args: jsonArgs }], { signal: abort.signal });
       const first = result!.content[0];
+      if (owned) {
+        const d = bashDetails(state?.details);
+        const status: SessionStatus = d.timedOut ? "timed out" : d.aborted ? "interrupted" : result!.isError ? "failed" : "succeeded";
+        const ended: SessionRecord = { ...started, endedAt: new Date().toISOString(), status, exitCode: d.exitCode ?? null };
+        if (state) Object.assign(ended, { truncation: state.truncation, details: state.details });
+        await store.commit([setValue(callRecord(toolCallId), ended)]);
+      }
       return { result: result!, text: first && first.type === "text" ? first.text : "", isError: result!.isError, state };
     } finally {
       followers.delete(toolCallId);
       running.delete(toolCallId);
       callOptions.signal?.removeEventListener("abort", onAbort);
+      settle();
     }
   };
 
@@ -158,6 +172,14 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
     call,
     close,
   };
+}
+
+/** What a call's record names as its command: bash's command line, else the tool and its arguments (cut at 200 chars). */
+function describeCall(toolName: string, args: unknown): string {
+  const command = (args as { command?: unknown } | null)?.command;
+  if (toolName === "bash" && typeof command === "string") return command;
+  const text = `${toolName} ${JSON.stringify(args)}`;
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
 }
 
 export class AgentSessionClosedError extends SpoolError {

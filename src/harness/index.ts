@@ -22,4 +22,4 @@ export {
   type AgentCallOutcome,
   type AgentCallOptions,
 } from "./agent-session.js";
-export { SESSION_RECORD, type SessionRecord, type SessionStatus } from "./session-record.js";
+export { callRecord, SESSION_RECORD, type SessionRecord, type SessionStatus } from "./session-record.js";

@@ -20,3 +20,10 @@ export interface SessionRecord {
 }
 
 export const SESSION_RECORD = value<SessionRecord>("spool", "run");
+
+/**
+ * One call's own record beside the session's: what it ran, when it started and ended, how it ended. A
+ * session of many calls (`spool mcp`, `createSpool`, `spool run --session`) keeps one per call, so a
+ * call never overwrites another's and `spool inspect` and the viewer can time each one.
+ */
+export const callRecord = (toolCallId: string) => value<SessionRecord>("spool", `run:${toolCallId}`);

@@ -18,13 +18,15 @@ describe("progress pacer", () => {
       await new Promise((r) => setImmediate(r));
     }
     await new Promise((r) => setTimeout(r, 150)); // on purpose: past the last 100 ms interval
-    // Timers may fire late on a busy machine (fewer sends), never early (more).
+    // Timers may fire late on a busy machine (fewer sends), never early (more). The count is the rate
+    // check; a single gap is read in the callback, so a process descheduled between the pacer's clock
+    // and the callback's (seen: 17 ms at load 6 on 2 cores) shortens that gap: only a floor is checked.
     const elapsed = performance.now() - t0;
     expect(sent.length).toBeGreaterThanOrEqual(5);
     expect(sent.length).toBeLessThanOrEqual(Math.ceil(elapsed / 100) + 1);
     for (let i = 1; i < sent.length; i++) {
       expect(sent[i]!.progress).toBeGreaterThan(sent[i - 1]!.progress);
-      expect(sent[i]!.at - sent[i - 1]!.at).toBeGreaterThanOrEqual(95);
+      expect(sent[i]!.at - sent[i - 1]!.at).toBeGreaterThanOrEqual(50);
     }
     expect(sent.at(-1)).toMatchObject({ progress: bytes, message: `line ${bytes}` });
     pacer.stop();

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DiskArchive } from "../../dist/context/index.js";
-import { readTranscript, SESSION_RECORD } from "../../dist/harness/index.js";
+import { callRecord, readTranscript, SESSION_RECORD } from "../../dist/harness/index.js";
 import { readJsonlSnapshot } from "../../dist/store/index.js";
 import { runSpool } from "../support/cli.js";
 import { alive, connect, textOf, until, type Connected } from "./helpers.js";
@@ -115,8 +115,9 @@ describe("spool mcp", () => {
     expect((await c.client.callTool({ name: "bash", arguments: { command: "echo ok" } })).isError).toBeFalsy();
   });
 
-  it("a failing command is isError with its output, exit code in structuredContent", async () => {
-    const { client } = await start();
+  it("a failing command is isError with its output, exit code in structuredContent, and a record of its own", async () => {
+    const c = await start();
+    const { client } = c;
     const result = await client.callTool({ name: "bash", arguments: { command: "echo compiling; echo 'error: boom' >&2; exit 3" } });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("error: boom");
@@ -125,6 +126,13 @@ describe("spool mcp", () => {
     const timedOut = await client.callTool({ name: "bash", arguments: { command: "sleep 5", timeout: 0.3 } });
     expect(timedOut.isError).toBe(true);
     expect(timedOut.structuredContent).toMatchObject({ timedOut: true });
+    // Each call keeps its own record: what ran, its times, how it ended.
+    const snap = readJsonlSnapshot(join(c.sessionDir(), "session.jsonl"));
+    const failed = snap.get(callRecord("call-1"));
+    expect(failed).toMatchObject({ command: "echo compiling; echo 'error: boom' >&2; exit 3", status: "failed", exitCode: 3 });
+    expect(Date.parse(failed!.endedAt!)).toBeGreaterThanOrEqual(Date.parse(failed!.startedAt));
+    expect(snap.get(callRecord("call-2"))).toMatchObject({ command: "sleep 5", status: "timed out" });
+    expect(snap.get(SESSION_RECORD)).toMatchObject({ command: "mcp", status: "running" });
   });
 
   it("bad arguments are tool errors with a clear message, and the server keeps serving", async () => {

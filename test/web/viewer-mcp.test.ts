@@ -1,6 +1,7 @@
 // The viewer on a `spool mcp --serve` session, driven by the MCP SDK's client and watched in Debian's
-// chromium: every call the client made shows as a tab and in the transcript, errors marked. Saves
-// test-artifacts/viewer-mcp.png. Needs `npm run build` first (dist/ and web/dist/).
+// chromium: every call the client made shows as a tab and in the transcript, errors marked, and the status
+// bar says how the picked call ended. Saves test-artifacts/viewer-mcp.png. Needs `npm run build` first
+// (dist/ and web/dist/).
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -39,8 +40,13 @@ describe("viewer on spool mcp --serve", () => {
     // The last call is shown; picking the build shows its tail and the footer naming the spill file.
     await p.click('button[data-call="call-1"]');
     await expect.poll(() => p.textContent("#output")).toContain(`Full output: ${spill}`);
+    // The session is still running (the server lives on); the bar says how the picked call ended.
+    await expect.poll(() => p.textContent("#status-state")).toBe("succeeded · exit 0");
     await mkdir("test-artifacts", { recursive: true });
     await p.screenshot({ path: join("test-artifacts", "viewer-mcp.png") });
+    await p.click('button[data-call="call-3"]');
+    await expect.poll(() => p.textContent("#status-state")).toBe("failed · exit 1");
+    await p.click('button[data-call="call-1"]');
     expect(page.errors).toEqual([]);
   });
 });

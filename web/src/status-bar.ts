@@ -1,6 +1,6 @@
 // The status line of the selected session and call: state / exit code, elapsed, bytes, lines, whether
 // the window is truncated, and a link to the spill file that holds the full output.
-import type { BashDetails, SessionCall, SessionState } from "./contract.js";
+import type { BashDetails, SessionCall, SessionState, SessionStatus } from "./contract.js";
 import { byId } from "./dom.js";
 import { elapsedMs, formatBytes, formatElapsed } from "./format.js";
 
@@ -11,7 +11,38 @@ export interface StatusBar {
   clear(): void;
 }
 
-function stateLabel(s: SessionState): string {
+/** What the bar describes: the session, or the shown call when the session holds several. */
+interface Shown {
+  readonly status: SessionStatus;
+  readonly exitCode: number | null;
+  readonly startedAt: string;
+  readonly endedAt: string | null;
+}
+
+/**
+ * A session of one call (`spool run`) ends as its call does, so the session's record speaks for it. In a
+ * session of many calls (`spool mcp`, `run --session`) the session stays running between calls, so the
+ * shown call speaks for itself: its own state, exit code and times (unknown times show as "–").
+ */
+function shownState(s: SessionState, call: SessionCall | undefined): Shown {
+  if (call === undefined || s.calls.length < 2) return s;
+  const d = (call.output?.details ?? {}) as BashDetails;
+  // A live call is known from its events; a stored one also has its own record (times, status).
+  const derived: SessionStatus = !call.ended
+    ? "running"
+    : d.timedOut === true
+      ? "timed out"
+      : d.aborted === true
+        ? "interrupted"
+        : call.isError
+          ? "failed"
+          : "succeeded";
+  const status = call.ended && call.run ? call.run.status : derived;
+  const exitCode = call.run?.exitCode ?? (typeof d.exitCode === "number" ? d.exitCode : null);
+  return { status, exitCode, startedAt: call.run?.startedAt ?? "", endedAt: call.run?.endedAt ?? (call.ended ? "" : null) };
+}
+
+function stateLabel(s: Shown): string {
   if (s.status === "running") return "running";
   const exit = s.exitCode === null ? "" : ` · exit ${s.exitCode}`;
   return `${s.status}${exit}`;
@@ -29,7 +60,7 @@ export function createStatusBar(token: string): StatusBar {
   const lines = byId("status-lines");
   const truncated = byId("status-truncated");
   const spill = byId<HTMLAnchorElement>("status-spill");
-  let current: SessionState | undefined;
+  let current: Shown | undefined;
 
   const renderElapsed = (): void => {
     const ms = current ? elapsedMs(current.startedAt, current.endedAt, Date.now()) : undefined;
@@ -38,9 +69,9 @@ export function createStatusBar(token: string): StatusBar {
 
   return {
     show(session, call) {
-      current = session;
-      state.textContent = stateLabel(session);
-      state.dataset.status = session.status;
+      current = shownState(session, call);
+      state.textContent = stateLabel(current);
+      state.dataset.status = current.status;
       renderElapsed();
       // A session replayed from an old log may lack the counters; show what is known.
       const raw = call?.output?.truncation;
