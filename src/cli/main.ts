@@ -62,13 +62,17 @@ async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const { errorLine, exitCodeFor } = await import("./exit.js");
+  // A command reports its own failures (command.ts); what reaches here is a command that did not load.
+  let command: Awaited<ReturnType<typeof entry.load>>;
   try {
-    process.exitCode = await (await entry.load()).run(rest);
+    command = await entry.load();
   } catch (err) {
+    const { errorLine, exitCodeFor } = await import("./exit.js");
     process.stderr.write(errorLine(entry.name, err));
     process.exitCode = exitCodeFor(err);
+    return;
   }
+  process.exitCode = await command.run(rest);
 }
 
 await main(process.argv.slice(2));
