@@ -1,12 +1,14 @@
-// Bundles the CLI into dist/bin/: main.js (the command table, no layer code) and one bundle per
-// command (run.js, sessions.js, …), each built on its own so it holds exactly what that command uses.
-// One build with code splitting put every file a command could reach through a layer's index.ts into
-// its chunks, used or not (esbuild splits by reachability, not by what tree-shaking keeps): `spool
-// run` loaded 505 KB in 17 files, re2js and the conversation adapters included, for the MCP server's
-// sake. A command's own dynamic imports (the viewer, pg, log-update) stay separate chunks.
-// Chunks two commands share byte for byte are written once (their names carry a content hash).
+// Bundles the CLI into dist/bin/: main.js (the command table, no layer code) and one CommonJS file per
+// command, <name>-<content hash>.cjs, that main.js loads through src/cli/bundle-loader.ts (vm.Script
+// with a code cache taken after the command ran; the numbers are there).
+// Each command is bundled on its own, so it holds exactly what it uses: one build with code splitting
+// put every file a command could reach through a layer's index.ts into its chunks, used or not
+// (esbuild splits by reachability, not by what tree-shaking keeps), and `spool run` loaded 505 KB in
+// 17 files, re2js and the conversation adapters included, for the MCP server's sake. One file per
+// command also spares the ES module loader's resolve and link of every chunk.
 // dist/bin sits two levels below the package root, like dist/cli, so `../../package.json` and
 // `../../web/dist` resolve the same from either.
+import { createHash } from "node:crypto";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,16 +19,8 @@ const cli = join(root, "src/cli");
 const outdir = join(root, "dist/bin");
 const table = join(cli, "commands.ts");
 
-// The commands main.js loads: `import("./run.js")` in commands.ts is dist/bin/run.js.
-const commandFiles = [...(await readFile(table, "utf8")).matchAll(/import\("\.\/([a-z-]+)\.js"\)/g)].map((m) => m[1]);
-
-/** main.js keeps `import("./run.js")` as written: each command is its own bundle beside it. */
-const commandsExternal = {
-  name: "commands-external",
-  setup(b) {
-    b.onResolve({ filter: /^\.\/[a-z-]+\.js$/ }, (args) => (args.importer === table ? { path: args.path, external: true } : undefined));
-  },
-};
+// The commands main.js loads: `(await import("./run.js")).runCommand` in commands.ts.
+const commands = [...(await readFile(table, "utf8")).matchAll(/import\("\.\/([a-z-]+)\.js"\)\)\.(\w+)/g)].map((m) => ({ module: m[1], name: m[2] }));
 
 /**
  * spool's own modules have no import-time side effects (main.ts aside), so a file none of whose
@@ -44,34 +38,94 @@ const sideEffectFree = {
   },
 };
 
+/**
+ * `import { readFileSync } from "node:fs"` makes Node build the module's ESM facade, which reads every
+ * export once: fs's ReadStream getter loads the whole streams stack (main.js is an ES module; the
+ * command bundles are CommonJS and read an export when they use it). Here a builtin is a small module
+ * loaded with process.getBuiltinModule whose named exports are read only if imported (each is a pure
+ * call, dropped when unused).
+ */
+const builtinExports = {
+  name: "builtin-exports",
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) =>
+      args.kind === "import-statement" || args.kind === "dynamic-import" ? { path: args.path, namespace: "builtin", sideEffects: false } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => {
+      const id = JSON.stringify(args.path);
+      const names = Object.keys(process.getBuiltinModule(args.path)).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && !n.endsWith("$") && n !== "default");
+      return {
+        loader: "js",
+        contents: [
+          // Node < 22.3 has no getBuiltinModule: the banner's require loads the same module object.
+          `const builtin$ = process.getBuiltinModule?.(${id}) ?? require(${id});`,
+          "const export$ = (name) => builtin$[name];",
+          "export default builtin$;",
+          ...names.map((n) => `export const ${n} = /* @__PURE__ */ export$(${JSON.stringify(n)});`),
+        ].join("\n"),
+      };
+    });
+  },
+};
+
 const common = {
-  outdir,
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node22",
   packages: "bundle",
   minifySyntax: true,
   minifyWhitespace: true,
-  entryNames: "[name]",
-  chunkNames: "[name]-[hash]",
   write: false,
-  // Bundled CommonJS dependencies call require(); ESM has none of its own.
-  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __spoolRequire } from 'node:module'; const require = __spoolRequire(import.meta.url);" },
   logLevel: "warning",
 };
 
-const results = await Promise.all([
-  build({ ...common, entryPoints: [join(cli, "main.ts")], plugins: [commandsExternal, sideEffectFree] }),
-  ...commandFiles.map((name) => build({ ...common, entryPoints: [join(cli, `${name}.ts`)], plugins: [sideEffectFree] })),
-]);
-const files = new Map();
-for (const file of results.flatMap((r) => r.outputFiles)) {
-  const other = files.get(file.path);
-  if (other !== undefined && other.text !== file.text) throw new Error(`build-cli: two bundles wrote different ${file.path}`);
-  files.set(file.path, file);
-}
+// The commands, each one CommonJS file. ES module semantics kept: strict mode, and import.meta.url
+// (node-pty and @xterm/headless are required relative to it) is the bundle's own file URL.
+const bundles = await Promise.all(
+  commands.map(async ({ module, name }) => {
+    const r = await build({
+      ...common,
+      entryPoints: [join(cli, `${module}.ts`)],
+      outfile: join(outdir, `${module}.cjs`),
+      format: "cjs",
+      define: { "import.meta.url": "__spoolImportMetaUrl" },
+      banner: { js: '"use strict";var __spoolImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' },
+      plugins: [sideEffectFree],
+    });
+    const [file] = r.outputFiles;
+    const hash = createHash("sha256").update(file.contents).digest("hex").slice(0, 10);
+    return { module, name, file: `${module}-${hash}.cjs`, contents: file.contents };
+  }),
+);
+
+/** In main.js, `import("./run.js")` in commands.ts becomes loadBundle("run-<hash>.cjs"). */
+const commandBundles = {
+  name: "command-bundles",
+  setup(b) {
+    b.onResolve({ filter: /^\.\/[a-z-]+\.js$/ }, (args) =>
+      args.importer === table ? { path: args.path.slice(2, -3), namespace: "command-bundle", sideEffects: false } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "command-bundle" }, (args) => {
+      const bundle = bundles.find((x) => x.module === args.path);
+      return {
+        loader: "js",
+        resolveDir: cli,
+        contents: `import { loadBundle } from "./bundle-loader.ts";\nexport const { ${bundle.name} } = loadBundle(${JSON.stringify(bundle.file)});`,
+      };
+    });
+  },
+};
+
+const main = await build({
+  ...common,
+  entryPoints: [join(cli, "main.ts")],
+  outfile: join(outdir, "main.js"),
+  format: "esm",
+  plugins: [commandBundles, sideEffectFree, builtinExports],
+  // Bundled CommonJS dependencies call require(); ESM has none of its own.
+  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __spoolRequire } from 'node:module'; const require = __spoolRequire(import.meta.url);" },
+});
+
 await rm(outdir, { recursive: true, force: true });
 await mkdir(outdir, { recursive: true });
-await Promise.all([...files.values()].map((f) => writeFile(f.path, f.contents)));
+await Promise.all([writeFile(join(outdir, "main.js"), main.outputFiles[0].contents), ...bundles.map((x) => writeFile(join(outdir, x.file), x.contents))]);

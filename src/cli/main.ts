@@ -2,7 +2,9 @@
 // chooses. Nothing here imports a layer: `spool --version` and an unknown command cost only this file.
 import { readFileSync } from "node:fs";
 import module from "node:module";
+import { saveCodeCaches } from "./bundle-loader.js";
 import { commands } from "./commands.js";
+import { EXIT } from "./exit-codes.js";
 
 // Node 22 warns when node:sqlite loads (`--store sqlite`): a note about Node, not about the command.
 const emitWarning = process.emitWarning;
@@ -45,6 +47,12 @@ function exitQuietlyOnClosedPipes(): void {
   }
 }
 
+/** `-h` or `--help` among the command's own arguments (before a `--`). */
+function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === "-h" || a === "--help");
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   exitQuietlyOnClosedPipes();
   const [first, ...rest] = argv;
@@ -73,6 +81,7 @@ async function main(argv: readonly string[]): Promise<void> {
     return;
   }
   process.exitCode = await command.run(rest);
+  if (process.exitCode !== EXIT.usage && !asksForHelp(rest)) saveCodeCaches();
 }
 
 await main(process.argv.slice(2));
