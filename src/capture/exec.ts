@@ -4,6 +4,7 @@
 // handle: the exact current view, input to the command, and a kill, for commands that keep running.
 import { statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
+import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { pipeChild, ptyChild, type Child } from "./child.js";
 import { monotonicMs } from "./clock.js";
 import { CallbackError, CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError } from "./errors.js";
@@ -39,7 +40,7 @@ function checkMs(name: string, v: number | undefined): void {
 
 function checkSize(name: string, v: number | undefined): void {
   if (v === undefined) return;
-  if (!Number.isInteger(v) || v < 2 || v > 1000) throw new InvalidOptionsError(`${name} must be a whole number from 2 to 1000, got ${v}`);
+  if (!isWholeNumberIn(v, 2, 1000)) throw new InvalidOptionsError(`${name} must be ${wholeNumberRange(2, 1000)}, got ${v}`);
 }
 
 function buildEnv(overrides: ExecOptions["env"], pty: boolean): NodeJS.ProcessEnv {

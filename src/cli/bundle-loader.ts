@@ -14,11 +14,12 @@
 // so a new build never meets an old cache. V8 checks little more than the source's length and crashes
 // on a damaged cache of the right size, so each file carries a CRC-32 of its bytes and one that does
 // not match is ignored and written again.
-import { readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import module, { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script, constants as vmConstants } from "node:vm";
+import { writeFileAtomic } from "../store/index.js";
 
 const MAGIC = 0x53504331; // "SPC1"
 const HEADER_BYTES = 8;
@@ -55,18 +56,10 @@ function writeCache(path: string, data: Buffer): void {
   const header = Buffer.alloc(HEADER_BYTES);
   header.writeUInt32LE(MAGIC, 0);
   header.writeUInt32LE(crc(data), 4);
-  // Renamed into place, so a reader sees a whole file or none. Not synced: a cache lost in a crash
-  // costs the next run its speed, nothing else.
-  const tmp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, Buffer.concat([header, data]), { mode: 0o600 });
-    renameSync(tmp, path);
+    writeFileAtomic(path, Buffer.concat([header, data]));
   } catch {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // Nothing was written.
-    }
+    // A cache that cannot be written costs the next run its speed, nothing else.
   }
 }
 

@@ -3,6 +3,7 @@
 // UsageError, and reporting a failed command. Exit codes and the `spool <cmd>:` prefix live in exit.ts,
 // in one place for all commands.
 import { parseArgs } from "node:util";
+import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { errorLine, exitCodeFor } from "./exit.js";
 import { UsageError } from "./usage-error.js";
 
@@ -128,6 +129,6 @@ function parseArgsMessage(message: string): string {
 export function intOption(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
   const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(n >= min && n <= max)) throw new UsageError(`--${flag} must be a whole number from ${min} to ${max.toLocaleString("en-US")}, got "${raw}"`);
+  if (!isWholeNumberIn(n, min, max)) throw new UsageError(`--${flag} must be ${wholeNumberRange(min, max)}, got ${JSON.stringify(raw)}`);
   return n;
 }

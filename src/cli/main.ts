@@ -1,5 +1,6 @@
 // The `spool` command: finds the command, loads it, and ends the process with the exit code exit.ts
-// chooses. Nothing here imports a layer: `spool --version` and an unknown command cost only this file.
+// chooses. Nothing here imports a layer but the store's atomic write (for the code cache): `spool
+// --version` and an unknown command cost only this file.
 import { readFileSync } from "node:fs";
 import module from "node:module";
 import { saveCodeCaches } from "./bundle-loader.js";
