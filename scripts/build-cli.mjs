@@ -79,6 +79,19 @@ const common = {
   logLevel: "warning",
 };
 
+/**
+ * In a command bundle `await import("node:fs/promises")` becomes a require() when it runs: vm.Script
+ * has no module loader of its own, so an import() left in a bundle would fail (the build checks that
+ * none is left).
+ */
+const builtinImportsAsRequire = {
+  name: "builtin-imports-as-require",
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) => (args.kind === "dynamic-import" ? { path: args.path, namespace: "builtin-require" } : undefined));
+    b.onLoad({ filter: /.*/, namespace: "builtin-require" }, (args) => ({ loader: "js", contents: `module.exports = require(${JSON.stringify(args.path)});` }));
+  },
+};
+
 // The commands, each one CommonJS file. ES module semantics kept: strict mode, and import.meta.url
 // (node-pty and @xterm/headless are required relative to it) is the bundle's own file URL.
 const bundles = await Promise.all(
@@ -90,9 +103,12 @@ const bundles = await Promise.all(
       format: "cjs",
       define: { "import.meta.url": "__spoolImportMetaUrl" },
       banner: { js: '"use strict";var __spoolImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' },
-      plugins: [sideEffectFree],
+      plugins: [sideEffectFree, builtinImportsAsRequire],
+      metafile: true,
     });
     const [file] = r.outputFiles;
+    const left = Object.values(r.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === "dynamic-import").map((i) => i.path));
+    if (left.length > 0) throw new Error(`build-cli: ${module} keeps import() of ${left.join(", ")}; bundle it or require() it`);
     const hash = createHash("sha256").update(file.contents).digest("hex").slice(0, 10);
     return { module, name, file: `${module}-${hash}.cjs`, contents: file.contents };
   }),

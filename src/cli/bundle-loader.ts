@@ -18,7 +18,7 @@ import { readFileSync } from "node:fs";
 import module, { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Script, constants as vmConstants } from "node:vm";
+import { Script } from "node:vm";
 import { writeFileAtomic } from "../store/index.js";
 
 const MAGIC = 0x53504331; // "SPC1"
@@ -69,10 +69,10 @@ export function loadBundle(bundle: string): Record<string, unknown> {
   const source = readFileSync(filename, "utf8");
   const cachePath = cachePathFor(bundle);
   const cachedData = cachePath === undefined ? undefined : readCache(cachePath);
+  // No importModuleDynamically: the build leaves no import() in a bundle.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename,
     ...(cachedData !== undefined ? { cachedData } : {}),
-    importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   if (cachePath !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
     unsaved.push(() => writeCache(cachePath, script.createCachedData()));

@@ -75,7 +75,7 @@ export function defineCommand<O extends Record<string, OptionSpec>>(spec: Comman
     name: spec.name,
     summary: spec.summary,
     async run(argv) {
-      // Reported here, inside the command's own bundle (dist/bin/<name>.js): exit.ts tells errors
+      // Reported here, inside the command's own bundle (dist/bin/<name>-<hash>.cjs): exit.ts tells errors
       // apart with instanceof, and only this bundle's copies of the error classes match what it throws.
       try {
         return await parseAndRun(spec, argv);

@@ -68,7 +68,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const entry = commands.find((c) => c.name === first);
   if (!entry) {
     process.stderr.write(`spool: unknown command "${first}". Run 'spool --help' to see the commands.\n`);
-    process.exitCode = 2;
+    process.exitCode = EXIT.usage;
     return;
   }
   // A command reports its own failures (command.ts); what reaches here is a command that did not load.
