@@ -13,6 +13,8 @@ const rounds = Number(process.env.STARTUP_ROUNDS ?? 30);
 const cwd = mkdtempSync(join(tmpdir(), "spool-startup-"));
 const rows = [
   { name: "node -e 0", args: ["-e", "0"] },
+  // The floor for `spool run`: Node plus one command in its own process group, waited for.
+  { name: "node + one child", args: ["-e", "require('node:child_process').spawn('/bin/bash', ['-c', 'true'], { detached: true, stdio: 'pipe' })"] },
   { name: "spool --version", args: [bin, "--version"] },
   { name: "spool run -q -- true", args: [bin, "run", "-q", "--", "true"] },
   { name: "spool sessions --json", args: [bin, "sessions", "--json"] },

@@ -4,7 +4,9 @@
 // handle: the exact current view, input to the command, and a kill, for commands that keep running.
 import { statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
+import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { pipeChild, ptyChild, type Child } from "./child.js";
+import { monotonicMs } from "./clock.js";
 import { CallbackError, CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError } from "./errors.js";
 import { resolveLimits } from "./limits.js";
 import { DEFAULT_COLS, DEFAULT_ROWS, OutputCapture } from "./output-capture.js";
@@ -38,7 +40,7 @@ function checkMs(name: string, v: number | undefined): void {
 
 function checkSize(name: string, v: number | undefined): void {
   if (v === undefined) return;
-  if (!Number.isInteger(v) || v < 2 || v > 1000) throw new InvalidOptionsError(`${name} must be a whole number from 2 to 1000, got ${v}`);
+  if (!isWholeNumberIn(v, 2, 1000)) throw new InvalidOptionsError(`${name} must be ${wholeNumberRange(2, 1000)}, got ${v}`);
 }
 
 function buildEnv(overrides: ExecOptions["env"], pty: boolean): NodeJS.ProcessEnv {
@@ -108,7 +110,7 @@ export function start(command: string, options: ExecOptions = {}): RunningComman
 class Execution {
   private child!: Child;
   private readonly activity = new Set<() => void>();
-  private readonly started = performance.now();
+  private readonly started = monotonicMs();
   private readonly publisher: AdaptivePublisher<CaptureView, CaptureUpdate> | undefined;
   private readonly rawPrefixLimit: number;
   private spillWriter: SpillWriter | undefined;
@@ -236,7 +238,7 @@ class Execution {
 
   private onData(chunk: Buffer): void {
     if (this.failure) return;
-    this.lastDataAt = performance.now();
+    this.lastDataAt = monotonicMs();
     if (this.spillWriter) {
       if (!this.spillWriter.write(chunk)) this.pauseForSpill();
     } else if (this.spill) {
@@ -309,7 +311,7 @@ class Execution {
   private armExitGrace(): void {
     const check = (): void => {
       if (!this.outputOpen || this.finishing) return;
-      const busy = (this.paused && !this.failure) || performance.now() - this.lastDataAt < EXIT_STDIO_GRACE_MS;
+      const busy = (this.paused && !this.failure) || monotonicMs() - this.lastDataAt < EXIT_STDIO_GRACE_MS;
       if (busy) {
         this.timers.push(setTimeout(check, EXIT_STDIO_GRACE_MS));
         return;
@@ -342,14 +344,14 @@ class Execution {
   private async endGroupAfterExit(): Promise<void> {
     const pid = this.child.pid;
     if (pid === undefined) return;
-    const graceEnds = performance.now() + EXIT_GROUP_GRACE_MS;
-    while (!this.killStarted && groupAlive(pid) && performance.now() < graceEnds) await pause(GROUP_POLL_MS);
+    const graceEnds = monotonicMs() + EXIT_GROUP_GRACE_MS;
+    while (!this.killStarted && groupAlive(pid) && monotonicMs() < graceEnds) await pause(GROUP_POLL_MS);
     // A timeout or abort already signalled the group; cleanup() finishes that job.
     if (this.killStarted || !groupAlive(pid)) return;
     const killGrace = this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     const cancel = terminateGroup(pid, killGrace);
-    const killEnds = performance.now() + killGrace + GROUP_POLL_MS * 4;
-    while (groupAlive(pid) && performance.now() < killEnds) await pause(GROUP_POLL_MS);
+    const killEnds = monotonicMs() + killGrace + GROUP_POLL_MS * 4;
+    while (groupAlive(pid) && monotonicMs() < killEnds) await pause(GROUP_POLL_MS);
     cancel();
     signalGroup(pid, "SIGKILL");
   }
@@ -396,7 +398,7 @@ class Execution {
       signal: exit.signal,
       timedOut: this.timedOut,
       aborted: this.aborted,
-      durationMs: Math.round(performance.now() - this.started),
+      durationMs: Math.round(monotonicMs() - this.started),
       spillPauses: this.spillPauses,
     });
   }

@@ -1,4 +1,5 @@
 // Defaults and validation for capture limits.
+import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { InvalidOptionsError } from "./errors.js";
 import type { CaptureLimits } from "./types.js";
 
@@ -9,9 +10,7 @@ export const DEFAULT_MAX_LINE_BYTES = 4 * 1024;
 const MAX_LINE_BYTES_CEILING = 1024 * 1024;
 
 function positiveInteger(name: string, v: unknown): number {
-  if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) {
-    throw new InvalidOptionsError(`${name} must be a positive integer, got ${JSON.stringify(v)}`);
-  }
+  if (!isWholeNumberIn(v, 1)) throw new InvalidOptionsError(`${name} must be ${wholeNumberRange(1)}, got ${JSON.stringify(v)}`);
   return v;
 }
 

@@ -3,6 +3,7 @@
 // the latest state (no queue); one trailing timer guarantees the last state goes out. A cap-sized
 // update therefore buys proportionally more silence: ~2 updates and ~100 KB per second at full force
 // with a 50 KB window, whatever the producer's rate.
+import { monotonicMs } from "./clock.js";
 
 export interface PublisherOptions<V, U> {
   snapshot(): V;
@@ -33,7 +34,7 @@ export class AdaptivePublisher<V, U> {
   constructor(private readonly options: PublisherOptions<V, U>) {
     this.minIntervalMs = options.minIntervalMs ?? 100;
     this.targetBytesPerSecond = options.targetBytesPerSecond ?? 100 * 1024;
-    this.now = options.now ?? (() => performance.now());
+    this.now = options.now ?? monotonicMs;
   }
 
   /** Something changed. Publishes now if the deadline has passed, else arms the one trailing timer. */

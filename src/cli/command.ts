@@ -1,7 +1,10 @@
 // The one command helper: every `spool <cmd>` is declared here as options + a run function, and this
-// file owns argument parsing (node:util parseArgs, strict), `--help`, and turning bad arguments into a
-// UsageError. Exit codes and the `spool <cmd>:` prefix live in exit.ts, in one place for all commands.
+// file owns argument parsing (node:util parseArgs, strict), `--help`, turning bad arguments into a
+// UsageError, and reporting a failed command. Exit codes and the `spool <cmd>:` prefix live in exit.ts,
+// in one place for all commands.
 import { parseArgs } from "node:util";
+import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
+import { errorLine, exitCodeFor } from "./exit.js";
 import { UsageError } from "./usage-error.js";
 
 export interface OptionSpec {
@@ -33,6 +36,7 @@ export interface CommandSpec<O extends Record<string, OptionSpec>> {
 export interface Command {
   readonly name: string;
   readonly summary: string;
+  /** The exit code; a failure is reported on stderr (`spool <name>: …`) and never thrown. */
   run(argv: readonly string[]): Promise<number>;
 }
 
@@ -71,29 +75,40 @@ export function defineCommand<O extends Record<string, OptionSpec>>(spec: Comman
     name: spec.name,
     summary: spec.summary,
     async run(argv) {
-      const options = { ...spec.options, help: HELP } as Record<string, OptionSpec>;
-      let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+      // Reported here, inside the command's own bundle (dist/bin/<name>-<hash>.cjs): exit.ts tells errors
+      // apart with instanceof, and only this bundle's copies of the error classes match what it throws.
       try {
-        parsed = parseArgs({
-          args: expandOptionalValues(argv, options),
-          strict: true,
-          allowPositionals: true,
-          options: Object.fromEntries(Object.entries(options).map(([n, o]) => [n, { type: o.type, ...(o.short ? { short: o.short } : {}) }])),
-        }) as typeof parsed;
+        return await parseAndRun(spec, argv);
       } catch (err) {
-        throw new UsageError(parseArgsMessage((err as Error).message), { cause: err });
+        process.stderr.write(errorLine(spec.name, err));
+        return exitCodeFor(err);
       }
-      if (parsed.values.help) {
-        process.stdout.write(usage(spec as CommandSpec<Record<string, OptionSpec>>) + "\n");
-        return 0;
-      }
-      const p = spec.positionals ?? { min: 0, max: 0, name: "" };
-      const n = parsed.positionals.length;
-      if (n < p.min) throw new UsageError(`missing ${p.name}`);
-      if (n > p.max) throw new UsageError(p.max === 0 ? `unexpected argument "${parsed.positionals[0]}"` : `too many arguments: expected ${p.name}`);
-      return spec.run(parsed.values as OptionValues<O>, parsed.positionals);
     },
   };
+}
+
+async function parseAndRun<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>, argv: readonly string[]): Promise<number> {
+  const options = { ...spec.options, help: HELP } as Record<string, OptionSpec>;
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: expandOptionalValues(argv, options),
+      strict: true,
+      allowPositionals: true,
+      options: Object.fromEntries(Object.entries(options).map(([n, o]) => [n, { type: o.type, ...(o.short ? { short: o.short } : {}) }])),
+    }) as typeof parsed;
+  } catch (err) {
+    throw new UsageError(parseArgsMessage((err as Error).message), { cause: err });
+  }
+  if (parsed.values.help) {
+    process.stdout.write(usage(spec as CommandSpec<Record<string, OptionSpec>>) + "\n");
+    return 0;
+  }
+  const p = spec.positionals ?? { min: 0, max: 0, name: "" };
+  const n = parsed.positionals.length;
+  if (n < p.min) throw new UsageError(`missing ${p.name}`);
+  if (n > p.max) throw new UsageError(p.max === 0 ? `unexpected argument "${parsed.positionals[0]}"` : `too many arguments: expected ${p.name}`);
+  return spec.run(parsed.values as OptionValues<O>, parsed.positionals);
 }
 
 /**
@@ -114,6 +129,6 @@ function parseArgsMessage(message: string): string {
 export function intOption(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
   const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(n >= min && n <= max)) throw new UsageError(`--${flag} must be a whole number from ${min} to ${max.toLocaleString("en-US")}, got "${raw}"`);
+  if (!isWholeNumberIn(n, min, max)) throw new UsageError(`--${flag} must be ${wholeNumberRange(min, max)}, got ${JSON.stringify(raw)}`);
   return n;
 }

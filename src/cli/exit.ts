@@ -5,11 +5,12 @@
 import { CaptureError } from "../capture/index.js";
 import { ConfigError, FormatError, RecallError } from "../context/index.js";
 import { SpoolError } from "../errors/index.js";
+import { EXIT } from "./exit-codes.js";
 import { SessionIdError } from "../store/index.js";
 import { SessionLookupError } from "./session-catalog.js";
 import { UsageError } from "./usage-error.js";
 
-export const EXIT = { ok: 0, failure: 1, usage: 2, timedOut: 124, interrupted: 130 } as const;
+export { EXIT };
 
 /** Bad input: the user can fix the call. Everything else that fails is a runtime failure. */
 function isBadInput(err: unknown): boolean {

@@ -1,8 +1,11 @@
 // The `spool` command: finds the command, loads it, and ends the process with the exit code exit.ts
-// chooses. Nothing here imports a layer: `spool --version` and an unknown command cost only this file.
+// chooses. Nothing here imports a layer but the store's atomic write (for the code cache): `spool
+// --version` and an unknown command cost only this file.
 import { readFileSync } from "node:fs";
 import module from "node:module";
+import { saveCodeCaches } from "./bundle-loader.js";
 import { commands } from "./commands.js";
+import { EXIT } from "./exit-codes.js";
 
 // Node 22 warns when node:sqlite loads (`--store sqlite`): a note about Node, not about the command.
 const emitWarning = process.emitWarning;
@@ -45,6 +48,12 @@ function exitQuietlyOnClosedPipes(): void {
   }
 }
 
+/** `-h` or `--help` among the command's own arguments (before a `--`). */
+function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === "-h" || a === "--help");
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   exitQuietlyOnClosedPipes();
   const [first, ...rest] = argv;
@@ -59,16 +68,21 @@ async function main(argv: readonly string[]): Promise<void> {
   const entry = commands.find((c) => c.name === first);
   if (!entry) {
     process.stderr.write(`spool: unknown command "${first}". Run 'spool --help' to see the commands.\n`);
-    process.exitCode = 2;
+    process.exitCode = EXIT.usage;
     return;
   }
-  const { errorLine, exitCodeFor } = await import("./exit.js");
+  // A command reports its own failures (command.ts); what reaches here is a command that did not load.
+  let command: Awaited<ReturnType<typeof entry.load>>;
   try {
-    process.exitCode = await (await entry.load()).run(rest);
+    command = await entry.load();
   } catch (err) {
+    const { errorLine, exitCodeFor } = await import("./exit.js");
     process.stderr.write(errorLine(entry.name, err));
     process.exitCode = exitCodeFor(err);
+    return;
   }
+  process.exitCode = await command.run(rest);
+  if (process.exitCode !== EXIT.usage && !asksForHelp(rest)) saveCodeCaches();
 }
 
 await main(process.argv.slice(2));

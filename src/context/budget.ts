@@ -10,6 +10,7 @@ import type { ArchiveStore } from "./archive-store.js";
 import { detectContentKind } from "./content-kind.js";
 import type { Message, ToolResultMessage } from "./messages.js";
 import { textOf, withText } from "./messages.js";
+import { positiveOr } from "./positive-or.js";
 import { plannedSave, saveFullText } from "./save-full-text.js";
 import { buildPreview, parseStub, type Origin } from "./stubs.js";
 import { normaliseToolName } from "./tool-name.js";
@@ -71,10 +72,10 @@ interface Slot {
 }
 
 export function enforceToolResultBudget(messages: readonly Message[], options: BudgetOptions = {}): { messages: readonly Message[]; report: BudgetReport } {
-  const maxResult = positive(options.maxResultChars, DEFAULT_MAX_RESULT_CHARS);
-  const turnBudget = positive(options.turnBudgetChars, DEFAULT_TURN_BUDGET_CHARS);
-  const head = positive(options.headChars, PREVIEW_HEAD_CHARS);
-  const tail = positive(options.tailChars, PREVIEW_TAIL_CHARS);
+  const maxResult = positiveOr(options.maxResultChars, DEFAULT_MAX_RESULT_CHARS);
+  const turnBudget = positiveOr(options.turnBudgetChars, DEFAULT_TURN_BUDGET_CHARS);
+  const head = positiveOr(options.headChars, PREVIEW_HEAD_CHARS);
+  const tail = positiveOr(options.tailChars, PREVIEW_TAIL_CHARS);
   const floor = head + tail + 200;
   const caps = new Map<string, number>();
   for (const [name, cap] of Object.entries(options.toolCaps ?? {})) caps.set(normaliseToolName(name), cap);
@@ -173,8 +174,4 @@ function shownPath(path: string, workspaceDir: string | undefined): string {
   const rel = relative(resolve(workspaceDir), resolve(workspaceDir, path));
   if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return path;
   return rel.split(sep).join("/");
-}
-
-function positive(value: number | undefined, fallback: number): number {
-  return value !== undefined && Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback;
 }

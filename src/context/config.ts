@@ -3,6 +3,7 @@
 // a budget should not quietly send 10× more text to the model.
 import { DEFAULT_MAX_RESULT_CHARS, DEFAULT_TURN_BUDGET_CHARS } from "./budget.js";
 import { DEFAULT_ARCHIVE_MAX_BYTES, DEFAULT_ARCHIVE_TTL_MS } from "./disk-archive.js";
+import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { ConfigError } from "./errors.js";
 import {
   DEFAULT_MICRO_HEAD_CHARS,
@@ -78,8 +79,11 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === "") return fallback;
   const text = raw.trim().replace(/_/g, "");
-  if (!/^\d+$/.test(text) || Number(text) <= 0 || !Number.isSafeInteger(Number(text))) {
-    throw new ConfigError(name, `expected a whole number greater than 0, got ${JSON.stringify(raw)}. Unset it to use the default (${fallback}).`);
+  if (!/^\d+$/.test(text) || !isWholeNumberIn(Number(text), 1, Number.MAX_SAFE_INTEGER)) {
+    throw new ConfigError(
+      name,
+      `expected ${wholeNumberRange(1, Number.MAX_SAFE_INTEGER)}, got ${JSON.stringify(raw)}. Unset it to use the default (${fallback}).`,
+    );
   }
   return Number(text);
 }

@@ -10,10 +10,10 @@ import { lstatSync, mkdirSync, readdirSync, statSync, unlinkSync, utimesSync } f
 import { join } from "node:path";
 import { archiveKey, decodeFromDisk, encodeForDisk, isValidKey } from "./archive-key.js";
 import type { ArchiveStats, ArchiveStore } from "./archive-store.js";
-import { writeFileAtomic } from "./atomic-write.js";
 import { readContained } from "./contained-read.js";
 import { ArchiveError, ContextError } from "./errors.js";
 import { tooLarge } from "./memory-archive.js";
+import { writeFileAtomic } from "../store/index.js";
 
 export const DEFAULT_ARCHIVE_MAX_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_ARCHIVE_TTL_MS = 7 * 24 * 60 * 60 * 1000;

@@ -18,6 +18,7 @@ import { detectContentKind } from "./content-kind.js";
 import { isFailedCommandOutput } from "./failed-command.js";
 import type { Message, ToolCallPart, ToolResultMessage, UserMessage } from "./messages.js";
 import { textOf, withText } from "./messages.js";
+import { positiveOr } from "./positive-or.js";
 import { buildPreview, buildSummary, parseStub, type Origin, type ParsedStub } from "./stubs.js";
 import { normaliseToolName } from "./tool-name.js";
 
@@ -100,14 +101,14 @@ export function applyMicrocompact(
   messages: readonly Message[],
   options: MicrocompactOptions = {},
 ): { messages: readonly Message[]; report: MicrocompactReport } {
-  const truncateTurns = positive(options.truncateTurns, DEFAULT_TRUNCATE_TURNS);
-  const summarizeTurns = positive(options.summarizeTurns, DEFAULT_SUMMARIZE_TURNS);
-  const headChars = positive(options.headChars, DEFAULT_MICRO_HEAD_CHARS);
-  const tailChars = positive(options.tailChars, DEFAULT_MICRO_TAIL_CHARS);
-  const minContent = positive(options.minContent, DEFAULT_MIN_CONTENT);
-  const summarizeMin = Math.min(minContent, positive(options.summarizeMinChars, DEFAULT_SUMMARIZE_MIN_CHARS));
+  const truncateTurns = positiveOr(options.truncateTurns, DEFAULT_TRUNCATE_TURNS);
+  const summarizeTurns = positiveOr(options.summarizeTurns, DEFAULT_SUMMARIZE_TURNS);
+  const headChars = positiveOr(options.headChars, DEFAULT_MICRO_HEAD_CHARS);
+  const tailChars = positiveOr(options.tailChars, DEFAULT_MICRO_TAIL_CHARS);
+  const minContent = positiveOr(options.minContent, DEFAULT_MIN_CONTENT);
+  const summarizeMin = Math.min(minContent, positiveOr(options.summarizeMinChars, DEFAULT_SUMMARIZE_MIN_CHARS));
   const preserved = new Set((options.preserveTools ?? DEFAULT_PRESERVED_TOOLS).map(normaliseToolName));
-  const preserveMax = positive(options.preserveMaxChars, DEFAULT_PRESERVED_MAX_CHARS);
+  const preserveMax = positiveOr(options.preserveMaxChars, DEFAULT_PRESERVED_MAX_CHARS);
   const report = emptyMicrocompactReport();
 
   let assistants = 0;
@@ -241,8 +242,4 @@ function isView(call: ToolCallPart | undefined): boolean {
 function stubBody(text: string): string {
   const nl = text.indexOf("\n");
   return nl < 0 ? "" : text.slice(nl + 1);
-}
-
-function positive(value: number | undefined, fallback: number): number {
-  return value !== undefined && Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback;
 }

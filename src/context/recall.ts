@@ -3,6 +3,7 @@
 // it shows and how to ask for the next part. Every argument is model-controlled: keys are found in
 // one linear pass (recall-keys.ts), grep runs on a linear-time engine (grep.ts), and a grep scan
 // stops at a time budget or an abort with a partial answer that says where to resume.
+import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { formatMarker } from "./archive-key.js";
 import type { KeyLookup } from "./archive-store.js";
 import { RecallError } from "./errors.js";
@@ -75,11 +76,11 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
 }
 
 function validatePaging(options: RecallOptions): void {
-  if (options.offset !== undefined && !(Number.isInteger(options.offset) && options.offset >= 1)) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `offset must be a line number ≥ 1, got ${String(options.offset)}.`);
+  if (options.offset !== undefined && !isWholeNumberIn(options.offset, 1)) {
+    throw new RecallError("SPOOL_RECALL_OPTION", `offset must be a line number, ${wholeNumberRange(1)}, got ${String(options.offset)}.`);
   }
-  if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 1)) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `limit must be a whole number of lines ≥ 1, got ${String(options.limit)}.`);
+  if (options.limit !== undefined && !isWholeNumberIn(options.limit, 1)) {
+    throw new RecallError("SPOOL_RECALL_OPTION", `limit must be ${wholeNumberRange(1)} (lines), got ${String(options.limit)}.`);
   }
 }
 

@@ -4,8 +4,8 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { archiveKey, encodeForDisk } from "./archive-key.js";
-import { writeFileAtomic } from "./atomic-write.js";
 import type { ArchiveStore } from "./archive-store.js";
+import { writeFileAtomic } from "../store/index.js";
 
 export interface SaveTarget {
   readonly resultsDir?: string;

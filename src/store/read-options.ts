@@ -1,4 +1,5 @@
 // Normalises list read options once so every backend pages identically.
+import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { ReadOptionsError } from "./errors.js";
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, type ListReadOptions } from "./store.js";
 
@@ -13,7 +14,7 @@ export function normalizeReadOptions(o: ListReadOptions | undefined): NormalRead
   const order = o?.order ?? "asc";
   if (order !== "asc" && order !== "desc") throw new ReadOptionsError(`order ${JSON.stringify(order)}: use "asc" or "desc"`);
   const limit = o?.limit ?? DEFAULT_LIST_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1) throw new ReadOptionsError(`limit ${String(limit)}: use a positive integer`);
+  if (!isWholeNumberIn(limit, 1)) throw new ReadOptionsError(`limit ${String(limit)}: use ${wholeNumberRange(1)}`);
   const cursor = o?.cursor;
   if (cursor !== undefined && !Number.isSafeInteger(cursor)) {
     throw new ReadOptionsError(`cursor ${String(cursor)}: pass the cursor (a seq) returned by the previous page`);

@@ -74,7 +74,7 @@ describe("exec", () => {
 
   it("invalid limits are rejected with a message naming the option", async () => {
     await expect(exec("true", { capture: { limits: { maxLines: 0 } } })).rejects.toThrow(InvalidOptionsError);
-    await expect(exec("true", { capture: { limits: { maxBytes: 1.5 } } })).rejects.toThrow(/maxBytes must be a positive integer/);
+    await expect(exec("true", { capture: { limits: { maxBytes: 1.5 } } })).rejects.toThrow(/maxBytes must be a whole number of 1 or more, got 1.5/);
     await expect(exec("true", { capture: { spill: { dir: work, id: "../escape" } } })).rejects.toThrow(/spill.id/);
   });
 

@@ -6,6 +6,7 @@
 import { createReadStream, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, OutputCapture, describeTruncation, resolveLimits } from "../../capture/index.js";
+import { isWholeNumberIn, wholeNumberRange } from "../../errors/index.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
 
 export interface ReadArgs {
@@ -20,9 +21,7 @@ const DEFAULT_LIMIT = DEFAULT_MAX_LINES;
 
 function positive(name: string, v: unknown): number | undefined {
   if (v === undefined) return undefined;
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 1) {
-    throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read "${name}" must be a positive integer, got ${JSON.stringify(v)}`);
-  }
+  if (!isWholeNumberIn(v, 1)) throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read "${name}" must be ${wholeNumberRange(1)}, got ${JSON.stringify(v)}`);
   return v;
 }
 

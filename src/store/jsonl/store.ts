@@ -1,10 +1,11 @@
 // The JSONL backend: a main log for the session scope plus one sidecar per live ephemeral scope.
 // Commits are admitted (validated, seq allocated) synchronously and persisted on one serial queue,
 // so a retirement's cleanup can never race a write that reuses the scope id.
-import { randomBytes, randomUUID } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Value, ValueList } from "../address.js";
+import { writeFileAtomic } from "../atomic-write.js";
 import { SessionNotFoundError, StoreClosedError, StoreFailedError } from "../errors.js";
 import { normalizeReadOptions } from "../read-options.js";
 import { scopeKey, type Scope } from "../scope.js";
@@ -28,27 +29,9 @@ export interface JsonlStoreOptions {
   readonly sessionId?: string;
 }
 
-function fsyncDir(dir: string): void {
-  const fd = openSync(dir, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Publishes a complete first line under `path` via a temp file and rename, so a reader never sees half a header. */
 export function createWithHeader(path: string, headerLine: string, durable: boolean, extraLines = ""): void {
-  const tmp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-  const fd = openSync(tmp, "wx", 0o600);
-  try {
-    writeSync(fd, headerLine + extraLines);
-    if (durable) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-  if (durable) fsyncDir(dirname(path));
+  writeFileAtomic(path, headerLine + extraLines, { durable });
 }
 
 export function newSessionHeader(sessionId: string, nextSeq = 1, forkedFrom?: SessionHeader["forkedFrom"]): SessionHeader {

@@ -1,0 +1,6 @@
+// Milliseconds on a monotonic clock, for intervals and deadlines within one process. Not
+// performance.now(): its first call loads perf_hooks (ten modules, 1 ms), a cost `spool run` paid on
+// every command for a clock it only subtracts.
+export function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
