@@ -3,7 +3,8 @@
 //   npm run bench:store -- --json  one JSON line per row
 // Inputs are fresh, varied strings built before each timed loop (no reused flattened strings, no
 // "x".repeat fixtures). Each timed loop is preceded by a warm-up on the same store.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { buildRunSession } from "./run-session.gen.mjs";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -440,6 +441,47 @@ if (want("open"))
       ratio <= 3 ? "meets goal" : "MISSES goal",
     );
   }
+
+// `spool inspect` on a long session as `spool run --session` leaves it (bench/run-session.gen.mjs),
+// timed as a fresh process with the session's files dropped from the page cache (dd iflag=nocache);
+// wall time and peak RSS from /usr/bin/time. SPOOL_BENCH_INSPECT_MB sets the log size (default 1000;
+// 0 skips the row).
+const INSPECT_MB = Number(process.env.SPOOL_BENCH_INSPECT_MB ?? 1000);
+function dropFromPageCache(dir) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) dropFromPageCache(join(dir, e.name));
+    else spawnSync("dd", [`if=${join(dir, e.name)}`, "iflag=nocache", "count=0"], { stdio: "ignore" });
+  }
+}
+const INSPECT_TIMEOUT_S = Number(process.env.SPOOL_BENCH_INSPECT_TIMEOUT_S ?? 900);
+if (want("open") && INSPECT_MB > 0) {
+  const inspectRoot = join(root, "inspect-root");
+  const { file, calls } = await buildRunSession(join(inspectRoot, "sessions"), "long-session", INSPECT_MB * 1e6);
+  const label = `spool inspect, ${MB(sizeOf(file)).toFixed(0)} MB session log (${calls} calls), cold`;
+  const main = new URL("../dist/bin/main.js", import.meta.url).pathname;
+  const runs = [];
+  for (let r = 0; r < 3; r++) {
+    dropFromPageCache(join(inspectRoot, "sessions", "long-session"));
+    const args = ["-f", "%e %M", "timeout", "-s", "KILL", String(INSPECT_TIMEOUT_S), process.execPath, main, "inspect", "long-session", "--root", inspectRoot];
+    const res = spawnSync("/usr/bin/time", args, { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", maxBuffer: 1 << 26 });
+    const m = /([\d.]+) (\d+)\s*$/.exec(res.stderr);
+    if (res.status === 137) {
+      row("open", `${label}: wall`, "jsonl/process", INSPECT_TIMEOUT_S, "s", `did not finish: killed after ${INSPECT_TIMEOUT_S} s`);
+      break;
+    }
+    if (res.status !== 0 || m === null) {
+      row("open", `${label}: wall`, "jsonl/process", Number.NaN, "s", `failed: ${res.stderr.slice(-300).replace(/\s+/g, " ")}`);
+      break;
+    }
+    runs.push({ s: Number(m[1]), rssMB: Number(m[2]) / 1024 });
+  }
+  if (runs.length > 0) {
+    const mid = (xs) => xs.sort((a, c) => a - c)[xs.length >> 1];
+    row("open", `${label}: wall`, "jsonl/process", mid(runs.map((x) => x.s)), "s", `median of ${runs.length}`);
+    row("open", `${label}: peak RSS`, "jsonl/process", mid(runs.map((x) => x.rssMB)), "MB", `median of ${runs.length}`);
+  }
+  rmSync(inspectRoot, { recursive: true, force: true });
+}
 
 rmSync(root, { recursive: true, force: true });
 await cluster?.stop();
