@@ -67,6 +67,7 @@ export {
   MixedScopeError,
   ReadOptionsError,
   ScopeIdError,
+  SessionChangedError,
   SessionDirError,
   SessionExistsError,
   SessionIdError,
