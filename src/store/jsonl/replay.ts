@@ -167,12 +167,12 @@ export function loadSession(mainPath: string, options: LoadOptions): LoadedSessi
   const names = !options.sessionOnly && existsSync(dir) ? readdirSync(dir).sort() : [];
   // Main ranges are kept only to check live sidecar records against them (a sidecar is rare).
   const ranges: { first: number; last: number; line: number }[] | undefined = names.some((n) => SIDECAR.test(n)) ? [] : undefined;
-  const {
-    state,
-    main,
-    boundaries,
-    checkpoint,
-  } = indexMain(src, fileLength, options.ignoreCheckpoint === true, ranges && ((first, last, line) => ranges.push({ first, last, line })));
+  const { state, main, boundaries, checkpoint } = indexMain(
+    src,
+    fileLength,
+    options.ignoreCheckpoint === true,
+    ranges && ((first, last, line) => ranges.push({ first, last, line })),
+  );
   if (options.repair) {
     if (main.goodLength < fileLength) truncateSync(mainPath, main.goodLength);
     removeCheckpointTemps(mainPath);
