@@ -402,8 +402,24 @@ if (want("scale"))
 // ---- 5. opening a long session: cost should follow what is read ----------------------------------------------------
 // One session-scope list of N elements (commits of 1,000), closed, then opened cold and read the way
 // recovery reads it (the last base and what follows). Goal: open at 1M / open at 1k ≤ 3. Sizes from
-// SPOOL_BENCH_OPEN_SIZES (default 1000,100000,1000000).
+// SPOOL_BENCH_OPEN_SIZES (default 1000,100000,1000000). JSONL also: the same open with the checkpoint
+// removed first (a full replay, as for a log an older spool wrote), and the peak RSS of a fresh
+// process doing the open and the read.
 const OPEN_SIZES = (process.env.SPOOL_BENCH_OPEN_SIZES ?? "1000,100000,1000000").split(",").map(Number);
+const storeUrl = new URL("../dist/store/index.js", import.meta.url).href;
+/** Peak RSS (MB) of a fresh process that opens `file` and does the recovery read. */
+function openRss(backend, file) {
+  const open = backend.startsWith("jsonl") ? "openJsonlStore(file)" : "openSqliteStore(file)";
+  const code = `const { openJsonlStore, openSqliteStore, list } = await import(${JSON.stringify(storeUrl)});
+    const file = ${JSON.stringify(file)};
+    const s = await ${open};
+    const page = s.readList(list("pi.transcript", "main"), { order: "desc", stopAtTag: "base", limit: 100 });
+    if (page.elements.length === 0) process.exit(1);
+    await s.close();
+    console.log(process.resourceUsage().maxRSS);`;
+  const res = spawnSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8" });
+  return res.status === 0 ? Number(res.stdout.trim()) / 1024 : Number.NaN;
+}
 if (want("open"))
   for (const b of [BACKENDS[1], BACKENDS[3]]) {
     const out = list("pi.transcript", "main");
@@ -417,19 +433,31 @@ if (want("open"))
         await store.commit(writes);
       }
       await store.close();
-      const samples = [];
-      for (let r = 0; r < (n >= 1_000_000 ? 1 : 3); r++) {
-        const t0 = process.hrtime.bigint();
-        const again = await b.open(file);
-        const page = again.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
-        samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
-        if (page.elements.length === 0) throw new Error("the reopened session lost its list");
-        await again.close();
-      }
-      const ms = samples.sort((a, c) => a - c)[samples.length >> 1];
+      const timeOpen = async (runs, before = () => undefined) => {
+        const samples = [];
+        for (let r = 0; r < runs; r++) {
+          before();
+          const t0 = process.hrtime.bigint();
+          const again = await b.open(file);
+          const page = again.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
+          samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+          if (page.elements.length === 0) throw new Error("the reopened session lost its list");
+          await again.close();
+        }
+        return samples.sort((a, c) => a - c)[samples.length >> 1];
+      };
+      const ms = await timeOpen(3);
       times.push(ms);
-      row("open", `open + first recovery read, ${n.toLocaleString("en")} elements (${MB(sizeOf(file)).toFixed(1)} MB)`, b.name, ms, "ms");
+      const label = `${n.toLocaleString("en")} elements (${MB(sizeOf(file)).toFixed(1)} MB)`;
+      row("open", `open + first recovery read, ${label}`, b.name, ms, "ms", "median of 3");
+      row("open", `peak RSS, fresh process: open + first recovery read, ${label}`, b.name, openRss(b.name, file), "MB");
+      if (b.name.startsWith("jsonl")) {
+        const checkpoint = `${file}.checkpoint`;
+        const full = await timeOpen(n >= 1_000_000 ? 1 : 3, () => rmSync(checkpoint, { force: true }));
+        row("open", `open without its checkpoint (replays the log), ${label}`, b.name, full, "ms", n >= 1_000_000 ? "one run" : "median of 3");
+      }
       rmSync(file, { force: true });
+      rmSync(`${file}.checkpoint`, { force: true });
     }
     const ratio = times[times.length - 1] / times[0];
     row(

@@ -10,7 +10,7 @@ import { CorruptSessionError, SessionChangedError } from "../errors.js";
 import type { NormalReadOptions } from "../read-options.js";
 import type { ListElement, ListPage, StoreStats } from "../store.js";
 import type { PreparedWrite } from "../write.js";
-import { openLineAt } from "./line.js";
+import { openLineAt, verifiedChecksum } from "./line.js";
 import type { LogSource } from "./log-source.js";
 import type { DecodedWrite } from "./records.js";
 
@@ -113,7 +113,11 @@ export class MainState {
     }
   }
 
-  /** The line at `at`, verified and parsed; a line that no longer verifies is corruption found on read. */
+  /**
+   * The line `buf[start, end)` checked against its checksum and parsed, every time a read reaches it:
+   * the file can change after an earlier read (the checksum exists so that a flipped digit never
+   * reads as different state). A line that no longer verifies is corruption found on read.
+   */
   #line(buf: Buffer, start: number, end: number, line: number): ParsedLine {
     const o = openLineAt(buf, start, end);
     if (o === undefined) {
@@ -121,6 +125,13 @@ export class MainState {
     }
     if (typeof o.seq !== "number" || !Array.isArray(o.w)) throw this.#moved(line, "the line is not the transaction the session's index points at");
     return o as unknown as ParsedLine;
+  }
+
+  /** Checks a line passed over without parsing it. */
+  #check(buf: Buffer, start: number, end: number, line: number): void {
+    if (verifiedChecksum(buf, start, end) === undefined) {
+      throw new CorruptSessionError(this.#src.path, line, "the line is damaged (bad checksum or not JSON)", { repairable: true, onRead: true });
+    }
   }
 
   /** The index and the file disagree: under a reader the writer rewrote the log (a repair); under the writer it is damage. */
@@ -132,9 +143,10 @@ export class MainState {
     const v = this.#values.get(nameKey(ns, key));
     if (v === undefined) return undefined;
     const buf = this.#src.read(v.offset, v.length);
+    if (buf[v.length - 1] !== 10) throw this.#moved(v.line, "the log's lines are not where the session's index puts them");
     const tx = this.#line(buf, 0, v.length - 1, v.line);
     const w = tx.w[v.seq - tx.seq];
-    if (buf[v.length - 1] !== 10 || w?.op !== "set" || w.ns !== ns || w.key !== key) {
+    if (w?.op !== "set" || w.ns !== ns || w.key !== key) {
       throw this.#moved(v.line, `the line does not hold the value ${JSON.stringify(ns)}/${JSON.stringify(key)} at seq ${v.seq}`);
     }
     return w.value as T;
@@ -156,6 +168,35 @@ export class MainState {
     return { buf, starts };
   }
 
+  /**
+   * A segment's lines from the last to the first, read backwards in chunks (a recovery read wants the
+   * last few lines of a span, not all of it). `visit` returns true to stop; returns whether it stopped.
+   */
+  #backward(seg: Segment, visit: (buf: Buffer, start: number, end: number, line: number) => boolean): boolean {
+    let end = seg.end;
+    let line = seg.lastLine;
+    let chunk = 16 * 1024;
+    while (end > seg.start) {
+      const from = Math.max(seg.start, end - chunk);
+      const buf = this.#src.read(from, end - from);
+      if (buf[buf.length - 1] !== 10) throw this.#moved(line, "the log's lines are not where the session's index puts them");
+      let e = buf.length - 1;
+      let consumed = buf.length;
+      while (e >= 0) {
+        const nl = e === 0 ? -1 : buf.lastIndexOf(10, e - 1);
+        if (nl < 0 && from > seg.start) break; // the line starts before this chunk
+        if (line < seg.firstLine) throw this.#moved(seg.firstLine, "the log's lines are not where the session's index puts them");
+        if (visit(buf, nl + 1, e, line--)) return true;
+        consumed = nl + 1;
+        e = nl;
+      }
+      if (consumed === buf.length) chunk *= 4;
+      end = from + consumed;
+    }
+    if (line !== seg.firstLine - 1) throw this.#moved(seg.firstLine, "the log's lines are not where the session's index puts them");
+    return false;
+  }
+
   readList<T>(ns: string, key: string, o: NormalReadOptions): ListPage<T> {
     const l = this.#lists.get(nameKey(ns, key));
     if (l === undefined) return { elements: [] };
@@ -174,7 +215,15 @@ export class MainState {
         const seg = segs[i]!;
         const { buf, starts } = this.#span(seg);
         for (let j = 0; j < starts.length; j++) {
-          const tx = this.#line(buf, starts[j]!, (starts[j + 1] ?? buf.length) - 1, seg.firstLine + j);
+          const s = starts[j]!;
+          const e = (starts[j + 1] ?? buf.length) - 1;
+          // A line whose successor starts at or below the cursor holds nothing after it: passed over unparsed.
+          const next = j + 1 < starts.length ? lineSeq(buf, starts[j + 1]!) : undefined;
+          if (next !== undefined && next <= after + 1) {
+            this.#check(buf, s, e, seg.firstLine + j);
+            continue;
+          }
+          const tx = this.#line(buf, s, e, seg.firstLine + j);
           for (let k = 0; k < tx.w.length; k++) {
             const seq = tx.seq + k;
             if (seq < seg.firstSeq || seq > seg.lastSeq || seq <= after || !mine(tx.w[k])) continue;
@@ -184,17 +233,24 @@ export class MainState {
       }
     } else {
       const before = o.cursor ?? Infinity;
-      scan: for (let i = lastStartingBefore(segs, before); i >= 0; i--) {
+      for (let i = lastStartingBefore(segs, before); i >= 0; i--) {
         const seg = segs[i]!;
-        const { buf, starts } = this.#span(seg);
-        for (let j = starts.length - 1; j >= 0; j--) {
-          const tx = this.#line(buf, starts[j]!, (starts[j + 1] ?? buf.length) - 1, seg.firstLine + j);
+        const stopped = this.#backward(seg, (buf, s, e, line) => {
+          // A line starting at or past the cursor holds nothing before it: passed over unparsed.
+          const first = lineSeq(buf, s);
+          if (first !== undefined && first >= before) {
+            this.#check(buf, s, e, line);
+            return false;
+          }
+          const tx = this.#line(buf, s, e, line);
           for (let k = tx.w.length - 1; k >= 0; k--) {
             const seq = tx.seq + k;
             if (seq < seg.firstSeq || seq > seg.lastSeq || seq >= before || !mine(tx.w[k])) continue;
-            if (take(seq, tx.w[k]!)) break scan;
+            if (take(seq, tx.w[k]!)) return true;
           }
-        }
+          return false;
+        });
+        if (stopped) break;
       }
     }
     const last = elements[elements.length - 1];
@@ -262,7 +318,15 @@ export class MainState {
       for (let j = 0; j < flat.length; j += SEGMENT_FIELDS) {
         const [firstSeq, lastSeq, count, start, end, firstLine, lastLine] = flat.slice(j, j + SEGMENT_FIELDS) as number[];
         if (count! < 1 || lastSeq! < firstSeq! || end! <= start! || end! > coveredLength || lastLine! < firstLine!) return undefined;
-        list.segs.push({ firstSeq: firstSeq!, lastSeq: lastSeq!, count: count!, start: start!, end: end!, firstLine: firstLine!, lastLine: lastLine! });
+        list.segs.push({
+          firstSeq: firstSeq!,
+          lastSeq: lastSeq!,
+          count: count!,
+          start: start!,
+          end: end!,
+          firstLine: firstLine!,
+          lastLine: lastLine!,
+        });
         list.count += count!;
       }
       state.#lists.set(nameKey(list.ns, list.key), list);
@@ -294,6 +358,21 @@ function addElement(l: ListAt, seq: number, at: LineLoc): void {
     l.segs.push({ firstSeq: seq, lastSeq: seq, count: 1, start: at.offset, end, firstLine: at.line, lastLine: at.line });
   }
   l.count++;
+}
+
+const SEQ_PREFIX = Buffer.from('{"seq":');
+
+/** The first seq of the line at `start`, from its `{"seq":N` prefix; undefined when it does not start so. */
+function lineSeq(buf: Buffer, start: number): number | undefined {
+  if (buf.compare(SEQ_PREFIX, 0, SEQ_PREFIX.length, start, start + SEQ_PREFIX.length) !== 0) return undefined;
+  let n = 0;
+  let i = start + SEQ_PREFIX.length;
+  for (; i < buf.length && i < start + SEQ_PREFIX.length + 16; i++) {
+    const c = buf[i]!;
+    if (c < 48 || c > 57) break;
+    n = n * 10 + (c - 48);
+  }
+  return i > start + SEQ_PREFIX.length && buf[i] === 0x2c ? n : undefined;
 }
 
 /** The first segment holding an element after `seq`. */
