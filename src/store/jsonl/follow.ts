@@ -197,11 +197,12 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
    */
   const begin = (): SessionState => {
     const { src, size } = readerSource(mainPath);
+    // The cursor keeps to the file the index reads from: a replacement before the first read restarts.
+    main.ino = src.ino;
     const start = checkpointStart(src, completeEnd(src, size));
     if (start === undefined) return new SessionState(new MainState(src));
     sessionId = start.header.sessionId;
     const { meta } = start;
-    main.ino = src.ino;
     main.offset = meta.length;
     main.lines = meta.lines;
     main.lastSeq = meta.lastSeq;
