@@ -3,7 +3,8 @@
 //   npm run bench:store -- --json  one JSON line per row
 // Inputs are fresh, varied strings built before each timed loop (no reused flattened strings, no
 // "x".repeat fixtures). Each timed loop is preceded by a warm-up on the same store.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { buildRunSession } from "./run-session.gen.mjs";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -401,8 +402,24 @@ if (want("scale"))
 // ---- 5. opening a long session: cost should follow what is read ----------------------------------------------------
 // One session-scope list of N elements (commits of 1,000), closed, then opened cold and read the way
 // recovery reads it (the last base and what follows). Goal: open at 1M / open at 1k ≤ 3. Sizes from
-// SPOOL_BENCH_OPEN_SIZES (default 1000,100000,1000000).
+// SPOOL_BENCH_OPEN_SIZES (default 1000,100000,1000000). JSONL also: the same open with the checkpoint
+// removed first (a full replay, as for a log an older spool wrote), and the peak RSS of a fresh
+// process doing the open and the read.
 const OPEN_SIZES = (process.env.SPOOL_BENCH_OPEN_SIZES ?? "1000,100000,1000000").split(",").map(Number);
+const storeUrl = new URL("../dist/store/index.js", import.meta.url).href;
+/** Peak RSS (MB) of a fresh process that opens `file` and does the recovery read. */
+function openRss(backend, file) {
+  const open = backend.startsWith("jsonl") ? "openJsonlStore(file)" : "openSqliteStore(file)";
+  const code = `const { openJsonlStore, openSqliteStore, list } = await import(${JSON.stringify(storeUrl)});
+    const file = ${JSON.stringify(file)};
+    const s = await ${open};
+    const page = s.readList(list("pi.transcript", "main"), { order: "desc", stopAtTag: "base", limit: 100 });
+    if (page.elements.length === 0) process.exit(1);
+    await s.close();
+    console.log(process.resourceUsage().maxRSS);`;
+  const res = spawnSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8" });
+  return res.status === 0 ? Number(res.stdout.trim()) / 1024 : Number.NaN;
+}
 if (want("open"))
   for (const b of [BACKENDS[1], BACKENDS[3]]) {
     const out = list("pi.transcript", "main");
@@ -416,19 +433,31 @@ if (want("open"))
         await store.commit(writes);
       }
       await store.close();
-      const samples = [];
-      for (let r = 0; r < (n >= 1_000_000 ? 1 : 3); r++) {
-        const t0 = process.hrtime.bigint();
-        const again = await b.open(file);
-        const page = again.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
-        samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
-        if (page.elements.length === 0) throw new Error("the reopened session lost its list");
-        await again.close();
-      }
-      const ms = samples.sort((a, c) => a - c)[samples.length >> 1];
+      const timeOpen = async (runs, before = () => undefined) => {
+        const samples = [];
+        for (let r = 0; r < runs; r++) {
+          before();
+          const t0 = process.hrtime.bigint();
+          const again = await b.open(file);
+          const page = again.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
+          samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+          if (page.elements.length === 0) throw new Error("the reopened session lost its list");
+          await again.close();
+        }
+        return samples.sort((a, c) => a - c)[samples.length >> 1];
+      };
+      const ms = await timeOpen(3);
       times.push(ms);
-      row("open", `open + first recovery read, ${n.toLocaleString("en")} elements (${MB(sizeOf(file)).toFixed(1)} MB)`, b.name, ms, "ms");
+      const label = `${n.toLocaleString("en")} elements (${MB(sizeOf(file)).toFixed(1)} MB)`;
+      row("open", `open + first recovery read, ${label}`, b.name, ms, "ms", "median of 3");
+      row("open", `peak RSS, fresh process: open + first recovery read, ${label}`, b.name, openRss(b.name, file), "MB");
+      if (b.name.startsWith("jsonl")) {
+        const checkpoint = `${file}.checkpoint`;
+        const full = await timeOpen(n >= 1_000_000 ? 1 : 3, () => rmSync(checkpoint, { force: true }));
+        row("open", `open without its checkpoint (replays the log), ${label}`, b.name, full, "ms", n >= 1_000_000 ? "one run" : "median of 3");
+      }
       rmSync(file, { force: true });
+      rmSync(`${file}.checkpoint`, { force: true });
     }
     const ratio = times[times.length - 1] / times[0];
     row(
@@ -440,6 +469,47 @@ if (want("open"))
       ratio <= 3 ? "meets goal" : "MISSES goal",
     );
   }
+
+// `spool inspect` on a long session as `spool run --session` leaves it (bench/run-session.gen.mjs),
+// timed as a fresh process with the session's files dropped from the page cache (dd iflag=nocache);
+// wall time and peak RSS from /usr/bin/time. SPOOL_BENCH_INSPECT_MB sets the log size (default 1000;
+// 0 skips the row).
+const INSPECT_MB = Number(process.env.SPOOL_BENCH_INSPECT_MB ?? 1000);
+function dropFromPageCache(dir) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) dropFromPageCache(join(dir, e.name));
+    else spawnSync("dd", [`if=${join(dir, e.name)}`, "iflag=nocache", "count=0"], { stdio: "ignore" });
+  }
+}
+const INSPECT_TIMEOUT_S = Number(process.env.SPOOL_BENCH_INSPECT_TIMEOUT_S ?? 900);
+if (want("open") && INSPECT_MB > 0) {
+  const inspectRoot = join(root, "inspect-root");
+  const { file, calls } = await buildRunSession(join(inspectRoot, "sessions"), "long-session", INSPECT_MB * 1e6);
+  const label = `spool inspect, ${MB(sizeOf(file)).toFixed(0)} MB session log (${calls} calls), cold`;
+  const main = new URL("../dist/bin/main.js", import.meta.url).pathname;
+  const runs = [];
+  for (let r = 0; r < 3; r++) {
+    dropFromPageCache(join(inspectRoot, "sessions", "long-session"));
+    const args = ["-f", "%e %M", "timeout", "-s", "KILL", String(INSPECT_TIMEOUT_S), process.execPath, main, "inspect", "long-session", "--root", inspectRoot];
+    const res = spawnSync("/usr/bin/time", args, { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", maxBuffer: 1 << 26 });
+    const m = /([\d.]+) (\d+)\s*$/.exec(res.stderr);
+    if (res.status === 137) {
+      row("open", `${label}: wall`, "jsonl/process", INSPECT_TIMEOUT_S, "s", `did not finish: killed after ${INSPECT_TIMEOUT_S} s`);
+      break;
+    }
+    if (res.status !== 0 || m === null) {
+      row("open", `${label}: wall`, "jsonl/process", Number.NaN, "s", `failed: ${res.stderr.slice(-300).replace(/\s+/g, " ")}`);
+      break;
+    }
+    runs.push({ s: Number(m[1]), rssMB: Number(m[2]) / 1024 });
+  }
+  if (runs.length > 0) {
+    const mid = (xs) => xs.sort((a, c) => a - c)[xs.length >> 1];
+    row("open", `${label}: wall`, "jsonl/process", mid(runs.map((x) => x.s)), "s", `median of ${runs.length}`);
+    row("open", `${label}: peak RSS`, "jsonl/process", mid(runs.map((x) => x.rssMB)), "MB", `median of ${runs.length}`);
+  }
+  rmSync(inspectRoot, { recursive: true, force: true });
+}
 
 rmSync(root, { recursive: true, force: true });
 await cluster?.stop();

@@ -60,20 +60,33 @@ export class StoreFailedError extends SpoolError {
   }
 }
 
-/** Damage that is not a crash signature (anything but the final line), or a file that is not ours. */
+/**
+ * Damage that is not a crash signature (anything but the final line), or a file that is not ours.
+ * Found on open, or (`onRead`) when a read reaches a line of the log that a checkpoint vouched for.
+ */
 export class CorruptSessionError extends SpoolError {
   constructor(
     readonly file: string,
     readonly line: number,
     detail: string,
-    options: { readonly repairable?: boolean } = {},
+    options: { readonly repairable?: boolean; readonly onRead?: boolean } = {},
   ) {
     super(
       "SPOOL_STORE_CORRUPT",
-      `${file}:${line}: ${detail}. This is damage a crash cannot cause, so the session was not opened; ` +
+      `${file}:${line}: ${detail}. This is damage a crash cannot cause, so ${options.onRead ? "the read failed" : "the session was not opened"}; ` +
         (options.repairable
           ? "restore the file from a backup, or run `spool repair SESSION` to cut the log back to its last good line (the cut lines are kept beside it in a .damaged file)."
           : "restore the file from a backup or move it aside (spool never rewrites a corrupt log)."),
+    );
+  }
+}
+
+/** A reader (snapshot, follower) found the log it indexed replaced or cut under it: read the session again. */
+export class SessionChangedError extends SpoolError {
+  constructor(readonly file: string) {
+    super(
+      "SPOOL_STORE_CHANGED",
+      `${file} was replaced or cut while it was being read (a repair, a delete, or a new session under the same name); read the session again.`,
     );
   }
 }

@@ -68,6 +68,7 @@ export {
   MixedScopeError,
   ReadOptionsError,
   ScopeIdError,
+  SessionChangedError,
   SessionDirError,
   SessionExistsError,
   SessionIdError,

@@ -87,6 +87,11 @@ export class ScopedState {
     if (scope !== "" && d !== undefined && d.values.size === 0 && d.lists.size === 0) this.#scopes.delete(scope);
   }
 
+  /** Drops a scope whole: what a retirement does to the state. */
+  retire(scope: string): void {
+    this.#scopes.delete(scope);
+  }
+
   getJson(scope: string, ns: string, key: string): string | undefined {
     return this.#scopes.get(scope)?.values.get(nameKey(ns, key))?.json;
   }

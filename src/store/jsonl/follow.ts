@@ -1,8 +1,10 @@
-// Following a JSONL session that another process may still be writing: the first poll reads the main
-// log and its sidecars whole; every later poll costs a few stats when nothing changed and reads only the
-// bytes appended since the byte offsets already consumed (complete lines only: a line still being
-// written is picked up by the next poll). Anything that cannot be an append — a file that shrank or
-// was replaced, a sidecar gone before its retirement was read — starts over from the beginning.
+// Following a JSONL session that another process may still be writing: the first poll starts from the
+// main log's checkpoint when one matches (else from its first line) and reads the sidecars whole;
+// every later poll costs a few stats when nothing changed and reads only the bytes appended since the
+// byte offsets already consumed (complete lines only: a line still being written is picked up by the
+// next poll), in chunks of at most 4 MiB. The session scope is indexed, not held (main-state.ts): its
+// reads go to the file. Anything that cannot be an append — a file that shrank or was replaced, a
+// sidecar gone before its retirement was read — starts over from the beginning.
 // Read-only, lock-free, never repairs (the writer owns the files). Same rules as opening the session
 // (replay.ts): headers checked, seqs increase per file, records hidden by a retirement are dropped.
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Stats } from "node:fs";
@@ -10,10 +12,14 @@ import { join } from "node:path";
 import { SpoolError } from "../../errors/index.js";
 import { CorruptSessionError } from "../errors.js";
 import { sidecarDir } from "../layout.js";
-import { ScopedState } from "../scoped-state.js";
-import { openLine } from "./line.js";
-import { decodeTransaction, SCOPE_FORMAT, type DecodedTransaction } from "./records.js";
-import { checkMainHeader, checkVersion, sidecarScopeId } from "./replay.js";
+import { openLineAt } from "./line.js";
+import { Boundaries } from "./checkpoint.js";
+import { LogSource } from "./log-source.js";
+import { checkpointStart, completeEnd } from "./main-scan.js";
+import { MainState, type LineLoc } from "./main-state.js";
+import { checkMainHeader, checkVersion, decodeTransaction, SCOPE_FORMAT, toPrepared, type DecodedTransaction } from "./records.js";
+import { readerSource, sidecarScopeId } from "./replay.js";
+import { SessionState } from "./session-state.js";
 import { snapshotOf, type SessionSnapshot } from "./snapshot.js";
 
 export interface JsonlFollower {
@@ -44,6 +50,10 @@ interface Cursor {
 }
 
 const TAIL = 16;
+const CHUNK = 4 * 1024 * 1024;
+
+/** A transaction as read by a poll; main-log ones carry their line's place (the index points at it). */
+type Read = DecodedTransaction & { readonly at?: LineLoc };
 const cursor = (path: string, scope: string | null): Cursor => ({
   path,
   scope,
@@ -84,24 +94,24 @@ class Restart extends SpoolError {
 
 export function followJsonlSession(mainPath: string): JsonlFollower {
   const dir = sidecarDir(mainPath);
-  let state = new ScopedState();
+  let state: SessionState | undefined;
   let main = cursor(mainPath, null);
   let sidecars = new Map<string, Cursor>();
-  let retiredAt = new Map<string, number>();
+  let retiredAt = new Boundaries();
   let sessionId: string | undefined;
   let dirStamp = "";
 
   const reset = (): void => {
-    state = new ScopedState();
+    state = undefined;
     main = cursor(mainPath, null);
     sidecars = new Map();
-    retiredAt = new Map();
+    retiredAt = new Boundaries();
     sessionId = undefined;
     dirStamp = "";
   };
 
-  /** New complete lines of `c` as transactions; advances the cursor. */
-  const readNew = (c: Cursor, out: DecodedTransaction[]): void => {
+  /** New complete lines of `c`, each transaction handed to `take` as it is read; advances the cursor. */
+  const readNew = (c: Cursor, take: (tx: Read) => void): void => {
     let fd: number;
     try {
       fd = openSync(c.path, "r");
@@ -121,48 +131,84 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
       c.ino = st.ino;
       c.size = st.size;
       c.mtimeMs = st.mtimeMs;
-      if (st.size === c.offset) return;
-      const buf = Buffer.allocUnsafe(st.size - c.offset);
-      const got = readAt(fd, buf, c.offset);
-      if (got === 0) return;
-      const end = buf.lastIndexOf(10, got - 1) + 1;
-      let pos = 0;
-      while (pos < end) {
-        const nl = buf.indexOf(10, pos);
-        const record = openLine(buf.toString("utf8", pos, nl));
-        const line = c.lines + 1;
-        if (record === undefined) {
-          // The last complete line may still be a write landing out of order: not consumed, looked at
-          // again next poll. Anything after it makes it damage.
-          if (nl + 1 === got) return;
-          throw new CorruptSessionError(c.path, line, nl === pos ? "empty line" : "the line is damaged (bad checksum or not JSON)");
+      while (c.offset < st.size) {
+        const from = c.offset;
+        let want = Math.min(CHUNK, st.size - from);
+        let buf = Buffer.allocUnsafe(want);
+        let got = readAt(fd, buf, from);
+        let end = buf.lastIndexOf(10, got - 1) + 1;
+        while (end === 0 && got === want && from + want < st.size) {
+          // One line longer than the chunk.
+          want = Math.min(want * 2, st.size - from);
+          buf = Buffer.allocUnsafe(want);
+          got = readAt(fd, buf, from);
+          end = buf.lastIndexOf(10, got - 1) + 1;
         }
-        if (line === 1) {
-          if (c.scope === null) sessionId = checkMainHeader(c.path, record).sessionId;
-          else {
-            checkVersion(c.path, record, SCOPE_FORMAT);
-            if (record.sessionId !== sessionId || record.scopeId !== c.scope) {
-              throw new CorruptSessionError(
-                c.path,
-                1,
-                `the sidecar header names session ${JSON.stringify(record.sessionId)} scope ${JSON.stringify(record.scopeId)}, expected ${JSON.stringify(sessionId)} / ${JSON.stringify(c.scope)}`,
-              );
-            }
+        if (end === 0) return;
+        const atEof = from + got >= st.size;
+        let pos = 0;
+        while (pos < end) {
+          const nl = buf.indexOf(10, pos);
+          const record = openLineAt(buf, pos, nl);
+          const line = c.lines + 1;
+          if (record === undefined) {
+            // The last complete line may still be a write landing out of order: not consumed, looked at
+            // again next poll. Anything after it makes it damage.
+            if (nl + 1 === got && atEof) return;
+            throw new CorruptSessionError(c.path, line, nl === pos ? "empty line" : "the line is damaged (bad checksum or not JSON)");
           }
-        } else {
-          const tx = decodeTransaction(record, c.path, line, c.scope);
-          if (tx.seq <= c.lastSeq) throw new CorruptSessionError(c.path, line, `seq ${tx.seq} does not increase (previous record ends at ${c.lastSeq})`);
-          c.lastSeq = tx.seq + tx.writes.length - 1;
-          out.push(tx);
+          if (line === 1) {
+            if (c.scope === null) sessionId = checkMainHeader(c.path, record).sessionId;
+            else {
+              checkVersion(c.path, record, SCOPE_FORMAT);
+              if (record.sessionId !== sessionId || record.scopeId !== c.scope) {
+                throw new CorruptSessionError(
+                  c.path,
+                  1,
+                  `the sidecar header names session ${JSON.stringify(record.sessionId)} scope ${JSON.stringify(record.scopeId)}, expected ${JSON.stringify(sessionId)} / ${JSON.stringify(c.scope)}`,
+                );
+              }
+            }
+          } else {
+            const tx = decodeTransaction(record, c.path, line, c.scope);
+            if (tx.seq <= c.lastSeq) throw new CorruptSessionError(c.path, line, `seq ${tx.seq} does not increase (previous record ends at ${c.lastSeq})`);
+            c.lastSeq = tx.seq + tx.writes.length - 1;
+            take(c.scope === null ? { ...tx, at: { offset: from + pos, length: nl + 1 - pos, line } } : tx);
+          }
+          c.lines = line;
+          c.offset += nl + 1 - pos;
+          pos = nl + 1;
+          if (line === 1 && c.scope === null) {
+            // The header alone first: it names the session the sidecars must belong to.
+            c.tail = Buffer.from(buf.subarray(Math.max(0, pos - TAIL), pos));
+            return;
+          }
         }
-        c.lines = line;
-        c.offset += nl + 1 - pos;
-        pos = nl + 1;
+        c.tail = Buffer.from(buf.subarray(Math.max(0, pos - TAIL), pos));
       }
-      if (pos > 0) c.tail = Buffer.from(buf.subarray(Math.max(0, pos - TAIL), pos));
     } finally {
       closeSync(fd);
     }
+  };
+
+  /**
+   * The first poll: the state starts from the main log's checkpoint when one still matches the file
+   * (the cursor then continues after it), else empty with the cursor at the start.
+   */
+  const begin = (): SessionState => {
+    const { src, size } = readerSource(mainPath);
+    // The cursor keeps to the file the index reads from: a replacement before the first read restarts.
+    main.ino = src.ino;
+    const start = checkpointStart(src, completeEnd(src, size));
+    if (start === undefined) return new SessionState(new MainState(src));
+    sessionId = start.header.sessionId;
+    const { meta } = start;
+    main.offset = meta.length;
+    main.lines = meta.lines;
+    main.lastSeq = meta.lastSeq;
+    main.tail = src.read(meta.length - Math.min(TAIL, meta.length), Math.min(TAIL, meta.length));
+    retiredAt = new Boundaries(meta);
+    return new SessionState(start.main);
   };
 
   /** Sidecars appear and go (retired ones are unlinked): the directory is listed only when it changed. */
@@ -183,7 +229,7 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
       sidecars.delete(id);
       // Unlinked before its retirement was read: its records may be in the state with nothing to
       // hide them. Rare (a poll between the writer's two steps); start over.
-      if (!retiredAt.has(id)) throw new Restart();
+      if (!retiredAt.seen(id)) throw new Restart();
     }
   };
 
@@ -199,30 +245,33 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
   };
 
   const readAll = (): boolean => {
-    const txs: { scope: string; tx: DecodedTransaction }[] = [];
-    const collect = (c: Cursor): void => {
-      const found: DecodedTransaction[] = [];
-      readNew(c, found);
-      for (const tx of found) txs.push({ scope: c.scope ?? "", tx });
+    const st = (state ??= begin());
+    let any = false;
+    const apply = (scope: string, tx: Read): void => {
+      if (scope !== "" && tx.seq <= retiredAt.get(scope)) return;
+      tx.writes.forEach((w, i) => {
+        if (w.op === "retire") retiredAt.set(w.scope, tx.seq + i);
+      });
+      if (scope === "") st.applyMain(tx.seq, tx.writes, tx.at!);
+      else st.applyScoped(scope, tx.seq, tx.writes.map(toPrepared));
+      any = true;
     };
     // The header first (it names the session the sidecars must belong to), then sidecars before the
     // rest of the main log: a sidecar record newer than a retirement was written after it, so reading
     // sidecars first never sees such a record without the retirement that precedes it.
-    if (main.lines === 0) collect(main);
-    if (sessionId === undefined) return txs.length > 0;
+    if (main.lines === 0) readNew(main, () => undefined);
+    if (sessionId === undefined) return false;
     discover();
-    for (const c of sidecars.values()) collect(c);
-    collect(main);
-    txs.sort((a, b) => a.tx.seq - b.tx.seq);
-    let any = false;
-    for (const { scope, tx } of txs) {
-      if (scope !== "" && tx.seq <= (retiredAt.get(scope) ?? 0)) continue;
-      tx.writes.forEach((w, i) => {
-        if (w.op === "retire") retiredAt.set(w.scope, tx.seq + i);
-      });
-      state.apply(scope, tx.seq, tx.writes);
-      any = true;
-    }
+    const side: { scope: string; tx: Read }[] = [];
+    for (const c of sidecars.values()) readNew(c, (tx) => side.push({ scope: c.scope!, tx }));
+    side.sort((a, b) => a.tx.seq - b.tx.seq);
+    // Main transactions are applied as they stream, with the sidecar records merged in by seq.
+    let k = 0;
+    readNew(main, (tx) => {
+      for (; k < side.length && side[k]!.tx.seq < tx.seq; k++) apply(side[k]!.scope, side[k]!.tx);
+      apply("", tx);
+    });
+    for (; k < side.length; k++) apply(side[k]!.scope, side[k]!.tx);
     return any;
   };
 
@@ -242,10 +291,10 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
     }
   };
 
+  /** What the snapshot shows before the header is complete: nothing (it never reads the file). */
+  const empty = new SessionState(new MainState(LogSource.forReader(mainPath, -1)));
   const follower: JsonlFollower = {
-    get snapshot() {
-      return snapshotOf(state);
-    },
+    snapshot: snapshotOf(() => state ?? empty),
     poll,
   };
   poll();

@@ -1,6 +1,6 @@
 // Reading a log with torn-tail detection, and appending to one without ever leaving a partial line
 // in front of the next append.
-import { closeSync, fdatasync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
 import { promisify } from "node:util";
 import { CorruptSessionError, StoreFailedError } from "../errors.js";
 import { openLine } from "./line.js";
@@ -21,9 +21,9 @@ export interface ReadLog {
   readonly damagedLine?: number;
 }
 
-function hasNul(buf: Buffer, start: number, end: number): boolean {
-  const i = buf.indexOf(0, start);
-  return i >= 0 && i < end;
+/** Searches only the line: searching from `start` to the end of the buffer made a read quadratic in the lines. */
+export function hasNul(buf: Buffer, start: number, end: number): boolean {
+  return buf.subarray(start, end).indexOf(0) >= 0;
 }
 
 /**
@@ -97,7 +97,8 @@ export class AppendFile {
     return this.#size;
   }
 
-  append(text: string): void {
+  /** Returns the bytes written. */
+  append(text: string): number {
     const bytes = Buffer.from(text, "utf8");
     let off = 0;
     try {
@@ -112,12 +113,19 @@ export class AppendFile {
     }
     this.#size += bytes.length;
     this.dirty = true;
+    return bytes.length;
   }
 
   async sync(): Promise<void> {
     if (!this.dirty) return;
     this.dirty = false;
     await fdatasyncAsync(this.#fd);
+  }
+
+  /** fdatasync now, dirty or not (before a checkpoint claims what the log holds). */
+  syncNow(): void {
+    fdatasyncSync(this.#fd);
+    this.dirty = false;
   }
 
   close(): void {

@@ -1,5 +1,5 @@
 // The JSONL record shapes (docs/session-format.md): headers, and one transaction per line.
-import { CorruptSessionError } from "../errors.js";
+import { CorruptSessionError, UnsupportedFormatError } from "../errors.js";
 import { encodeScopeId } from "../scope.js";
 import { isWellFormed } from "../wellformed.js";
 import type { PreparedWrite } from "../write.js";
@@ -26,11 +26,45 @@ export interface ScopeHeader {
   readonly scopeId: string;
 }
 
+/** A write as read from a line: values stay parsed (the main log is indexed, not copied into memory). */
+export type DecodedWrite =
+  | { readonly op: "set"; readonly ns: string; readonly key: string; readonly value: unknown }
+  | { readonly op: "append"; readonly ns: string; readonly key: string; readonly value: unknown; readonly tag: string | undefined }
+  | { readonly op: "delete" | "clear"; readonly ns: string; readonly key: string }
+  | { readonly op: "retire"; readonly scope: string };
+
 export interface DecodedTransaction {
   readonly seq: number;
-  readonly writes: readonly PreparedWrite[];
+  readonly writes: readonly DecodedWrite[];
   readonly file: string;
   readonly line: number;
+}
+
+/** The in-memory form of a decoded write (values as JSON text): what a sidecar's scope holds. */
+export function toPrepared(w: DecodedWrite): PreparedWrite {
+  switch (w.op) {
+    case "set":
+      return { op: "set", ns: w.ns, key: w.key, json: JSON.stringify(w.value) };
+    case "append":
+      return { op: "append", ns: w.ns, key: w.key, json: JSON.stringify(w.value), tag: w.tag };
+    default:
+      return w;
+  }
+}
+
+export function checkVersion(file: string, o: Record<string, unknown>, format: string): void {
+  if (o.format !== format) {
+    throw new CorruptSessionError(file, 1, `the first line is not a ${format} header (format ${JSON.stringify(o.format)})`);
+  }
+  if (o.version !== FORMAT_VERSION) throw new UnsupportedFormatError(file, o.version);
+}
+
+export function checkMainHeader(file: string, h: Record<string, unknown>): SessionHeader {
+  checkVersion(file, h, SESSION_FORMAT);
+  if (typeof h.sessionId !== "string" || typeof h.nextSeq !== "number" || !Number.isSafeInteger(h.nextSeq) || h.nextSeq < 1) {
+    throw new CorruptSessionError(file, 1, "the session header lacks a sessionId or a valid nextSeq");
+  }
+  return h as unknown as SessionHeader;
 }
 
 export function encodeHeader(h: SessionHeader | ScopeHeader): string {
@@ -84,7 +118,7 @@ export function decodeTransaction(
   }
   const raw = o.w;
   if (!Array.isArray(raw) || raw.length === 0) bad("a transaction record needs a non-empty write list");
-  const writes: PreparedWrite[] = [];
+  const writes: DecodedWrite[] = [];
   for (const w of raw as unknown[]) {
     if (typeof w !== "object" || w === null) bad("a write is not an object");
     const r = w as Record<string, unknown>;
@@ -105,12 +139,12 @@ export function decodeTransaction(
     switch (r.op) {
       case "set":
         if (!("value" in r)) bad("a set write needs a value");
-        writes.push({ op: "set", ns, key, json: JSON.stringify(r.value) });
+        writes.push({ op: "set", ns, key, value: r.value });
         break;
       case "append":
         if (!("value" in r)) bad("an append write needs a value");
         if (r.tag !== undefined && (!isName(r.tag) || r.tag.length === 0)) bad("a list tag must be a non-empty string");
-        writes.push({ op: "append", ns, key, json: JSON.stringify(r.value), tag: r.tag as string | undefined });
+        writes.push({ op: "append", ns, key, value: r.value, tag: r.tag as string | undefined });
         break;
       case "delete":
       case "clear":

@@ -1,10 +1,13 @@
 // `spool repair`: the one path that cuts a damaged JSONL log, and only when the user asks. Under the
 // session's writer lock, each log (main and sidecars) is read up to its first line that fails to
 // verify; the bytes from there on are moved to `<log>.damaged-<time>` beside it (nothing is thrown
-// away), the log is cut back to its last good line, and the session is opened once to prove it loads.
+// away), the log is cut back to its last good line, and the session is opened once to prove it loads:
+// replaying every line, whatever the checkpoint says (the one full check of a checkpointed log; a cut
+// main log also drops its checkpoint).
 import { existsSync, readdirSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CorruptSessionError } from "../errors.js";
+import { removeCheckpoint } from "./checkpoint.js";
 import { acquireLock } from "./lock.js";
 import { readLog } from "./log-file.js";
 import { sidecarDir } from "../layout.js";
@@ -44,8 +47,9 @@ export function repairJsonlSession(mainPath: string): RepairedLog[] {
       if (log.goodLength === 0) unlinkSync(file);
       else truncateSync(file, log.goodLength);
       repaired.push({ file, line: log.damagedLine, bytesMoved: bytes.length - log.goodLength, savedTo });
+      if (file === mainPath) removeCheckpoint(mainPath);
     }
-    loadSession(mainPath, { repair: true });
+    loadSession(mainPath, { repair: true, ignoreCheckpoint: true });
     return repaired;
   } finally {
     release();

@@ -1,13 +1,20 @@
-// Opening a JSONL session: read and repair the main log, discover and check the sidecars, drop
-// records hidden by a retirement, and replay the rest in global seq order (docs/session-format.md).
-import { existsSync, readdirSync, statSync, truncateSync, unlinkSync } from "node:fs";
+// Opening a JSONL session (docs/session-format.md): index the main log — from its checkpoint when one
+// still matches the file, replaying only the lines after it, else from the first line — then discover
+// and check the sidecars, drop records hidden by a retirement and replay the rest of each ephemeral
+// scope. The main log is read in bounded chunks and indexed, never held: the session scope's values
+// and elements stay in the file (main-state.ts).
+import { existsSync, fstatSync, openSync, closeSync, readdirSync, statSync, truncateSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { CorruptSessionError, UnsupportedFormatError } from "../errors.js";
+import { CorruptSessionError } from "../errors.js";
 import { sidecarDir } from "../layout.js";
 import { encodeScopeId } from "../scope.js";
-import { ScopedState } from "../scoped-state.js";
+import { Boundaries, removeCheckpointTemps, type LineMark } from "./checkpoint.js";
 import { readLog, type ReadLog } from "./log-file.js";
-import { decodeTransaction, FORMAT_VERSION, SCOPE_FORMAT, SESSION_FORMAT, type DecodedTransaction, type SessionHeader } from "./records.js";
+import { LogSource } from "./log-source.js";
+import { checkpointStart, completeEnd, scanLines } from "./main-scan.js";
+import { MainState } from "./main-state.js";
+import { checkMainHeader, checkVersion, decodeTransaction, SCOPE_FORMAT, toPrepared, type DecodedTransaction, type SessionHeader } from "./records.js";
+import { SessionState } from "./session-state.js";
 
 const SIDECAR = /^scope-(.+)\.scope$/;
 
@@ -33,14 +40,33 @@ export interface LoadedSidecar {
   readonly goodLength: number;
 }
 
+/** Where the main log stands after open: what the writer continues from and a checkpoint records. */
+export interface MainPosition {
+  readonly header: SessionHeader;
+  readonly headerH: string;
+  /** Bytes of complete, valid lines (a torn tail is past it). */
+  readonly goodLength: number;
+  readonly lines: number;
+  readonly last: LineMark;
+  /** The header floor minus one, or the end of the highest main record. */
+  readonly highWater: number;
+  /** The end of the last main transaction's seq range (0 when none). */
+  readonly lastSeq: number;
+}
+
 export interface LoadedSession {
   readonly header: SessionHeader;
-  readonly state: ScopedState;
+  readonly state: SessionState;
   /** The highest seq any complete record ever used, retired or not. */
   readonly highWater: number;
   readonly mainGoodLength: number;
+  readonly main: MainPosition;
   /** Sidecars that still hold live records, by scope id. */
   readonly sidecars: Map<string, LoadedSidecar>;
+  /** The retirement boundary of each scope in `sidecars` (0: never retired). */
+  readonly liveBoundaries: Map<string, number>;
+  /** The checkpoint used (its covered length and highWater), or undefined when the whole log was replayed. */
+  readonly checkpoint: { readonly length: number; readonly highWater: number } | undefined;
 }
 
 export interface LoadOptions {
@@ -48,27 +74,10 @@ export interface LoadOptions {
   readonly repair: boolean;
   /** Skip sidecars entirely (a fork only needs the session scope). */
   readonly sessionOnly?: boolean;
-}
-
-export function checkVersion(file: string, o: Record<string, unknown>, format: string): void {
-  if (o.format !== format) {
-    throw new CorruptSessionError(file, 1, `the first line is not a ${format} header (format ${JSON.stringify(o.format)})`);
-  }
-  if (o.version !== FORMAT_VERSION) throw new UnsupportedFormatError(file, o.version);
-}
-
-function parseMainHeader(file: string, log: ReadLog): SessionHeader {
-  const first = log.lines[0];
-  if (first === undefined || first.line !== 1) throw new CorruptSessionError(file, 1, "the session header is missing");
-  return checkMainHeader(file, first.record);
-}
-
-export function checkMainHeader(file: string, h: Record<string, unknown>): SessionHeader {
-  checkVersion(file, h, SESSION_FORMAT);
-  if (typeof h.sessionId !== "string" || typeof h.nextSeq !== "number" || !Number.isSafeInteger(h.nextSeq) || h.nextSeq < 1) {
-    throw new CorruptSessionError(file, 1, "the session header lacks a sessionId or a valid nextSeq");
-  }
-  return h as unknown as SessionHeader;
+  /** Replay and verify every line even when a checkpoint matches (what `spool repair` checks with). */
+  readonly ignoreCheckpoint?: boolean;
+  /** The writer's source (a held descriptor); a read-only load makes its own. */
+  readonly source?: LogSource;
 }
 
 /** Checks a run of transactions from one file: seqs strictly increase, ranges never overlap. */
@@ -91,76 +100,154 @@ function tryUnlink(path: string): void {
   }
 }
 
-export function loadSession(mainPath: string, options: LoadOptions): LoadedSession {
-  const mainLog = readLog(mainPath);
-  const header = parseMainHeader(mainPath, mainLog);
-  const mainTxs = mainLog.lines.slice(1).map((l) => decodeTransaction(l.record, mainPath, l.line, null));
-  checkMonotonic(mainTxs, 1);
-  if (options.repair && mainLog.goodLength < mainLog.fileLength) truncateSync(mainPath, mainLog.goodLength);
+/** A read-only source for `path` as it is now (its inode pinned). */
+export function readerSource(path: string): { src: LogSource; size: number } {
+  const fd = openSync(path, "r");
+  try {
+    const st = fstatSync(fd);
+    return { src: LogSource.forReader(path, st.ino), size: st.size };
+  } finally {
+    closeSync(fd);
+  }
+}
 
-  let highWater = header.nextSeq - 1;
-  const retiredAt = new Map<string, number>();
-  for (const tx of mainTxs) {
-    highWater = Math.max(highWater, txEnd(tx));
+/** Indexes the main log, from a matching checkpoint when there is one; `onRanges` sees each transaction's seq range. */
+function indexMain(
+  src: LogSource,
+  fileLength: number,
+  ignoreCheckpoint: boolean,
+  onRange: ((first: number, last: number, line: number) => void) | undefined,
+): {
+  state: SessionState;
+  main: MainPosition;
+  boundaries: Boundaries;
+  checkpoint: { readonly length: number; readonly highWater: number } | undefined;
+} {
+  const end = completeEnd(src, fileLength);
+  const start = ignoreCheckpoint ? undefined : checkpointStart(src, end);
+  let header = start?.header;
+  let headerH = start?.headerH ?? "";
+  const state = new SessionState(start?.main ?? new MainState(src));
+  let highWater = start?.meta.highWater ?? 0;
+  let lastSeq = start?.meta.lastSeq ?? 0;
+  let last: LineMark | undefined = start?.meta.last;
+  const retiredAt = new Boundaries(start?.meta);
+  const scanned = scanLines(src, start?.meta.length ?? 0, start?.meta.lines ?? 0, end, true, (record, at, h) => {
+    last = { offset: at.offset, length: at.length, h };
+    if (at.line === 1) {
+      header = checkMainHeader(src.path, record!);
+      headerH = h;
+      highWater = header.nextSeq - 1;
+      return;
+    }
+    const tx = decodeTransaction(record!, src.path, at.line, null);
+    if (tx.seq <= lastSeq) throw new CorruptSessionError(src.path, at.line, `seq ${tx.seq} does not increase (previous record ends at ${lastSeq})`);
+    lastSeq = txEnd(tx);
+    highWater = Math.max(highWater, lastSeq);
     tx.writes.forEach((w, i) => {
       if (w.op === "retire") retiredAt.set(w.scope, tx.seq + i);
     });
+    onRange?.(tx.seq, lastSeq, at.line);
+    state.applyMain(tx.seq, tx.writes, at);
+  });
+  if (header === undefined || last === undefined) throw new CorruptSessionError(src.path, 1, "the session header is missing");
+  return {
+    state,
+    main: { header, headerH, goodLength: scanned.goodLength, lines: scanned.lines, last, highWater, lastSeq },
+    boundaries: retiredAt,
+    checkpoint: start && { length: start.meta.length, highWater: start.meta.highWater },
+  };
+}
+
+export function loadSession(mainPath: string, options: LoadOptions): LoadedSession {
+  const own = options.source === undefined ? readerSource(mainPath) : undefined;
+  const src = options.source ?? own!.src;
+  const fileLength = own?.size ?? statSync(mainPath).size;
+  const dir = sidecarDir(mainPath);
+  const names = !options.sessionOnly && existsSync(dir) ? readdirSync(dir).sort() : [];
+  // Main ranges are kept only to check live sidecar records against them (a sidecar is rare).
+  const ranges: { first: number; last: number; line: number }[] | undefined = names.some((n) => SIDECAR.test(n)) ? [] : undefined;
+  const { state, main, boundaries, checkpoint } = indexMain(
+    src,
+    fileLength,
+    options.ignoreCheckpoint === true,
+    ranges && ((first, last, line) => ranges.push({ first, last, line })),
+  );
+  if (options.repair) {
+    if (main.goodLength < fileLength) truncateSync(mainPath, main.goodLength);
+    removeCheckpointTemps(mainPath);
   }
 
-  const dir = sidecarDir(mainPath);
+  let highWater = main.highWater;
   const found: { id: string; path: string; log: ReadLog; txs: DecodedTransaction[] }[] = [];
-  if (!options.sessionOnly && existsSync(dir)) {
-    for (const name of readdirSync(dir).sort()) {
-      const path = join(dir, name);
-      if (name.endsWith(".tmp")) {
-        if (options.repair) tryUnlink(path);
-        continue;
-      }
-      const id = sidecarScopeId(path, name);
-      if (id === undefined) continue;
-      if (!statSync(path).isFile()) throw new CorruptSessionError(path, 0, "the sidecar is not a regular file");
-      const log = readLog(path);
-      if (log.lines.length === 0) {
-        // Only a torn header: the scope never got a transaction in this file.
-        if (options.repair) tryUnlink(path);
-        continue;
-      }
-      const h = log.lines[0]!.record;
-      checkVersion(path, h, SCOPE_FORMAT);
-      if (h.sessionId !== header.sessionId || h.scopeId !== id) {
-        throw new CorruptSessionError(
-          path,
-          1,
-          `the sidecar header names session ${JSON.stringify(h.sessionId)} scope ${JSON.stringify(h.scopeId)}, expected ${JSON.stringify(header.sessionId)} / ${JSON.stringify(id)}`,
-        );
-      }
-      const txs = log.lines.slice(1).map((l) => decodeTransaction(l.record, path, l.line, id));
-      checkMonotonic(txs, 1);
-      for (const tx of txs) highWater = Math.max(highWater, txEnd(tx));
-      found.push({ id, path, log, txs });
+  for (const name of names) {
+    const path = join(dir, name);
+    if (name.endsWith(".tmp")) {
+      if (options.repair) tryUnlink(path);
+      continue;
     }
+    const id = sidecarScopeId(path, name);
+    if (id === undefined) continue;
+    if (!statSync(path).isFile()) throw new CorruptSessionError(path, 0, "the sidecar is not a regular file");
+    const log = readLog(path);
+    if (log.lines.length === 0) {
+      // Only a torn header: the scope never got a transaction in this file.
+      if (options.repair) tryUnlink(path);
+      continue;
+    }
+    const h = log.lines[0]!.record;
+    checkVersion(path, h, SCOPE_FORMAT);
+    if (h.sessionId !== main.header.sessionId || h.scopeId !== id) {
+      throw new CorruptSessionError(
+        path,
+        1,
+        `the sidecar header names session ${JSON.stringify(h.sessionId)} scope ${JSON.stringify(h.scopeId)}, expected ${JSON.stringify(main.header.sessionId)} / ${JSON.stringify(id)}`,
+      );
+    }
+    const txs = log.lines.slice(1).map((l) => decodeTransaction(l.record, path, l.line, id));
+    checkMonotonic(txs, 1);
+    for (const tx of txs) highWater = Math.max(highWater, txEnd(tx));
+    found.push({ id, path, log, txs });
   }
 
   const sidecars = new Map<string, LoadedSidecar>();
-  const merged: { scope: string; tx: DecodedTransaction }[] = mainTxs.map((tx) => ({ scope: "", tx }));
+  const liveBoundaries = new Map<string, number>();
+  const live: { scope: string; tx: DecodedTransaction }[] = [];
   for (const f of found) {
-    const boundary = retiredAt.get(f.id) ?? 0;
-    const live = f.txs.filter((tx) => tx.seq > boundary);
-    if (live.length === 0) {
+    const boundary = boundaries.get(f.id);
+    const kept = f.txs.filter((tx) => tx.seq > boundary);
+    if (kept.length === 0) {
       // Retired (or never written) but still on disk: the unlink after retirement did not happen.
       if (options.repair) tryUnlink(f.path);
       continue;
     }
+    liveBoundaries.set(f.id, boundary);
     if (options.repair && f.log.goodLength < f.log.fileLength) truncateSync(f.path, f.log.goodLength);
     sidecars.set(f.id, { path: f.path, goodLength: f.log.goodLength });
-    for (const tx of live) merged.push({ scope: f.id, tx });
+    for (const tx of kept) live.push({ scope: f.id, tx });
   }
-  merged.sort((a, b) => a.tx.seq - b.tx.seq);
+  live.sort((a, b) => a.tx.seq - b.tx.seq);
   checkMonotonic(
-    merged.map((m) => m.tx),
+    live.map((m) => m.tx),
     1,
   );
-  const state = new ScopedState();
-  for (const { scope, tx } of merged) state.apply(scope, tx.seq, tx.writes);
-  return { header, state, highWater, mainGoodLength: mainLog.goodLength, sidecars };
+  for (const { tx } of live) checkAgainstMain(tx, ranges ?? []);
+  // The main log's retirements are already applied; every record kept here is newer than its scope's last one.
+  for (const { scope, tx } of live) state.applyScoped(scope, tx.seq, tx.writes.map(toPrepared));
+  return { header: main.header, state, highWater, mainGoodLength: main.goodLength, main, sidecars, liveBoundaries, checkpoint };
+}
+
+/** A live sidecar record must not share a seq with a main-log transaction read in this open. */
+function checkAgainstMain(tx: DecodedTransaction, ranges: readonly { first: number; last: number; line: number }[]): void {
+  let lo = 0;
+  let hi = ranges.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ranges[mid]!.last < tx.seq) lo = mid + 1;
+    else hi = mid;
+  }
+  const r = ranges[lo];
+  if (r !== undefined && r.first <= txEnd(tx)) {
+    throw new CorruptSessionError(tx.file, tx.line, `seq ${tx.seq} overlaps the main log's transaction on line ${r.line} (seqs ${r.first}–${r.last})`);
+  }
 }

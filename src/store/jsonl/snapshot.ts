@@ -1,12 +1,13 @@
 // A read-only view of a JSONL session as it is on disk right now, without taking the writer's lock:
 // `spool serve` and `spool inspect` read sessions another process is still writing. A torn tail is
-// ignored, never repaired from here (the writer owns the file).
+// ignored, never repaired from here (the writer owns the file). Session-scope reads go to the file
+// (a log replaced under the view fails them with SessionChangedError).
 import type { Value, ValueList } from "../address.js";
 import { normalizeReadOptions } from "../read-options.js";
 import { scopeKey, type Scope } from "../scope.js";
-import type { ScopedState } from "../scoped-state.js";
 import type { ListPage, ListReadOptions, StoreStats } from "../store.js";
 import { loadSession } from "./replay.js";
+import type { SessionState } from "./session-state.js";
 
 export interface SessionSnapshot {
   get<T>(address: Value<T, Scope>): T | undefined;
@@ -15,19 +16,19 @@ export interface SessionSnapshot {
 }
 
 /** Reads through to `state` as it is at each call (a follower's state keeps growing). */
-export function snapshotOf(state: ScopedState): SessionSnapshot {
+export function snapshotOf(state: () => SessionState): SessionSnapshot {
   return {
     get<T>(address: Value<T, Scope>) {
-      const json = state.getJson(scopeKey(address.scope), address.namespace, address.key);
-      return json === undefined ? undefined : (JSON.parse(json) as T);
+      return state().get<T>(scopeKey(address.scope), address.namespace, address.key);
     },
     readList<T>(address: ValueList<T, Scope>, options?: ListReadOptions) {
-      return state.readList<T>(scopeKey(address.scope), address.namespace, address.key, normalizeReadOptions(options));
+      return state().readList<T>(scopeKey(address.scope), address.namespace, address.key, normalizeReadOptions(options));
     },
-    stats: () => state.stats(),
+    stats: () => state().stats(),
   };
 }
 
 export function readJsonlSnapshot(path: string): SessionSnapshot {
-  return snapshotOf(loadSession(path, { repair: false }).state);
+  const { state } = loadSession(path, { repair: false });
+  return snapshotOf(() => state);
 }

@@ -1,6 +1,8 @@
 // The JSONL backend: a main log for the session scope plus one sidecar per live ephemeral scope.
 // Commits are admitted (validated, seq allocated) synchronously and persisted on one serial queue,
-// so a retirement's cleanup can never race a write that reuses the scope id.
+// so a retirement's cleanup can never race a write that reuses the scope id. The session scope is
+// indexed over the main log, not held (main-state.ts), and the index is checkpointed beside the log
+// (checkpoint.ts) on close and as the log grows, so the next open replays only what came after.
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -9,14 +11,16 @@ import { writeFileAtomic } from "../atomic-write.js";
 import { SessionNotFoundError, StoreClosedError, StoreFailedError } from "../errors.js";
 import { normalizeReadOptions } from "../read-options.js";
 import { scopeKey, type Scope } from "../scope.js";
-import type { ScopedState } from "../scoped-state.js";
 import type { CommitResult, Durability, ListPage, ListReadOptions, Store, StoreStats } from "../store.js";
 import { prepareTransaction, type PreparedTransaction, type Write } from "../write.js";
+import { writeCheckpoint, type LineMark } from "./checkpoint.js";
 import { AppendFile } from "./log-file.js";
+import { LogSource } from "./log-source.js";
 import { acquireLock } from "./lock.js";
 import { encodeHeader, encodeTransaction, FORMAT_VERSION, SCOPE_FORMAT, SESSION_FORMAT, type SessionHeader } from "./records.js";
 import { sidecarDir } from "../layout.js";
 import { loadSession, sidecarName } from "./replay.js";
+import type { SessionState } from "./session-state.js";
 
 export interface JsonlStoreOptions {
   /** Default "process" (see docs/session-format.md for why). */
@@ -27,7 +31,17 @@ export interface JsonlStoreOptions {
   readonly create?: boolean;
   /** The id written into a new file's header (default: a random UUID). */
   readonly sessionId?: string;
+  /**
+   * Write a checkpoint once the main log has grown this many bytes past the last one (default 8 MiB;
+   * and at least 8 × the last checkpoint's size, so rewriting it stays a small share of the writes).
+   * A checkpoint is also written on close and after an open that had to replay without one.
+   */
+  readonly checkpointBytes?: number;
 }
+
+const DEFAULT_CHECKPOINT_BYTES = 8 * 1024 * 1024;
+/** A checkpoint is rewritten only after the log grew this many times its size. */
+const CHECKPOINT_GROWTH = 8;
 
 /** Publishes a complete first line under `path` via a temp file and rename, so a reader never sees half a header. */
 export function createWithHeader(path: string, headerLine: string, durable: boolean, extraLines = ""): void {
@@ -44,7 +58,9 @@ class JsonlStore implements Store {
   readonly #durable: boolean;
   readonly #syncIntervalMs: number;
   readonly #sessionId: string;
-  readonly #state: ScopedState;
+  readonly #headerH: string;
+  readonly #state: SessionState;
+  readonly #source: LogSource;
   readonly #main: AppendFile;
   readonly #sidecars = new Map<string, AppendFile>();
   readonly #release: () => void;
@@ -55,23 +71,95 @@ class JsonlStore implements Store {
   #timer: NodeJS.Timeout | undefined;
   /** When the oldest not-yet-fsynced commit was written (0: nothing pending). */
   #dirtySince = 0;
+  /** The main log as a checkpoint records it: lines, the last line, where its seqs end. */
+  #mainLines: number;
+  #mainLast: LineMark;
+  #mainLastSeq: number;
+  /** The highest seq persisted so far, in any file. */
+  #persistedHigh: number;
+  /**
+   * Latest retirement per scope, kept from one checkpoint to the next only for the scopes live at it
+   * (the others are covered by the checkpoint's highWater: see Boundaries).
+   */
+  readonly #lastRetired: Map<string, number>;
+  /** The highWater of the checkpoint on disk: every scope not live at it is dead up to there. */
+  #impliedBoundary = 0;
+  readonly #checkpointBytes: number;
+  /** The main log length the checkpoint on disk covers (-1: none that matches), and its own size. */
+  #checkpointAt = -1;
+  #checkpointSize = 0;
 
   constructor(path: string, options: JsonlStoreOptions, release: () => void) {
     this.#path = path;
     this.#release = release;
     this.#durable = (options.durability ?? "process") === "os";
     this.#syncIntervalMs = options.syncIntervalMs ?? 1000;
-    const loaded = loadSession(path, { repair: true });
+    this.#checkpointBytes = options.checkpointBytes ?? DEFAULT_CHECKPOINT_BYTES;
+    this.#source = LogSource.forWriter(path);
+    let loaded: ReturnType<typeof loadSession>;
+    try {
+      loaded = loadSession(path, { repair: true, source: this.#source });
+      this.#main = new AppendFile(path, loaded.mainGoodLength);
+    } catch (e) {
+      this.#source.close();
+      throw e;
+    }
     this.#sessionId = loaded.header.sessionId;
+    this.#headerH = loaded.main.headerH;
     this.#state = loaded.state;
     this.#nextSeq = loaded.highWater + 1;
-    this.#main = new AppendFile(path, loaded.mainGoodLength);
+    this.#mainLines = loaded.main.lines;
+    this.#mainLast = loaded.main.last;
+    this.#mainLastSeq = loaded.main.lastSeq;
+    this.#persistedHigh = loaded.highWater;
+    this.#lastRetired = new Map([...loaded.liveBoundaries].filter(([, b]) => b > 0));
     try {
       for (const [id, sc] of loaded.sidecars) this.#sidecars.set(id, new AppendFile(sc.path, sc.goodLength));
     } catch (e) {
       this.#closeFiles();
       throw e;
     }
+    if (loaded.checkpoint !== undefined) {
+      this.#checkpointAt = loaded.checkpoint.length;
+      this.#impliedBoundary = loaded.checkpoint.highWater;
+    }
+    // Replayed without one (or past one by a long tail): write it now, so a crash before close costs no second replay.
+    if (this.#checkpointAt < 0 || this.#main.size - this.#checkpointAt >= this.#checkpointBytes) this.#checkpoint();
+  }
+
+  /**
+   * Best effort: the checkpoint is derived data, so failing to write it never fails a commit (the next
+   * open replays more). With durability "os" the log is fsynced first, so it never covers lines a power
+   * cut could still take.
+   */
+  #checkpoint(): void {
+    if (this.#mainLines <= 1 || this.#failed !== undefined || this.#main.size === this.#checkpointAt) return;
+    try {
+      if (this.#durable) this.#main.syncNow();
+      const live = [...this.#sidecars.keys()].map((id): [string, number] => [id, this.#lastRetired.get(id) ?? 0]);
+      const index = this.#state.main.toIndex();
+      const meta = {
+        sessionId: this.#sessionId,
+        headerH: this.#headerH,
+        length: this.#main.size,
+        lines: this.#mainLines,
+        last: this.#mainLast,
+        highWater: this.#persistedHigh,
+        lastSeq: this.#mainLastSeq,
+        live,
+      };
+      this.#checkpointSize = writeCheckpoint(this.#path, meta, index, this.#durable);
+      this.#impliedBoundary = meta.highWater;
+      for (const id of this.#lastRetired.keys()) if (!this.#sidecars.has(id)) this.#lastRetired.delete(id);
+    } catch {
+      // Not retried before the log grows another interval.
+    }
+    this.#checkpointAt = this.#main.size;
+  }
+
+  #maybeCheckpoint(): void {
+    const due = Math.max(this.#checkpointBytes, CHECKPOINT_GROWTH * this.#checkpointSize);
+    if (this.#main.size - Math.max(this.#checkpointAt, 0) >= due) this.#checkpoint();
   }
 
   #enqueue<R>(task: () => R | Promise<R>): Promise<R> {
@@ -100,14 +188,25 @@ class JsonlStore implements Store {
     if (this.#failed !== undefined) throw this.#failed;
     const line = encodeTransaction(seq, tx.scope, tx.writes);
     const file = tx.scope === "" ? this.#main : (this.#sidecars.get(tx.scope) ?? this.#openSidecar(tx.scope));
+    const offset = file.size;
+    let length: number;
     try {
-      file.append(line);
+      length = file.append(line);
     } catch (e) {
       if (e instanceof StoreFailedError) this.#failed = e;
       throw e;
     }
-    this.#state.apply(tx.scope, seq, tx.writes);
-    const retired = tx.writes.flatMap((w) => (w.op === "retire" ? [w.scope] : []));
+    if (tx.scope === "") {
+      const at = { offset, length, line: ++this.#mainLines };
+      this.#state.applyMain(seq, tx.writes, at);
+      // The line's own checksum: it ends `"h":"xxxxxxxx"}` and a newline.
+      this.#mainLast = { offset, length, h: line.slice(-11, -3) };
+      this.#mainLastSeq = seq + tx.writes.length - 1;
+    } else {
+      this.#state.applyScoped(tx.scope, seq, tx.writes);
+    }
+    this.#persistedHigh = Math.max(this.#persistedHigh, seq + tx.writes.length - 1);
+    const retired = tx.writes.flatMap((w, i) => (w.op === "retire" ? [{ id: w.scope, seq: seq + i }] : []));
     if (retired.length === 0) {
       if (this.#durable) {
         this.#dirtySince ||= Date.now();
@@ -116,13 +215,15 @@ class JsonlStore implements Store {
         if (Date.now() - this.#dirtySince >= this.#syncIntervalMs) await this.#syncAll();
         else this.#scheduleSync();
       }
+      if (tx.scope === "") this.#maybeCheckpoint();
       return { seq };
     }
     // The retirement must be durable before the sidecar goes, or a power cut could lose both.
     if (this.#durable) await this.#fsync(this.#main);
-    for (const id of retired) {
+    for (const { id, seq: at } of retired) {
       this.#sidecars.get(id)?.close();
       this.#sidecars.delete(id);
+      this.#lastRetired.set(id, at);
       try {
         unlinkSync(join(sidecarDir(this.#path), sidecarName(id)));
       } catch {
@@ -130,6 +231,7 @@ class JsonlStore implements Store {
         // next open removes the file.
       }
     }
+    this.#maybeCheckpoint();
     return { seq };
   }
 
@@ -141,6 +243,8 @@ class JsonlStore implements Store {
     createWithHeader(path, encodeHeader({ format: SCOPE_FORMAT, version: FORMAT_VERSION, sessionId: this.#sessionId, scopeId: id }), this.#durable);
     const f = new AppendFile(path);
     this.#sidecars.set(id, f);
+    // A scope that was not live at the checkpoint on disk is dead up to its highWater.
+    if (!this.#lastRetired.has(id) && this.#impliedBoundary > 0) this.#lastRetired.set(id, this.#impliedBoundary);
     return f;
   }
 
@@ -175,8 +279,7 @@ class JsonlStore implements Store {
 
   get<T>(address: Value<T, Scope>): T | undefined {
     this.#checkOpen("read");
-    const json = this.#state.getJson(scopeKey(address.scope), address.namespace, address.key);
-    return json === undefined ? undefined : (JSON.parse(json) as T);
+    return this.#state.get<T>(scopeKey(address.scope), address.namespace, address.key);
   }
 
   readList<T>(address: ValueList<T, Scope>, options?: ListReadOptions): ListPage<T> {
@@ -195,6 +298,7 @@ class JsonlStore implements Store {
   }
 
   #closeFiles(): void {
+    this.#source.close();
     this.#main.close();
     for (const f of this.#sidecars.values()) f.close();
     this.#sidecars.clear();
@@ -205,6 +309,7 @@ class JsonlStore implements Store {
       clearTimeout(this.#timer);
       try {
         if (this.#durable && this.#failed === undefined) await this.#syncAll();
+        this.#checkpoint();
       } finally {
         this.#closeFiles();
         this.#release();

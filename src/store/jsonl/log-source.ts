@@ -1,0 +1,84 @@
+// Reading byte ranges of a main log that is only ever appended to, for the reads the session index
+// sends to the file instead of holding the log in memory. The writer keeps one read descriptor open
+// until it closes. A reader (snapshot, follower) has no close, so it opens the file per read and
+// checks it is still the file it indexed (same inode, long enough): a log replaced or cut under it
+// (a repair, a delete and a new session of the same name) fails the read with SessionChangedError
+// instead of answering from someone else's bytes.
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { SessionChangedError } from "../errors.js";
+
+export class LogSource {
+  readonly path: string;
+  readonly ino: number;
+  #fd: number;
+  readonly #reader: boolean;
+
+  private constructor(path: string, fd: number, ino: number) {
+    this.path = path;
+    this.#fd = fd;
+    this.ino = ino;
+    this.#reader = fd < 0;
+  }
+
+  /** The writer's source: one descriptor, held until close(). */
+  static forWriter(path: string): LogSource {
+    const fd = openSync(path, "r");
+    try {
+      return new LogSource(path, fd, fstatSync(fd).ino);
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
+  }
+
+  /** A reader's source: the file is opened per read and must keep inode `ino`. */
+  static forReader(path: string, ino: number): LogSource {
+    return new LogSource(path, -1, ino);
+  }
+
+  /** Exactly `length` bytes at `position`; SessionChangedError when the file no longer has them. */
+  read(position: number, length: number): Buffer {
+    const buf = Buffer.allocUnsafe(length);
+    const fd = this.#fd >= 0 ? this.#fd : openSync(this.path, "r");
+    try {
+      if (this.#fd < 0 && fstatSync(fd).ino !== this.ino) throw new SessionChangedError(this.path);
+      let got = 0;
+      while (got < length) {
+        const n = readSync(fd, buf, got, length - got, position + got);
+        if (n === 0) throw new SessionChangedError(this.path);
+        got += n;
+      }
+    } finally {
+      if (this.#fd < 0) closeSync(fd);
+    }
+    return buf;
+  }
+
+  /** A reader's source: the writer may have rewritten what it indexed (a repair), so a mismatch is a change, not damage. */
+  get reader(): boolean {
+    return this.#reader;
+  }
+
+  /** Up to `length` bytes at `position` (fewer at the end of the file). */
+  readUpTo(position: number, length: number): Buffer {
+    const buf = Buffer.allocUnsafe(length);
+    const fd = this.#fd >= 0 ? this.#fd : openSync(this.path, "r");
+    try {
+      if (this.#fd < 0 && fstatSync(fd).ino !== this.ino) throw new SessionChangedError(this.path);
+      let got = 0;
+      while (got < length) {
+        const n = readSync(fd, buf, got, length - got, position + got);
+        if (n === 0) break;
+        got += n;
+      }
+      return got === length ? buf : buf.subarray(0, got);
+    } finally {
+      if (this.#fd < 0) closeSync(fd);
+    }
+  }
+
+  close(): void {
+    if (this.#fd >= 0) closeSync(this.#fd);
+    this.#fd = -1;
+  }
+}
