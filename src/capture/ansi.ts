@@ -37,7 +37,7 @@ function stripSequences(text: string): string {
 const INCOMPLETE = /^\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*|[\]PX^_k][^\x07\x18\x1a\x1b\x80-\x9f]*|[\x20-\x2f]+)?$/;
 /** String-control sequences ending in ESC may be one byte short of their ST (`ESC \`). */
 const ENDS_IN_ESC_OF_ST = /^\x1b[\]PX^_k][^\x07\x18\x1a\x1b\x80-\x9f]*\x1b$/;
-const HOLD_LIMIT = 4096;
+export const HOLD_LIMIT = 4096;
 /** CSI final bytes that move the cursor, erase the screen, scroll or edit lines (not `K`: see cursor.ts). */
 const CURSOR_FINAL = new Uint8Array(128);
 for (const c of "ABCDEFGHJLMPSTXdfrsu@") CURSOR_FINAL[c.charCodeAt(0)] = 1;
@@ -100,8 +100,7 @@ export class AnsiStripper {
  * string path. Anything else — another kind of escape, invalid UTF-8 that a removal could glue
  * together — returns undefined and the read takes the string path, which handles every case.
  */
-export function stripCompleteCsi(buf: Buffer): { bytes: Buffer; held: number } | undefined {
-  const out = Buffer.allocUnsafe(buf.length);
+export function stripCompleteCsi(buf: Buffer, out: Buffer): { bytes: Buffer; held: number } | undefined {
   let at = 0;
   let from = 0;
   let held = 0;

@@ -9,7 +9,7 @@
 // bytes (a property test holds them to it).
 import { isUtf8 } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
-import { AnsiStripper, stripCompleteCsi } from "./ansi.js";
+import { AnsiStripper, HOLD_LIMIT, stripCompleteCsi } from "./ansi.js";
 import { BinarySniffer } from "./binary.js";
 import { firstCursorMove } from "./cursor.js";
 import { LineCleaner, cutMarker } from "./lines.js";
@@ -33,9 +33,11 @@ export interface TerminalSize {
   readonly rows: number;
 }
 
-/** The read without the `\r` of each `\r\n` (a terminal's line ends), or undefined if another `\r` is in it. */
-function withoutCrlf(chunk: Buffer): Buffer | undefined {
-  const out = Buffer.allocUnsafe(chunk.length);
+/**
+ * The read without the `\r` of each `\r\n` (a terminal's line ends), written to `out` (at least as
+ * long as the read), or undefined if another `\r` is in it.
+ */
+function withoutCrlf(chunk: Buffer, out: Buffer): Buffer | undefined {
   let at = 0;
   let from = 0;
   for (let i = chunk.indexOf(CR); i !== -1; i = chunk.indexOf(CR, from)) {
@@ -45,6 +47,20 @@ function withoutCrlf(chunk: Buffer): Buffer | undefined {
   }
   at += chunk.copy(out, at, from);
   return out.subarray(0, at);
+}
+
+/** A buffer of at least `bytes`: `buf` itself when it is big enough. */
+const atLeast = (buf: Buffer, bytes: number): Buffer => (buf.length >= bytes ? buf : Buffer.allocUnsafe(Math.max(bytes, 64 * 1024)));
+
+/**
+ * How many leading bytes of a read can continue a CSI sequence held from the previous read: its
+ * parameter and intermediate bytes (and the `[` after a lone ESC), then the final byte.
+ */
+function csiContinuation(chunk: Buffer): number {
+  const most = Math.min(chunk.length, HOLD_LIMIT);
+  let j = 0;
+  while (j < most && ((chunk[j]! >= 0x20 && chunk[j]! <= 0x3f) || chunk[j] === 0x5b)) j++;
+  return j < chunk.length ? j + 1 : j;
 }
 
 export class OutputCapture {
@@ -61,6 +77,12 @@ export class OutputCapture {
   private screenText: string | undefined;
   /** The start of a CSI sequence cut by the end of the previous read (byte path), glued to the next. */
   private heldCsi: Buffer | undefined;
+  /**
+   * Scratch space for the byte path's rewritten reads (CRLF and CSI removal), reused from read to
+   * read: nothing downstream keeps a reference (the window and the decoders copy what they hold).
+   */
+  private crlfOut: Buffer = Buffer.alloc(0);
+  private csiOut: Buffer = Buffer.alloc(0);
 
   constructor(
     readonly limits: CaptureLimits,
@@ -79,20 +101,35 @@ export class OutputCapture {
     return this.screen !== undefined;
   }
 
+  /** The chunk is not kept: it may be a read buffer that the caller reuses. */
   push(chunk: Buffer): void {
     this.rawBytes += chunk.length;
     this.sniffer.push(chunk);
     if (this.sniffer.binary || chunk.length === 0) return;
     if (this.heldCsi !== undefined) {
-      chunk = Buffer.concat([this.heldCsi, chunk]);
+      // Only the bytes that can complete the held sequence are glued to it (a copy of a few bytes,
+      // not of the whole read); the rest follows as if the read had been split there.
+      const n = csiContinuation(chunk);
+      const glued = Buffer.concat([this.heldCsi, chunk.subarray(0, n)]);
       this.heldCsi = undefined;
+      this.take(glued);
+      if (n === chunk.length) return;
+      chunk = chunk.subarray(n);
     }
+    this.take(chunk);
+  }
+
+  private take(chunk: Buffer): void {
     if (this.screen) {
       this.writeScreen(this.decoder.write(chunk));
       return;
     }
     // A terminal ends lines with \r\n; without the \r they are plain lines for the fast path.
-    const plain = chunk.indexOf(CR) === -1 ? chunk : withoutCrlf(chunk);
+    let plain: Buffer | undefined = chunk;
+    if (chunk.indexOf(CR) !== -1) {
+      this.crlfOut = atLeast(this.crlfOut, chunk.length);
+      plain = withoutCrlf(chunk, this.crlfOut);
+    }
     // Reads split characters often (every 64 KiB boundary in non-ASCII text). The leading
     // continuation bytes finish (or invalidate) whatever the decoder holds from the previous read;
     // after them the read starts on a character boundary. Only a read made of nothing but 1–2
@@ -100,8 +137,12 @@ export class OutputCapture {
     const k = leadingContinuations(chunk);
     const bytePath = plain !== undefined && (k < plain.length || k === 3) && !this.ansi.holding && this.lines.canTakePlain && plain.indexOf(BS) === -1;
     if (bytePath) {
-      const body = k > 0 ? plain.subarray(k) : plain;
-      const stripped = body.indexOf(ESC) === -1 ? { bytes: body, held: 0 } : stripCompleteCsi(body);
+      const body = k > 0 ? plain!.subarray(k) : plain!;
+      let stripped: { bytes: Buffer; held: number } | undefined = { bytes: body, held: 0 };
+      if (body.indexOf(ESC) !== -1) {
+        this.csiOut = atLeast(this.csiOut, body.length);
+        stripped = stripCompleteCsi(body, this.csiOut);
+      }
       if (stripped !== undefined) {
         const finished = (k > 0 ? this.decoder.write(chunk.subarray(0, k)) : "") + this.decoder.end();
         if (finished) this.lines.appendOpen(finished);
