@@ -42,6 +42,10 @@ export const HOLD_LIMIT = 4096;
 const CURSOR_FINAL = new Uint8Array(128);
 for (const c of "ABCDEFGHJLMPSTXdfrsu@") CURSOR_FINAL[c.charCodeAt(0)] = 1;
 const ESC_BYTE = 0x1b;
+/** Bytes scanned in JavaScript for the next ESC before asking Buffer.indexOf. */
+const PROBE = 16;
+/** Kept runs shorter than this are moved byte by byte: cheaper than a copyWithin call. */
+const SHORT_RUN = 24;
 
 /** Where a trailing incomplete sequence starts, or -1. Looks back at most HOLD_LIMIT units. */
 export function incompleteTailStart(text: string): number {
@@ -109,7 +113,8 @@ export function stripCompleteCsi(buf: Buffer, out: Buffer): { bytes: Buffer; hel
   let at = 0;
   let from = 0;
   let held = 0;
-  for (let i = buf.indexOf(ESC_BYTE); i !== -1; i = buf.indexOf(ESC_BYTE, from)) {
+  let i = buf.indexOf(ESC_BYTE);
+  while (i !== -1) {
     if (i + 1 < len && buf[i + 1] !== 0x5b) return undefined;
     let j = i + 2;
     let b = 0;
@@ -124,9 +129,17 @@ export function stripCompleteCsi(buf: Buffer, out: Buffer): { bytes: Buffer; hel
     if (b < 0x40 || b > 0x7e) return undefined;
     // Cursor movement and screen modes need the terminal model (the string path detects them exactly).
     if (CURSOR_FINAL[b] === 1 || ((b === 0x68 || b === 0x6c) && buf[i + 2] === 0x3f)) return undefined;
-    if (at !== from) out.copyWithin(at, from, i);
-    at += i - from;
+    if (i - from < SHORT_RUN) for (let q = from; q < i; q++) out[at++] = buf[q]!;
+    else {
+      out.copyWithin(at, from, i);
+      at += i - from;
+    }
     from = j + 1;
+    // A colour's reset is usually a word away: a short look beats a native indexOf call there.
+    const probe = Math.min(from + PROBE, len);
+    let p = from;
+    while (p < probe && buf[p] !== ESC_BYTE) p++;
+    i = p < probe ? p : buf.indexOf(ESC_BYTE, probe);
   }
   const end = len - held;
   if (!isUtf8(buf.subarray(0, held > 0 ? end : end - trailingPartial(buf)))) return undefined;

@@ -1,12 +1,13 @@
 // Raw bytes in, bounded cleaned view out: binary sniff → streaming UTF-8 decode → ANSI removal →
 // line assembly (CR frames, backspace, line cap) → bounded window (which strips other controls).
 //
-// Most output is plain lines. A read with no CR or backspace byte (and no escape other than
-// complete CSI colour sequences, removed on the bytes) takes the byte-level fast path: newlines are
-// found with Buffer.indexOf (memchr), valid UTF-8 is checked natively, and the complete lines go to
-// the window as the pipe's own bytes — only the first and last partial lines are decoded. Anything
-// else goes through the string path. Both paths produce the same view for any split of the same
-// bytes (a property test holds them to it).
+// Most output is plain lines. A read of valid UTF-8 with no CR (but in CRLF) or backspace byte, and
+// no escape other than complete CSI colour sequences (removed on the bytes), takes the byte-level
+// fast path: newlines are found with Buffer.indexOf (memchr), UTF-8 is checked natively, and the
+// complete lines are copied to the window as bytes — only the first and last partial lines are
+// decoded. Anything else goes through the string path. Both paths produce the same view for any
+// split of the same bytes (a property test holds them to it). A read is never kept: the pipes reuse
+// one read buffer.
 import { isUtf8 } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
 import { AnsiStripper, HOLD_LIMIT, stripCompleteCsi } from "./ansi.js";
@@ -15,7 +16,7 @@ import { firstCursorMove } from "./cursor.js";
 import { LineCleaner, cutMarker } from "./lines.js";
 import { TerminalScreen } from "./screen.js";
 import type { CaptureLimits, CaptureView, Truncation, TruncatedBy } from "./types.js";
-import { leadingContinuations, utf8Length, utf8Prefix } from "./utf8.js";
+import { leadingContinuations, trailingPartial, utf8Length, utf8Prefix } from "./utf8.js";
 import { BoundedWindow, countLines } from "./window.js";
 
 const ESC = 0x1b;
@@ -138,10 +139,14 @@ export class OutputCapture {
     const bytePath = plain !== undefined && (k < plain.length || k === 3) && !this.ansi.holding && this.lines.canTakePlain && plain.indexOf(BS) === -1;
     if (bytePath) {
       const body = k > 0 ? plain!.subarray(k) : plain!;
-      let stripped: { bytes: Buffer; held: number } | undefined = { bytes: body, held: 0 };
+      // Valid UTF-8 (but for a character the read cut at its end) or the string path: the bytes
+      // can then go to the window as they are (stripCompleteCsi checks the same).
+      let stripped: { bytes: Buffer; held: number } | undefined;
       if (body.indexOf(ESC) !== -1) {
         this.csiOut = atLeast(this.csiOut, body.length);
         stripped = stripCompleteCsi(body, this.csiOut);
+      } else if (isUtf8(body.subarray(0, body.length - trailingPartial(body)))) {
+        stripped = { bytes: body, held: 0 };
       }
       if (stripped !== undefined) {
         const finished = (k > 0 ? this.decoder.write(chunk.subarray(0, k)) : "") + this.decoder.end();
@@ -335,12 +340,8 @@ export class OutputCapture {
     if (last + 1 < chunk.length) this.lines.appendOpen(this.decoder.write(chunk.subarray(last + 1)));
   }
 
-  /** Complete lines of the fast path, as bytes: only over-long lines and invalid UTF-8 cost more. */
+  /** Complete lines of the fast path, as valid UTF-8 bytes: only over-long lines cost more. */
   private commitLines(bytes: Buffer): void {
-    if (!isUtf8(bytes)) {
-      this.commitText(this.lines.push(bytes.toString("utf8")));
-      return;
-    }
     const cap = this.limits.maxLineBytes;
     let lines = 0;
     let from = 0;
