@@ -14,6 +14,7 @@ import { AnsiStripper, HOLD_LIMIT, stripCompleteCsi } from "./ansi.js";
 import { BinarySniffer } from "./binary.js";
 import { firstCursorMove } from "./cursor.js";
 import { LineCleaner, cutMarker } from "./lines.js";
+import { countNewlines } from "./newlines.js";
 import { TerminalScreen } from "./screen.js";
 import type { CaptureLimits, CaptureView, Truncation, TruncatedBy } from "./types.js";
 import { leadingContinuations, trailingPartial, utf8Length, utf8Prefix } from "./utf8.js";
@@ -340,31 +341,39 @@ export class OutputCapture {
     if (last + 1 < chunk.length) this.lines.appendOpen(this.decoder.write(chunk.subarray(last + 1)));
   }
 
-  /** Complete lines of the fast path, as valid UTF-8 bytes: only over-long lines cost more. */
+  /**
+   * Complete lines of the fast path, as valid UTF-8 bytes ending in a newline. Lines are counted four
+   * bytes at a time (countNewlines); over-long lines are found by jumping: from a line start s, the
+   * last newline at or before s + cap ends every line begun in between within the cap, so there are
+   * about bytes / cap lookups, however short the lines.
+   */
   private commitLines(bytes: Buffer): void {
     const cap = this.limits.maxLineBytes;
-    let lines = 0;
+    const end = bytes.length;
     let from = 0;
-    let lineStart = 0;
     let lastLineBytes = -1;
-    for (let nl = bytes.indexOf(NL); nl !== -1; nl = bytes.indexOf(NL, nl + 1)) {
-      lines++;
-      if (nl - lineStart > cap) {
-        if (lineStart > from) this.window.append(bytes.subarray(from, lineStart), lines - 1);
-        lines = 0;
-        const line = bytes.toString("utf8", lineStart, nl);
-        const kept = utf8Prefix(line, cap);
-        const marked = kept + cutMarker(nl - lineStart - utf8Length(kept));
-        this.lines.cutLines++;
-        this.window.append(Buffer.from(marked + "\n"), 1);
-        lastLineBytes = utf8Length(marked);
-        from = nl + 1;
-      } else {
-        lastLineBytes = nl - lineStart;
+    for (let s = 0; s + cap < end - 1; ) {
+      const q = bytes.lastIndexOf(NL, s + cap);
+      if (q >= s) {
+        s = q + 1;
+        continue;
       }
-      lineStart = nl + 1;
+      // The line begun at s is longer than the cap.
+      const nl = bytes.indexOf(NL, s + cap);
+      if (s > from) this.window.append(bytes.subarray(from, s), countNewlines(bytes, from, s));
+      const line = bytes.toString("utf8", s, nl);
+      const kept = utf8Prefix(line, cap);
+      const marked = kept + cutMarker(nl - s - utf8Length(kept));
+      this.lines.cutLines++;
+      this.window.append(Buffer.from(marked + "\n"), 1);
+      if (nl === end - 1) lastLineBytes = utf8Length(marked);
+      from = s = nl + 1;
     }
-    if (from < bytes.length) this.window.append(bytes.subarray(from), lines);
+    if (from < end) {
+      this.window.append(bytes.subarray(from), countNewlines(bytes, from, end));
+      // (A negative start would count from the end: a lone "\n" has no earlier newline.)
+      lastLineBytes = end - 2 - (end >= 2 ? bytes.lastIndexOf(NL, end - 2) : -1);
+    }
     this.lines.lastLineBytes = lastLineBytes;
   }
 
