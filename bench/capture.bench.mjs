@@ -1,8 +1,11 @@
 // bench:capture — spool `exec` (tail limits + spill) against the baseline `sh -c 'GEN > file'`, side by
 // side in one run, on 100 MiB and 1 GiB of varied text lines from a generator process.
 // Each spool run happens in a fresh child process so its peak RSS is the capturing process's own.
-// Targets: throughput ≥ 0.6 × baseline; peak RSS ≤ 150 MB and within 20 MB between the
-// 100 MiB and 1 GiB runs; at full force ≤ 12 updates/s and ≤ 200 KB/s of update bytes.
+// Targets: throughput ≥ 0.85 × baseline on 1 GiB of plain lines and ≥ 0.6 × on 100 MiB of coloured
+// ones; peak RSS ≤ 150 MB and within 20 MB between the 100 MiB and 1 GiB runs; at full force
+// ≤ 12 updates/s and ≤ 200 KB/s of update bytes. The wall-clock ratio depends on how the scheduler
+// treats a two-process pipeline on a shared machine; the capturing process's CPU per MiB is the
+// stable figure (what spool itself controls).
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -69,7 +72,8 @@ function spool(bytes, seed, flavour = "") {
   return r;
 }
 
-// The two plain-text sizes carry the targets; the coloured row is informational (the ANSI path).
+// The two plain-text sizes and the coloured row carry the targets; the short-line row (seq-like,
+// ~5-byte lines) guards against any cost per line.
 // `--pty-only` runs just the pipe-vs-pty table below.
 const ptyOnly = process.argv.includes("--pty-only");
 const cases = ptyOnly
@@ -78,6 +82,7 @@ const cases = ptyOnly
       { bytes: 100 * MiB, flavour: "" },
       { bytes: 1024 * MiB, flavour: "" },
       { bytes: 100 * MiB, flavour: "ansi" },
+      { bytes: 100 * MiB, flavour: "short" },
     ];
 const repeats = Number(process.env.BENCH_REPEATS ?? 3);
 const rows = [];
@@ -120,10 +125,11 @@ if (!ptyOnly) {
       `| ${mib} MiB${r.flavour ? ` (${r.flavour})` : ""} | ${fmt(r.baseMs / 1000, 2)} s (${fmt(mib / (r.baseMs / 1000), 0)} MiB/s) | ${fmt(r.spoolMs / 1000, 2)} s (${fmt(mib / (r.spoolMs / 1000), 0)} MiB/s) | ${fmt(r.baseMs / r.spoolMs, 2)} × | ${fmt(r.cpuMsPerMiB, 2)} ms/MiB | ${fmt(r.peakRss)} MB | ${fmt(r.updatesPerSec)} | ${fmt(r.updateKBps)} |`,
     );
   }
-  const [small, big] = rows;
+  const [small, big, ansi] = rows;
   const checks = [
-    [`throughput ≥ 0.6 × baseline (1 GiB)`, big.baseMs / big.spoolMs >= 0.6],
-    [`peak RSS ≤ 150 MB`, Math.max(small.peakRss, big.peakRss) <= 150],
+    [`throughput ≥ 0.85 × baseline (1 GiB)`, big.baseMs / big.spoolMs >= 0.85],
+    [`throughput ≥ 0.6 × baseline (100 MiB ansi)`, ansi.baseMs / ansi.spoolMs >= 0.6],
+    [`peak RSS ≤ 150 MB`, Math.max(...rows.map((r) => r.peakRss)) <= 150],
     [`peak RSS within 20 MB between 100 MiB and 1 GiB`, Math.abs(big.peakRss - small.peakRss) <= 20],
     [`≤ 12 updates/s`, Math.max(small.updatesPerSec, big.updatesPerSec) <= 12],
     [`≤ 200 KB/s of update bytes`, Math.max(small.updateKBps, big.updateKBps) <= 200],

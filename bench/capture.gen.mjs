@@ -1,5 +1,6 @@
-// Benchmark input: `node capture.gen.mjs BYTES [SEED] [ansi|cursor]` writes exactly BYTES of varied text lines
-// (with `ansi`, about one word in eight is wrapped in a colour sequence, like a test runner's output;
+// Benchmark input: `node capture.gen.mjs BYTES [SEED] [ansi|cursor|short]` writes exactly BYTES of varied text lines
+// (with `short`, only the running counter on each line — ~5-byte lines, like `seq` or `yes`, where any
+// per-line cost dominates; with `ansi`, about one word in eight is wrapped in a colour sequence, like a test runner's output;
 // with `cursor`, coloured lines as with `ansi`, and after every eight of them a three-line progress
 // display is redrawn in place with cursor-up and erase-line, like docker pull or a test runner's live
 // summary — the output that takes the terminal model).
@@ -9,6 +10,7 @@ const total = Number(process.argv[2]);
 let s = Number(process.argv[3] ?? 1) >>> 0 || 1;
 const rnd = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), s >>> 0);
 const cursor = process.argv[4] === "cursor";
+const short = process.argv[4] === "short";
 const ansi = process.argv[4] === "ansi" || cursor;
 const words = [
   "compile",
@@ -37,6 +39,23 @@ const pool = Array.from({ length: 4096 }, () => {
   }
   return Buffer.from(line + "\n");
 });
+// `short`: the decimal counter, incremented in place on its digits (as seq does), so the generator
+// stays faster than what it feeds.
+const digits = Buffer.alloc(24, 0x30);
+let width = 1;
+function shortLine(out, at) {
+  for (let i = 0; i < width; i++) out[at++] = digits[i];
+  out[at++] = 0x0a;
+  let i = width - 1;
+  while (i >= 0 && digits[i] === 0x39) digits[i--] = 0x30;
+  if (i >= 0) digits[i]++;
+  else {
+    digits.copyWithin(1, 0, width);
+    digits[0] = 0x31;
+    width++;
+  }
+  return at;
+}
 const BLOCK = 1 << 20;
 let written = 0;
 let counter = 0;
@@ -46,6 +65,10 @@ function fill() {
   while (at < BLOCK) {
     // Under a live display each log line erases the display row it lands on first.
     if (cursor) at += out.write("\x1b[2K", at, "latin1");
+    if (short) {
+      at = shortLine(out, at);
+      continue;
+    }
     at += out.write((counter++).toString(36), at, "latin1");
     const line = pool[rnd() & 4095];
     at += line.copy(out, at);

@@ -19,7 +19,8 @@ export class BinarySniffer {
     if (this.decided) return false;
     const part = chunk.subarray(0, SNIFF_BYTES - this.seen);
     if (part.includes(0)) return this.decide(true);
-    this.sample.push(part);
+    // Copied: the chunk may be a read buffer that is reused.
+    this.sample.push(Buffer.from(part));
     this.seen += part.length;
     if (this.seen >= SNIFF_BYTES) return this.decide(this.mostlyInvalid());
     return false;

@@ -242,7 +242,8 @@ class Execution {
     if (this.spillWriter) {
       if (!this.spillWriter.write(chunk)) this.pauseForSpill();
     } else if (this.spill) {
-      this.prefix.push(chunk);
+      // The chunk is the pipes' reused read buffer: what is kept is copied.
+      this.prefix.push(Buffer.from(chunk));
       this.prefixBytes += chunk.length;
     }
     this.capture.push(chunk);

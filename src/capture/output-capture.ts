@@ -1,21 +1,23 @@
 // Raw bytes in, bounded cleaned view out: binary sniff → streaming UTF-8 decode → ANSI removal →
 // line assembly (CR frames, backspace, line cap) → bounded window (which strips other controls).
 //
-// Most output is plain lines. A read with no CR or backspace byte (and no escape other than
-// complete CSI colour sequences, removed on the bytes) takes the byte-level fast path: newlines are
-// found with Buffer.indexOf (memchr), valid UTF-8 is checked natively, and the complete lines go to
-// the window as the pipe's own bytes — only the first and last partial lines are decoded. Anything
-// else goes through the string path. Both paths produce the same view for any split of the same
-// bytes (a property test holds them to it).
+// Most output is plain lines. A read of valid UTF-8 with no CR (but in CRLF) or backspace byte, and
+// no escape other than complete CSI colour sequences (removed on the bytes), takes the byte-level
+// fast path: newlines are found with Buffer.indexOf (memchr), UTF-8 is checked natively, and the
+// complete lines are copied to the window as bytes — only the first and last partial lines are
+// decoded. Anything else goes through the string path. Both paths produce the same view for any
+// split of the same bytes (a property test holds them to it). A read is never kept: the pipes reuse
+// one read buffer.
 import { isUtf8 } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
-import { AnsiStripper, stripCompleteCsi } from "./ansi.js";
+import { AnsiStripper, HOLD_LIMIT, stripCompleteCsi } from "./ansi.js";
 import { BinarySniffer } from "./binary.js";
 import { firstCursorMove } from "./cursor.js";
 import { LineCleaner, cutMarker } from "./lines.js";
+import { countNewlines } from "./newlines.js";
 import { TerminalScreen } from "./screen.js";
 import type { CaptureLimits, CaptureView, Truncation, TruncatedBy } from "./types.js";
-import { leadingContinuations, utf8Length, utf8Prefix } from "./utf8.js";
+import { leadingContinuations, trailingPartial, utf8Length, utf8Prefix } from "./utf8.js";
 import { BoundedWindow, countLines } from "./window.js";
 
 const ESC = 0x1b;
@@ -33,9 +35,11 @@ export interface TerminalSize {
   readonly rows: number;
 }
 
-/** The read without the `\r` of each `\r\n` (a terminal's line ends), or undefined if another `\r` is in it. */
-function withoutCrlf(chunk: Buffer): Buffer | undefined {
-  const out = Buffer.allocUnsafe(chunk.length);
+/**
+ * The read without the `\r` of each `\r\n` (a terminal's line ends), written to `out` (at least as
+ * long as the read), or undefined if another `\r` is in it.
+ */
+function withoutCrlf(chunk: Buffer, out: Buffer): Buffer | undefined {
   let at = 0;
   let from = 0;
   for (let i = chunk.indexOf(CR); i !== -1; i = chunk.indexOf(CR, from)) {
@@ -45,6 +49,20 @@ function withoutCrlf(chunk: Buffer): Buffer | undefined {
   }
   at += chunk.copy(out, at, from);
   return out.subarray(0, at);
+}
+
+/** A buffer of at least `bytes`: `buf` itself when it is big enough. */
+const atLeast = (buf: Buffer, bytes: number): Buffer => (buf.length >= bytes ? buf : Buffer.allocUnsafe(Math.max(bytes, 64 * 1024)));
+
+/**
+ * How many leading bytes of a read can continue a CSI sequence held from the previous read: its
+ * parameter and intermediate bytes (and the `[` after a lone ESC), then the final byte.
+ */
+function csiContinuation(chunk: Buffer): number {
+  const most = Math.min(chunk.length, HOLD_LIMIT);
+  let j = 0;
+  while (j < most && ((chunk[j]! >= 0x20 && chunk[j]! <= 0x3f) || chunk[j] === 0x5b)) j++;
+  return j < chunk.length ? j + 1 : j;
 }
 
 export class OutputCapture {
@@ -61,6 +79,12 @@ export class OutputCapture {
   private screenText: string | undefined;
   /** The start of a CSI sequence cut by the end of the previous read (byte path), glued to the next. */
   private heldCsi: Buffer | undefined;
+  /**
+   * Scratch space for the byte path's rewritten reads (CRLF and CSI removal), reused from read to
+   * read: nothing downstream keeps a reference (the window and the decoders copy what they hold).
+   */
+  private crlfOut: Buffer = Buffer.alloc(0);
+  private csiOut: Buffer = Buffer.alloc(0);
 
   constructor(
     readonly limits: CaptureLimits,
@@ -79,20 +103,35 @@ export class OutputCapture {
     return this.screen !== undefined;
   }
 
+  /** The chunk is not kept: it may be a read buffer that the caller reuses. */
   push(chunk: Buffer): void {
     this.rawBytes += chunk.length;
     this.sniffer.push(chunk);
     if (this.sniffer.binary || chunk.length === 0) return;
     if (this.heldCsi !== undefined) {
-      chunk = Buffer.concat([this.heldCsi, chunk]);
+      // Only the bytes that can complete the held sequence are glued to it (a copy of a few bytes,
+      // not of the whole read); the rest follows as if the read had been split there.
+      const n = csiContinuation(chunk);
+      const glued = Buffer.concat([this.heldCsi, chunk.subarray(0, n)]);
       this.heldCsi = undefined;
+      this.take(glued);
+      if (n === chunk.length) return;
+      chunk = chunk.subarray(n);
     }
+    this.take(chunk);
+  }
+
+  private take(chunk: Buffer): void {
     if (this.screen) {
       this.writeScreen(this.decoder.write(chunk));
       return;
     }
     // A terminal ends lines with \r\n; without the \r they are plain lines for the fast path.
-    const plain = chunk.indexOf(CR) === -1 ? chunk : withoutCrlf(chunk);
+    let plain: Buffer | undefined = chunk;
+    if (chunk.indexOf(CR) !== -1) {
+      this.crlfOut = atLeast(this.crlfOut, chunk.length);
+      plain = withoutCrlf(chunk, this.crlfOut);
+    }
     // Reads split characters often (every 64 KiB boundary in non-ASCII text). The leading
     // continuation bytes finish (or invalidate) whatever the decoder holds from the previous read;
     // after them the read starts on a character boundary. Only a read made of nothing but 1–2
@@ -100,8 +139,16 @@ export class OutputCapture {
     const k = leadingContinuations(chunk);
     const bytePath = plain !== undefined && (k < plain.length || k === 3) && !this.ansi.holding && this.lines.canTakePlain && plain.indexOf(BS) === -1;
     if (bytePath) {
-      const body = k > 0 ? plain.subarray(k) : plain;
-      const stripped = body.indexOf(ESC) === -1 ? { bytes: body, held: 0 } : stripCompleteCsi(body);
+      const body = k > 0 ? plain!.subarray(k) : plain!;
+      // Valid UTF-8 (but for a character the read cut at its end) or the string path: the bytes
+      // can then go to the window as they are (stripCompleteCsi checks the same).
+      let stripped: { bytes: Buffer; held: number } | undefined;
+      if (body.indexOf(ESC) !== -1) {
+        this.csiOut = atLeast(this.csiOut, body.length);
+        stripped = stripCompleteCsi(body, this.csiOut);
+      } else if (isUtf8(body.subarray(0, body.length - trailingPartial(body)))) {
+        stripped = { bytes: body, held: 0 };
+      }
       if (stripped !== undefined) {
         const finished = (k > 0 ? this.decoder.write(chunk.subarray(0, k)) : "") + this.decoder.end();
         if (finished) this.lines.appendOpen(finished);
@@ -294,35 +341,39 @@ export class OutputCapture {
     if (last + 1 < chunk.length) this.lines.appendOpen(this.decoder.write(chunk.subarray(last + 1)));
   }
 
-  /** Complete lines of the fast path, as bytes: only over-long lines and invalid UTF-8 cost more. */
+  /**
+   * Complete lines of the fast path, as valid UTF-8 bytes ending in a newline. Lines are counted four
+   * bytes at a time (countNewlines); over-long lines are found by jumping: from a line start s, the
+   * last newline at or before s + cap ends every line begun in between within the cap, so there are
+   * about bytes / cap lookups, however short the lines.
+   */
   private commitLines(bytes: Buffer): void {
-    if (!isUtf8(bytes)) {
-      this.commitText(this.lines.push(bytes.toString("utf8")));
-      return;
-    }
     const cap = this.limits.maxLineBytes;
-    let lines = 0;
+    const end = bytes.length;
     let from = 0;
-    let lineStart = 0;
     let lastLineBytes = -1;
-    for (let nl = bytes.indexOf(NL); nl !== -1; nl = bytes.indexOf(NL, nl + 1)) {
-      lines++;
-      if (nl - lineStart > cap) {
-        if (lineStart > from) this.window.append(bytes.subarray(from, lineStart), lines - 1);
-        lines = 0;
-        const line = bytes.toString("utf8", lineStart, nl);
-        const kept = utf8Prefix(line, cap);
-        const marked = kept + cutMarker(nl - lineStart - utf8Length(kept));
-        this.lines.cutLines++;
-        this.window.append(Buffer.from(marked + "\n"), 1);
-        lastLineBytes = utf8Length(marked);
-        from = nl + 1;
-      } else {
-        lastLineBytes = nl - lineStart;
+    for (let s = 0; s + cap < end - 1; ) {
+      const q = bytes.lastIndexOf(NL, s + cap);
+      if (q >= s) {
+        s = q + 1;
+        continue;
       }
-      lineStart = nl + 1;
+      // The line begun at s is longer than the cap.
+      const nl = bytes.indexOf(NL, s + cap);
+      if (s > from) this.window.append(bytes.subarray(from, s), countNewlines(bytes, from, s));
+      const line = bytes.toString("utf8", s, nl);
+      const kept = utf8Prefix(line, cap);
+      const marked = kept + cutMarker(nl - s - utf8Length(kept));
+      this.lines.cutLines++;
+      this.window.append(Buffer.from(marked + "\n"), 1);
+      if (nl === end - 1) lastLineBytes = utf8Length(marked);
+      from = s = nl + 1;
     }
-    if (from < bytes.length) this.window.append(bytes.subarray(from), lines);
+    if (from < end) {
+      this.window.append(bytes.subarray(from), countNewlines(bytes, from, end));
+      // (A negative start would count from the end: a lone "\n" has no earlier newline.)
+      lastLineBytes = end - 2 - (end >= 2 ? bytes.lastIndexOf(NL, end - 2) : -1);
+    }
     this.lines.lastLineBytes = lastLineBytes;
   }
 

@@ -1,8 +1,14 @@
-// The spill file: raw bytes, byte-identical to the command's output, through one append stream.
+// The spill file: raw bytes, byte-identical to the command's output, appended in order.
 // Created synchronously at the moment the limits are crossed, so its path can be published at once;
 // the name is taken exclusively (O_EXCL) so an earlier spill is never overwritten.
+//
+// The pipes hand over chunks that are only valid during the call (one reused read buffer), so they are
+// copied into a few fixed staging buffers, reused from write to write: memory stays flat however long
+// the output (a fresh buffer per chunk is what grew the C heap), and one write goes to disk per staging
+// buffer rather than one per read. At most one write is in flight; whatever arrives meanwhile is
+// batched into the next one.
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdirSync, openSync, type WriteStream } from "node:fs";
+import { close as closeFd, mkdirSync, openSync, write as writeFd } from "node:fs";
 import { join } from "node:path";
 import { InvalidOptionsError, SpillError } from "./errors.js";
 import type { SpillOptions } from "./types.js";
@@ -12,6 +18,8 @@ import type { SpillOptions } from "./types.js";
  * queued chunks cost ~20 MB of peak RSS on a 1 GiB capture and no throughput (measured, bench:capture).
  */
 const HIGH_WATER_MARK = 1024 * 1024;
+/** One staging buffer, the most one write takes (less when the high-water mark is lower). */
+const STAGE_BYTES = 256 * 1024;
 const SAFE_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 
 export function validateSpill(spill: SpillOptions): void {
@@ -29,26 +37,31 @@ export function validateSpill(spill: SpillOptions): void {
 }
 
 export class SpillWriter {
-  private readonly stream: WriteStream;
-  private failure: unknown;
-  private closed: Promise<void>;
+  /** Staging buffers that are full (or sealed) and wait for the disk; the first one is being written. */
+  private readonly queue: { buf: Buffer; used: number }[] = [];
+  private readonly spare: Buffer[] = [];
+  private readonly drainListeners: (() => void)[] = [];
+  private readonly stageBytes: number;
+  private current: Buffer | undefined;
+  private used = 0;
+  /** Bytes accepted and not yet on disk. */
+  private buffered = 0;
+  private writing = false;
+  private needDrain = false;
+  private ending = false;
+  private fdClosed = false;
+  private failure: SpillError | undefined;
+  private readonly closed: Promise<void>;
+  private settleClosed!: () => void;
 
   private constructor(
     readonly path: string,
-    fd: number,
-    highWaterMark: number,
-    onError: (error: SpillError) => void,
+    private readonly fd: number,
+    private readonly highWaterMark: number,
+    private readonly onError: (error: SpillError) => void,
   ) {
-    this.stream = createWriteStream(path, { fd, highWaterMark });
-    this.closed = new Promise((resolve, reject) => {
-      this.stream.once("close", () => (this.failure === undefined ? resolve() : reject(this.failure)));
-    });
-    this.closed.catch(() => {});
-    this.stream.on("error", (cause) => {
-      if (this.failure !== undefined) return;
-      this.failure = new SpillError(path, cause);
-      onError(this.failure as SpillError);
-    });
+    this.stageBytes = Math.min(STAGE_BYTES, highWaterMark);
+    this.closed = new Promise((resolve) => (this.settleClosed = resolve));
   }
 
   /** Throws SpillError when the directory or file cannot be created. */
@@ -75,22 +88,101 @@ export class SpillWriter {
     return this.failure !== undefined;
   }
 
-  /** false: the caller must stop feeding until `drain`. */
+  /**
+   * Copies the chunk (the caller may reuse it at once) and queues it for the disk. false: the caller
+   * should stop feeding until `drain` — what it still feeds is accepted all the same.
+   */
   write(chunk: Buffer): boolean {
-    return this.stream.write(chunk);
+    if (this.failure !== undefined || this.ending) return true;
+    for (let at = 0; at < chunk.length; ) {
+      this.current ??= this.spare.pop() ?? Buffer.allocUnsafe(this.stageBytes);
+      const n = chunk.copy(this.current, this.used, at);
+      this.used += n;
+      at += n;
+      if (this.used === this.current.length) this.seal();
+    }
+    this.buffered += chunk.length;
+    this.pump();
+    if (this.buffered < this.highWaterMark) return true;
+    this.needDrain = true;
+    return false;
   }
 
   onDrain(listener: () => void): void {
-    this.stream.on("drain", listener);
+    this.drainListeners.push(listener);
   }
 
   /** Flushes everything and closes; rejects with SpillError if any write failed. */
   close(): Promise<void> {
-    if (!this.stream.writableEnded) this.stream.end();
-    return this.closed;
+    if (!this.ending) {
+      this.ending = true;
+      this.pump();
+    }
+    return this.closed.then(() => {
+      if (this.failure !== undefined) throw this.failure;
+    });
   }
 
+  /** Stops writing; what is not on disk yet is dropped. */
   destroy(): void {
-    this.stream.destroy();
+    this.ending = true;
+    this.queue.length = 0;
+    this.current = undefined;
+    this.used = 0;
+    if (!this.writing) this.closeFd();
+  }
+
+  private seal(): void {
+    if (this.current === undefined || this.used === 0) return;
+    this.queue.push({ buf: this.current, used: this.used });
+    this.current = undefined;
+    this.used = 0;
+  }
+
+  /** Starts the next write unless one is in flight; the disk is idle, so a partly filled stage goes too. */
+  private pump(): void {
+    if (this.writing || this.fdClosed) return;
+    if (this.queue.length === 0) this.seal();
+    const next = this.queue[0];
+    if (next === undefined) {
+      if (this.ending) this.closeFd();
+      return;
+    }
+    this.writing = true;
+    this.writeFrom(next.buf, 0, next.used);
+  }
+
+  private writeFrom(buf: Buffer, from: number, to: number): void {
+    writeFd(this.fd, buf, from, to - from, null, (error, written) => {
+      if (error) return this.fail(error);
+      if (from + written < to) return this.writeFrom(buf, from + written, to);
+      this.writing = false;
+      this.buffered -= to;
+      this.queue.shift();
+      // Kept for reuse up to what the high-water mark can hold: buffers dropped and reallocated
+      // instead measured 129 × 256 KiB of garbage and ~25 MB more peak RSS on 1 GiB.
+      if (this.spare.length * this.stageBytes < this.highWaterMark + this.stageBytes) this.spare.push(buf);
+      if (this.needDrain && this.buffered <= this.highWaterMark / 2) {
+        this.needDrain = false;
+        for (const l of this.drainListeners) l();
+      }
+      this.pump();
+    });
+  }
+
+  private fail(cause: unknown): void {
+    this.writing = false;
+    this.failure ??= new SpillError(this.path, cause);
+    this.queue.length = 0;
+    this.current = undefined;
+    this.used = 0;
+    this.closeFd();
+    this.onError(this.failure);
+  }
+
+  private closeFd(): void {
+    if (this.fdClosed) return;
+    this.fdClosed = true;
+    closeFd(this.fd, () => this.settleClosed());
   }
 }

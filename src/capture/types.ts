@@ -67,7 +67,7 @@ export interface SpillOptions {
   readonly subdir?: string;
   /** File stem, e.g. the tool call id. Default: a random id. Never overwrites: a taken name gets `-2`, `-3`, … */
   readonly id?: string;
-  /** Bytes buffered for the disk before the process's pipes are paused. Default 8 MiB. */
+  /** Bytes buffered for the disk before the process's pipes are paused. Default 1 MiB. */
   readonly highWaterMark?: number;
 }
 

@@ -1,7 +1,9 @@
 // The bounded view over cleaned text, kept as UTF-8 bytes: committed lines arrive as Buffer pieces
-// (straight from the pipe on the fast path, no decoding), the open line as a string. Tail keeps the
-// last pieces covering at least 2×maxBytes and drops whole pieces once past 4×maxBytes, so bytes are
-// never copied on the hot path; head stops taking pieces once the view can no longer grow.
+// (straight from the pipe on the fast path, no decoding), the open line as a string. The pieces are
+// copied into one buffer the window owns (the pipe's read buffer is reused for the next read): tail
+// keeps at least the last 2×maxBytes and compacts in place once 4×maxBytes are held, so each byte is
+// copied at most about twice and nothing is allocated per read; head stops taking bytes once the view
+// can no longer grow.
 // Text is only decoded when a view is built (at most ~10×/s), and that is also where the remaining
 // control characters are removed: only from the views, never from the raw bytes (the spill keeps those).
 import type { CaptureLimits } from "./types.js";
@@ -47,8 +49,9 @@ function finish(bytes: Buffer, partial: boolean, lastLineBytes: number): WindowV
 export class BoundedWindow {
   committedBytes = 0;
   committedLines = 0;
-  private pieces: Buffer[] = [];
-  private piecesBytes = 0;
+  /** The retained bytes are store[0, stored): grown on demand up to 4×maxBytes (head: maxBytes + 1). */
+  private store: Buffer = Buffer.alloc(0);
+  private stored = 0;
   /** Head: nothing more can enter the view. */
   private full = false;
   private headLines = 0;
@@ -72,8 +75,8 @@ export class BoundedWindow {
    * cursor when output starts to move it.
    */
   takeBack(k: number): string {
-    if (k <= 0 || this.limits.retain !== "tail" || this.committedLines === 0 || this.pieces.length === 0) return "";
-    const buf = Buffer.concat(this.pieces);
+    if (k <= 0 || this.limits.retain !== "tail" || this.committedLines === 0 || this.stored === 0) return "";
+    const buf = this.store.subarray(0, this.stored);
     let start = buf.length;
     let found = 0;
     for (let pos = buf.length - 1; found < Math.min(k, this.committedLines); ) {
@@ -83,37 +86,40 @@ export class BoundedWindow {
       if (nl === -1) break;
       pos = nl;
     }
-    const taken = buf.subarray(start);
-    this.pieces = start > 0 ? [buf.subarray(0, start)] : [];
-    this.piecesBytes = start;
-    this.committedBytes -= taken.length;
+    const taken = buf.toString("utf8", start);
+    this.committedBytes -= buf.length - start;
     this.committedLines -= found;
-    return taken.toString("utf8");
+    this.stored = start;
+    return taken;
   }
 
   view(open: OpenLine): WindowView {
     return this.limits.retain === "tail" ? this.viewTail(open) : this.viewHead(open);
   }
 
-  private retain(piece: Buffer): void {
-    // A small piece of a big pipe buffer would pin the whole buffer: copy those.
-    this.pieces.push(piece.buffer.byteLength > 2 * piece.length ? Buffer.from(piece) : piece);
-    this.piecesBytes += piece.length;
+  /** Room for `bytes` in the store, keeping what it holds. */
+  private reserve(bytes: number, most: number): void {
+    if (bytes <= this.store.length) return;
+    const grown = Buffer.allocUnsafe(Math.min(most, Math.max(bytes, 2 * this.store.length, 4096)));
+    this.store.copy(grown, 0, 0, this.stored);
+    this.store = grown;
   }
 
   private appendTail(piece: Buffer): void {
-    this.retain(piece);
     const keep = 2 * this.limits.maxBytes;
-    if (this.piecesBytes <= 2 * keep) return;
-    while (this.pieces.length > 1 && this.piecesBytes - this.pieces[0]!.length >= keep) {
-      this.piecesBytes -= this.pieces.shift()!.length;
+    if (piece.length >= keep) {
+      // One piece covers everything the view can show: keep its end.
+      this.reserve(keep, 2 * keep);
+      piece.copy(this.store, 0, piece.length - keep);
+      this.stored = keep;
+      return;
     }
-    if (this.piecesBytes > 2 * keep) {
-      // One piece bigger than the whole buffer: keep its end.
-      const only = this.pieces[0]!;
-      this.pieces[0] = Buffer.from(only.subarray(only.length - keep));
-      this.piecesBytes = keep;
+    if (this.stored + piece.length > 2 * keep) {
+      this.store.copyWithin(0, this.stored - keep, this.stored);
+      this.stored = keep;
     }
+    this.reserve(this.stored + piece.length, 2 * keep);
+    this.stored += piece.copy(this.store, this.stored);
   }
 
   private appendHead(piece: Buffer, lines: number): void {
@@ -123,14 +129,17 @@ export class BoundedWindow {
       this.firstLineDone = nl !== -1;
     }
     if (this.full) return;
-    const room = this.limits.maxBytes + 1 - this.piecesBytes;
-    this.retain(piece.length > room ? piece.subarray(0, room) : piece);
+    const most = this.limits.maxBytes + 1;
+    const taken = Math.min(piece.length, most - this.stored);
+    this.reserve(this.stored + taken, most);
+    this.stored += piece.copy(this.store, this.stored, 0, taken);
     this.headLines += lines;
-    if (this.piecesBytes > this.limits.maxBytes || this.headLines > this.limits.maxLines) this.full = true;
+    if (this.stored > this.limits.maxBytes || this.headLines > this.limits.maxLines) this.full = true;
   }
 
   private viewTail(open: OpenLine): WindowView {
-    const buf = Buffer.concat(open.text ? [...this.pieces, Buffer.from(open.text)] : this.pieces);
+    const held = this.store.subarray(0, this.stored);
+    const buf = open.text ? Buffer.concat([held, Buffer.from(open.text)]) : held;
     const { maxLines, maxBytes } = this.limits;
     const lastLineBytes = open.text.length > 0 ? open.bytes : open.lastCompletedBytes;
     // Start of the maxLines-th line from the end.
@@ -161,8 +170,8 @@ export class BoundedWindow {
   }
 
   private viewHead(open: OpenLine): WindowView {
-    const parts = this.full || !open.text ? this.pieces : [...this.pieces, Buffer.from(open.text)];
-    const buf = Buffer.concat(parts);
+    const held = this.store.subarray(0, this.stored);
+    const buf = this.full || !open.text ? held : Buffer.concat([held, Buffer.from(open.text)]);
     const { maxLines, maxBytes } = this.limits;
     let end = buf.length;
     let pos = 0;
