@@ -170,8 +170,12 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   };
   const metaOf = (raw: object): Meta => {
     let m = metas.get(raw);
-    if (!m) {
+    if (!m && unsettled !== null) {
+      // Settling can make this very Meta (a queued second placement of `raw` relinks it).
       settle();
+      m = metas.get(raw);
+    }
+    if (!m) {
       m = { proxy: undefined, links: [], version: 0, paths: undefined, pathsEpoch: -1 };
       metas.set(raw, m);
       const first = placed.get(raw);
