@@ -9,6 +9,7 @@ import { spliceInto } from "./apply.js";
 import { NotJsonError, PathError, UnsafePathError } from "./errors.js";
 import { cloneJson, defineData, isContainer, jsonEqual, type Container } from "./json.js";
 import type { NonEmptyPath, Op, Seg } from "./ops.js";
+import { LeafLane, type Leaf } from "./lane.js";
 import { PendingLog } from "./pending.js";
 import { RESERVED_SEGMENTS, assertSafePath } from "./validate.js";
 
@@ -49,11 +50,14 @@ const UNKNOWN = -1;
 const MAX_UNSETTLED = 4096;
 const MUTATORS = new Set(["push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin"]);
 
-/** A string property reached by an explicit edit. */
+/** The string property an explicit edit last reached, by path identity (see `stringSlot`). */
 interface Slot {
+  readonly path: NonEmptyPath;
+  readonly segs: Seg[];
   readonly parent: Container;
   readonly key: Seg;
-  readonly value: string;
+  readonly epoch: number;
+  rope: Rope | undefined;
 }
 
 /** An explicitly edited string as parts: its value is `flat.slice(start) + tail`. */
@@ -132,6 +136,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   const metas = new WeakMap<object, Meta>();
   const raws = new WeakMap<object, Container>();
   const log = new PendingLog();
+  const lane = new LeafLane();
   let root: Container;
   let forceBase = true;
   let flushed = false;
@@ -421,9 +426,48 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   // ---- recording -------------------------------------------------------------------------------
 
+  const clearPending = (): void => {
+    log.clear();
+    lane.clear();
+  };
+
+  /** Before anything is recorded in the log: the lane's slots go first, in order (see lane.ts). */
+  const spill = (): void => {
+    if (lane.size > 0) lane.spillInto(log);
+  };
+
+  /**
+   * The lane slot for `parent[key]` (`leafFresh` says whether it was opened now), or undefined when the
+   * write must go to the log: something is pending there, the lane is full, or the slot's paths are
+   * from before a container moved.
+   */
+  let leafFresh = false;
+  const leafFor = (parent: Container, key: Seg): Leaf | undefined => {
+    if (!log.empty) return undefined;
+    const leaf = lane.find(parent, key);
+    if (leaf !== undefined) {
+      leafFresh = false;
+      return leaf.epoch === epoch ? leaf : undefined;
+    }
+    if (lane.full) return undefined;
+    const paths = pathsOf(parent);
+    for (const p of paths) p.push(key);
+    leafFresh = true;
+    return lane.open(parent, key, paths, epoch);
+  };
+
+  /** A primitive or string put over a primitive, a string or nothing: recorded in the lane when it can be. */
+  const recordLeaf = (parent: Container, key: Seg, old: unknown, v: unknown): boolean => {
+    const leaf = leafFor(parent, key);
+    if (leaf === undefined) return false;
+    if (typeof v === "string" && typeof old === "string") return lane.assign(leaf, old, v, leafFresh);
+    lane.set(leaf, v);
+    return true;
+  };
+
   const afterRecord = (): void => {
     if (log.live > MAX_PENDING || log.nodes > MAX_PENDING) {
-      log.clear();
+      clearPending();
       forceBase = true;
     }
   };
@@ -483,9 +527,10 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   /** Record `raw` (an array, already mutated) as a whole at each of its positions. */
   const recordWhole = (raw: unknown[]): void => {
     if (forceBase) return;
+    spill();
     for (const p of pathsOf(raw)) {
       if (p.length === 0) {
-        log.clear();
+        clearPending();
         forceBase = true;
         return;
       }
@@ -512,14 +557,19 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     // to find a no-op that the flush-time diff finds anyway.
     if (had && old === v && typeof v !== "string") return true;
     if (isContainer(old)) epoch++;
-    const paths = pathsOf(t);
-    if (!forceBase) {
-      for (const p of paths) {
-        p.push(key);
-        if (old === undefined) log.set(p, cloneJson(v));
-        else recordValue(p, old, v);
+    // A leaf write (a counter, a status string) goes to the lane; the rest, and every write under a
+    // pending base (which still checks the object's paths), to the log.
+    if (forceBase || isContainer(v) || isContainer(old) || !recordLeaf(t, key, old, v)) {
+      const paths = pathsOf(t);
+      if (!forceBase) {
+        spill();
+        for (const p of paths) {
+          p.push(key);
+          if (old === undefined) log.set(p, cloneJson(v));
+          else recordValue(p, old, v);
+        }
+        afterRecord();
       }
-      afterRecord();
     }
     // An own data property can be assigned directly; a new key must not reach an inherited setter.
     if (had) t[key] = v;
@@ -535,6 +585,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     if (isContainer(was)) epoch++;
     const paths = pathsOf(t);
     if (!forceBase && was !== undefined) {
+      spill();
       for (const p of paths) {
         p.push(key);
         log.delete(p);
@@ -582,10 +633,11 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     // Removing elements or shifting indices moves existing containers; appending at the end does not.
     if (remove > 0 || index < len) epoch++;
     if (!forceBase) {
+      spill();
       const fullCover = len > 0 && index === 0 && remove === len;
       for (const p of paths) {
         if (fullCover && p.length === 0) {
-          log.clear();
+          clearPending();
           forceBase = true;
           break;
         }
@@ -620,6 +672,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     if (isContainer(old)) epoch++;
     const paths = pathsOf(t);
     if (!forceBase) {
+      spill();
       for (const p of paths) {
         p.push(i);
         recordValue(p, old, v);
@@ -742,26 +795,26 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   // ---- explicit string edits ---------------------------------------------------------------------
 
-  /** The raw parent of `path`'s last segment and the string there; a clear error when there is none. */
   // The last slot resolved, by path identity: a producer edits the same path over and over, and while
-  // no container has moved (epoch) the walk from the root would find the same parent again.
-  let lastSlot: { path: NonEmptyPath; segs: Seg[]; parent: Container; key: Seg; epoch: number } | undefined;
+  // no container has moved (epoch) the walk from the root would find the same parent again. The slot
+  // also keeps the string's rope, so a hit costs no lookup and no allocation.
+  let lastSlot: Slot | undefined;
   const sameSegs = (a: readonly Seg[], b: readonly Seg[]): boolean => {
     if (a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
     return true;
   };
+  /** The own string property at `path` (its parent and key); a clear error when there is none. */
   const stringSlot = (path: NonEmptyPath): Slot => {
     const c = lastSlot;
-    if (c !== undefined && c.path === path && c.epoch === epoch && sameSegs(c.segs, path)) {
-      const value = (c.parent as Record<Seg, unknown>)[c.key];
-      if (typeof value === "string") return { parent: c.parent, key: c.key, value };
+    if (c !== undefined && c.path === path && c.epoch === epoch && sameSegs(c.segs, path) && typeof (c.parent as Record<Seg, unknown>)[c.key] === "string") {
+      return c;
     }
-    const slot = resolveSlot(path);
-    lastSlot = { path, segs: [...path], parent: slot.parent, key: slot.key, epoch };
-    return slot;
+    const [parent, key] = resolveSlot(path);
+    lastSlot = { path, segs: [...path], parent, key, epoch, rope: undefined };
+    return lastSlot;
   };
-  const resolveSlot = (path: NonEmptyPath): Slot => {
+  const resolveSlot = (path: NonEmptyPath): [Container, Seg] => {
     assertSafePath(path);
     if (path.length === 0) throw new PathError([], "an explicit string edit needs a path to a string, not the root");
     let node: unknown = root;
@@ -774,21 +827,28 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
         const value = (node as Record<Seg, unknown>)[seg];
         if (typeof value !== "string")
           throw new PathError(path, `expected a string, found ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
-        return { parent: node, key: seg, value };
+        return [node, seg];
       }
       node = (node as Record<Seg, unknown>)[seg];
     }
     throw new PathError(path, "unreachable");
   };
 
-  const editString = (path: NonEmptyPath, after: string, slot: Slot, record: (p: Seg[]) => void): void => {
+  /** Record an explicit edit of the slot (`before` → `after`: `text` appended, or `drop` units cut) and store it. */
+  const editString = (slot: Slot, before: string, after: string, text: string, drop: number): void => {
     dirty = true;
     if (!forceBase) {
-      for (const p of pathsOf(slot.parent)) {
-        p.push(slot.key);
-        record(p);
+      const leaf = leafFor(slot.parent, slot.key);
+      if (leaf !== undefined) lane.edit(leaf, before, after, text, drop, leafFresh);
+      else {
+        spill();
+        for (const p of pathsOf(slot.parent)) {
+          p.push(slot.key);
+          if (drop === 0) log.append(p, before, after, text);
+          else log.truncate(p, before, after, drop);
+        }
+        afterRecord();
       }
-      afterRecord();
     }
     // The slot is an own data property (stringSlot checked), so plain assignment reaches no setter.
     (slot.parent as Record<Seg, unknown>)[slot.key] = after;
@@ -799,34 +859,39 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   // copies the string (slicing a concatenated string would flatten it: O(length) per edit). The tail is
   // flattened once the front reaches it, so every appended unit is copied at most once.
   const ropes = new WeakMap<Container, Map<Seg, Rope>>();
-  const ropeOf = (slot: Slot): Rope => {
+  const ropeOf = (slot: Slot, value: string): Rope => {
+    // A different value means something else wrote the slot since: start over from it.
+    if (slot.rope !== undefined && slot.rope.value === value) return slot.rope;
     let byKey = ropes.get(slot.parent);
     if (!byKey) ropes.set(slot.parent, (byKey = new Map()));
-    const r = byKey.get(slot.key);
-    // A different value means something else wrote the slot since: start over from it.
-    if (r && r.value === slot.value) return r;
-    const fresh: Rope = { value: slot.value, flat: slot.value, start: 0, tail: "" };
-    byKey.set(slot.key, fresh);
-    return fresh;
+    let r = byKey.get(slot.key);
+    if (!r || r.value !== value) {
+      r = { value, flat: value, start: 0, tail: "" };
+      byKey.set(slot.key, r);
+    }
+    slot.rope = r;
+    return r;
   };
 
   const appendText = (path: NonEmptyPath, text: string): void => {
     if (typeof text !== "string") throw new TypeError(`append() takes a string, got ${describe(text)}`);
     const slot = stringSlot(path);
     if (text.length === 0) return;
-    const r = ropeOf(slot);
+    const before = (slot.parent as Record<Seg, string>)[slot.key]!;
+    const r = ropeOf(slot, before);
     r.tail = r.tail.length === 0 ? text : r.tail + text;
-    r.value = slot.value + text;
-    editString(path, r.value, slot, (p) => log.append(p, slot.value, r.value, text));
+    r.value = before + text;
+    editString(slot, before, r.value, text, 0);
   };
 
   const truncateText = (path: NonEmptyPath, count: number): void => {
     const slot = stringSlot(path);
-    if (!Number.isSafeInteger(count) || count < 0 || count > slot.value.length) {
-      throw new RangeError(`truncate() count must be an integer from 0 to the string's length ${slot.value.length}, got ${String(count)}`);
+    const before = (slot.parent as Record<Seg, string>)[slot.key]!;
+    if (!Number.isSafeInteger(count) || count < 0 || count > before.length) {
+      throw new RangeError(`truncate() count must be an integer from 0 to the string's length ${before.length}, got ${String(count)}`);
     }
     if (count === 0) return;
-    const r = ropeOf(slot);
+    const r = ropeOf(slot, before);
     const inFlat = r.flat.length - r.start;
     if (count <= inFlat) r.start += count;
     else {
@@ -836,7 +901,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     }
     const head = r.start === 0 ? r.flat : r.flat.slice(r.start);
     r.value = r.tail.length === 0 ? head : head + r.tail;
-    editString(path, r.value, slot, (p) => log.truncate(p, slot.value, r.value, count));
+    editString(slot, before, r.value, "", count);
   };
 
   // ---- the tracker -------------------------------------------------------------------------------
@@ -859,7 +924,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     set state(next: T) {
       dirty = true;
       if (unwrap(next) !== root) setRoot(next);
-      log.clear();
+      clearPending();
       forceBase = true;
     },
     get target() {
@@ -873,21 +938,23 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       flushed = true;
       if (forceBase) {
         forceBase = false;
-        log.clear();
+        clearPending();
         return [["r", cloneJson(root)]];
       }
+      if (lane.size > 0 && log.empty) return lane.drain(scan);
+      spill();
       return log.drain(scan);
     },
     append: appendText,
     truncate: truncateText,
     rebase() {
       dirty = true;
-      log.clear();
+      clearPending();
       forceBase = true;
     },
     discard() {
       dirty = false;
-      log.clear();
+      clearPending();
       if (flushed) forceBase = false;
     },
   };
