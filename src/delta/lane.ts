@@ -1,8 +1,10 @@
 // The leaf lane: while nothing structural is pending, the tracker records leaf writes here instead of
 // in the pending log — a primitive or string put over a primitive or string, and explicit string
 // edits. One entry per written slot (parent object + key), found by a short scan, holding the slot's
-// paths from when it was first written in the window: a counter bumped and a window slid per flush
-// cost no trie nodes, no Map and no path walk (the log built ~7 trie nodes and 4 Maps per such flush).
+// paths: a counter bumped and a window slid per flush cost no trie nodes, no Map and no path walk (the
+// log built ~7 trie nodes and 4 Maps per such flush). A slot outlives its window, so the next window
+// that writes it reuses its paths while no container has moved since (the tracker's epoch); the paths
+// are frozen, because every batch that writes the slot carries the same arrays.
 //
 // It is exact because of one rule: the lane is used only while the log is empty, and the first record
 // that goes to the log spills the lane into it first, in order. Every lane slot holds a primitive, so
@@ -16,41 +18,82 @@ import { editAppend, editDrop, editOps, type PendingLog, stringOps, type TextEdi
 export interface Leaf extends TextEdit {
   readonly parent: Container;
   readonly key: Seg;
-  /** Every path of the slot when the window first wrote it (the tracker's epoch says they still hold). */
-  readonly paths: Seg[][];
-  readonly epoch: number;
+  /** Every path of the slot (frozen), valid while the tracker's epoch is `epoch`. */
+  paths: readonly (readonly Seg[])[];
+  epoch: number;
+  /** Written in the current window (listed in `leaves`). */
+  active: boolean;
   kind: "s" | "str" | "ed";
   value: unknown;
   anchor: string;
   current: string;
 }
 
-// Past this many slots in one window the lane spills and the log (with its own bounds) takes over.
-const MAX_LEAVES = 64;
+// Slots kept, written in this window or not (a window that writes more spills to the log, which has
+// its own bounds). They hold their parents strongly: at most this many removed objects outlive their
+// removal until the slot is reused or the lane reset.
+const MAX_SLOTS = 64;
 
 export class LeafLane {
+  /** Written in the current window, in record order. */
   private leaves: Leaf[] = [];
+  /** Every slot kept (a superset of `leaves`). */
+  private slots: Leaf[] = [];
 
   get size(): number {
     return this.leaves.length;
   }
 
   get full(): boolean {
-    return this.leaves.length >= MAX_LEAVES;
+    return this.leaves.length >= MAX_SLOTS;
   }
 
+  /** The slot kept for `parent[key]`, written in this window or not. */
   find(parent: Container, key: Seg): Leaf | undefined {
-    const leaves = this.leaves;
-    for (let i = 0; i < leaves.length; i++) {
-      const leaf = leaves[i]!;
+    const slots = this.slots;
+    for (let i = 0; i < slots.length; i++) {
+      const leaf = slots[i]!;
       if (leaf.parent === parent && leaf.key === key) return leaf;
     }
     return undefined;
   }
 
-  /** A new slot (the caller checked `find` and `full`), its kind set by the first write below. */
-  open(parent: Container, key: Seg, paths: Seg[][], epoch: number): Leaf {
-    const leaf: Leaf = { parent, key, paths, epoch, kind: "s", value: undefined, anchor: "", current: "", baseLength: 0, drop: 0, text: "", textStart: 0 };
+  /**
+   * Start writing a slot in this window (the caller checked `full`): `leaf` is the kept slot for it or
+   * undefined; `paths` are new paths (frozen here) when the kept ones are stale or missing. Its kind is
+   * set by the first write below.
+   */
+  open(leaf: Leaf | undefined, parent: Container, key: Seg, paths: Seg[][] | undefined, epoch: number): Leaf {
+    if (leaf === undefined) {
+      if (this.slots.length >= MAX_SLOTS) {
+        const cold = this.slots.findIndex((l) => !l.active);
+        this.slots.splice(cold, 1);
+      }
+      leaf = {
+        parent,
+        key,
+        paths: [],
+        epoch,
+        active: true,
+        kind: "s",
+        value: undefined,
+        anchor: "",
+        current: "",
+        baseLength: 0,
+        drop: 0,
+        text: "",
+        textStart: 0,
+      };
+      this.slots.push(leaf);
+    }
+    if (paths !== undefined) {
+      leaf.paths = paths;
+      leaf.epoch = epoch;
+    }
+    leaf.active = true;
+    leaf.drop = 0;
+    leaf.text = "";
+    leaf.textStart = 0;
     this.leaves.push(leaf);
     return leaf;
   }
@@ -63,9 +106,12 @@ export class LeafLane {
     leaf.kind = "s";
     leaf.value = value;
     const leaves = this.leaves;
-    if (leaves[leaves.length - 1] !== leaf) {
-      leaves.splice(leaves.indexOf(leaf), 1);
-      leaves.push(leaf);
+    const last = leaves.length - 1;
+    if (leaves[last] !== leaf) {
+      // Shifted by hand: splice() would allocate the removed element's array on every bump.
+      let i = leaves.indexOf(leaf);
+      for (; i < last; i++) leaves[i] = leaves[i + 1]!;
+      leaves[last] = leaf;
     }
   }
 
@@ -104,12 +150,14 @@ export class LeafLane {
   drain(maxOverlapScan: number): Op[] {
     const ops: Op[] = [];
     for (const leaf of this.leaves) {
+      leaf.active = false;
       for (const p of leaf.paths) {
-        const path = p as unknown as NonEmptyPath;
+        const path = p as NonEmptyPath;
         if (leaf.kind === "s") ops.push(["s", path, leaf.value]);
         else if (leaf.kind === "ed") editOps(leaf, path, ops);
         else stringOps(leaf.anchor, leaf.current, path, maxOverlapScan, ops);
       }
+      release(leaf);
     }
     this.leaves = [];
     return ops;
@@ -120,16 +168,33 @@ export class LeafLane {
     const leaves = this.leaves;
     this.leaves = [];
     for (const leaf of leaves) {
+      leaf.active = false;
       for (let i = 0; i < leaf.paths.length; i++) {
-        const path = leaf.paths[i]!;
+        // The log never writes into a path it was given.
+        const path = leaf.paths[i] as Seg[];
         if (leaf.kind === "s") log.set(path, leaf.value);
         else if (leaf.kind === "str") log.string(path, leaf.anchor, leaf.current);
         else log.edit(path, leaf);
       }
+      release(leaf);
     }
   }
 
-  clear(): void {
+  /** Drop what the window wrote; with `forget`, the kept slots too (a new root: their parents may be gone). */
+  clear(forget = false): void {
+    for (const leaf of this.leaves) {
+      leaf.active = false;
+      release(leaf);
+    }
     if (this.leaves.length > 0) this.leaves = [];
+    if (forget) this.slots = [];
   }
+}
+
+/** A slot between windows holds no values (they would outlive their window). */
+function release(leaf: Leaf): void {
+  leaf.value = undefined;
+  leaf.anchor = "";
+  leaf.current = "";
+  leaf.text = "";
 }

@@ -437,23 +437,26 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   };
 
   /**
-   * The lane slot for `parent[key]` (`leafFresh` says whether it was opened now), or undefined when the
-   * write must go to the log: something is pending there, the lane is full, or the slot's paths are
-   * from before a container moved.
+   * The lane slot for `parent[key]` (`leafFresh` says whether this window opened it now), or undefined
+   * when the write must go to the log: something is pending there, the lane is full, or the slot's
+   * paths are from before a container moved.
    */
   let leafFresh = false;
   const leafFor = (parent: Container, key: Seg): Leaf | undefined => {
     if (!log.empty) return undefined;
     const leaf = lane.find(parent, key);
-    if (leaf !== undefined) {
+    if (leaf !== undefined && leaf.active) {
       leafFresh = false;
       return leaf.epoch === epoch ? leaf : undefined;
     }
     if (lane.full) return undefined;
-    const paths = pathsOf(parent);
-    for (const p of paths) p.push(key);
+    let paths: Seg[][] | undefined;
+    if (leaf === undefined || leaf.epoch !== epoch) {
+      paths = pathsOf(parent);
+      for (const p of paths) p.push(key);
+    }
     leafFresh = true;
-    return lane.open(parent, key, paths, epoch);
+    return lane.open(leaf, parent, key, paths, epoch);
   };
 
   /** A primitive or string put over a primitive, a string or nothing: recorded in the lane when it can be. */
@@ -925,6 +928,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       dirty = true;
       if (unwrap(next) !== root) setRoot(next);
       clearPending();
+      lane.clear(true);
       forceBase = true;
     },
     get target() {
