@@ -32,6 +32,12 @@ export interface Tracker<T> {
   append(path: NonEmptyPath, text: string): void;
   /** Drop the first `count` UTF-16 units of the string at `path`, recorded as a `t` op: O(1), no diff. */
   truncate(path: NonEmptyPath, count: number): void;
+  /**
+   * Assign `value` at `path` (its parent must exist) exactly as an assignment through `state` would —
+   * same checks, same ops — without the proxy: for a producer that writes the same paths every flush
+   * (the output sink's counters). Paths are remembered by identity, so pass the same array each time.
+   */
+  set(path: NonEmptyPath, value: unknown): void;
   /** Drop pending ops; the next flush is a base batch (once). */
   rebase(): void;
   /** Accept pending changes locally without emitting them (existing replicas diverge, by design). */
@@ -48,9 +54,11 @@ const MAX_PENDING = 4096;
 const UNKNOWN = -1;
 /** Queued first placements before they are settled into the WeakMap regardless. */
 const MAX_UNSETTLED = 4096;
+/** Paths remembered by identity for explicit edits and sets. */
+const MAX_SLOTS = 8;
 const MUTATORS = new Set(["push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin"]);
 
-/** The string property an explicit edit last reached, by path identity (see `stringSlot`). */
+/** A parent and key an explicit edit reached, by path identity (see `slotAt`). */
 interface Slot {
   readonly path: NonEmptyPath;
   readonly segs: Seg[];
@@ -798,43 +806,64 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   // ---- explicit string edits ---------------------------------------------------------------------
 
-  // The last slot resolved, by path identity: a producer edits the same path over and over, and while
-  // no container has moved (epoch) the walk from the root would find the same parent again. The slot
-  // also keeps the string's rope, so a hit costs no lookup and no allocation.
-  let lastSlot: Slot | undefined;
+  // Slots resolved by path identity: a producer edits the same few paths over and over, and while no
+  // container has moved (epoch) the walk from the root would find the same parents again. A slot also
+  // keeps its string's rope, so a hit costs no lookup and no allocation.
+  const slots: Slot[] = [];
+  let nextSlot = 0;
   const sameSegs = (a: readonly Seg[], b: readonly Seg[]): boolean => {
     if (a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
     return true;
   };
-  /** The own string property at `path` (its parent and key); a clear error when there is none. */
-  const stringSlot = (path: NonEmptyPath): Slot => {
-    const c = lastSlot;
-    if (c !== undefined && c.path === path && c.epoch === epoch && sameSegs(c.segs, path) && typeof (c.parent as Record<Seg, unknown>)[c.key] === "string") {
-      return c;
+  /** The parent and key `path` names (the parent must exist; the key need not). */
+  const slotAt = (path: NonEmptyPath): Slot => {
+    for (let i = 0; i < slots.length; i++) {
+      const c = slots[i]!;
+      if (c.path === path && c.epoch === epoch && sameSegs(c.segs, path)) return c;
     }
-    const [parent, key] = resolveSlot(path);
-    lastSlot = { path, segs: [...path], parent, key, epoch, rope: undefined };
-    return lastSlot;
+    const [parent, key] = resolveParent(path);
+    const slot: Slot = { path, segs: [...path], parent, key, epoch, rope: undefined };
+    // Defined, not pushed: a setter planted on Array.prototype must not see the tracker's own arrays.
+    defineData(slots, nextSlot, slot);
+    nextSlot = (nextSlot + 1) % MAX_SLOTS;
+    return slot;
   };
-  const resolveSlot = (path: NonEmptyPath): [Container, Seg] => {
+  /** The own string property at `path`; a clear error when there is none. */
+  const stringSlot = (path: NonEmptyPath): Slot => {
+    const slot = slotAt(path);
+    const node = slot.parent;
+    const seg = slot.key;
+    const has = Array.isArray(node) ? typeof seg === "number" && seg < node.length : Object.hasOwn(node, String(seg));
+    if (!has) throw new PathError(path, `nothing at ${JSON.stringify(path)}`);
+    const value = (node as Record<Seg, unknown>)[seg];
+    if (typeof value !== "string")
+      throw new PathError(path, `expected a string, found ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
+    return slot;
+  };
+  const resolveParent = (path: NonEmptyPath): [Container, Seg] => {
     assertSafePath(path);
-    if (path.length === 0) throw new PathError([], "an explicit string edit needs a path to a string, not the root");
+    if (path.length === 0) throw new PathError([], "an explicit edit needs a path below the root");
     let node: unknown = root;
     for (let i = 0; i < path.length; i++) {
       if (!isContainer(node)) throw new PathError(path, `${JSON.stringify(path.slice(0, i))} is not an object or array`);
       const seg = path[i]!;
-      const has = Array.isArray(node) ? typeof seg === "number" && seg < node.length : Object.hasOwn(node, String(seg));
-      if (!has) throw new PathError(path, `nothing at ${JSON.stringify(path.slice(0, i + 1))}`);
-      if (i === path.length - 1) {
-        const value = (node as Record<Seg, unknown>)[seg];
-        if (typeof value !== "string")
-          throw new PathError(path, `expected a string, found ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
-        return [node, seg];
+      if (Array.isArray(node) && (typeof seg !== "number" || !Number.isSafeInteger(seg) || seg < 0)) {
+        throw new PathError(path, `${JSON.stringify(path.slice(0, i))} is an array: ${JSON.stringify(seg)} is not an index`);
       }
+      if (i === path.length - 1) return [node, seg];
+      const has = Array.isArray(node) ? (seg as number) < node.length : Object.hasOwn(node, String(seg));
+      if (!has) throw new PathError(path, `nothing at ${JSON.stringify(path.slice(0, i + 1))}`);
       node = (node as Record<Seg, unknown>)[seg];
     }
     throw new PathError(path, "unreachable");
+  };
+
+  /** `set(path, value)`: an assignment at `path` without a proxy (the same checks, the same ops). */
+  const setAt = (path: NonEmptyPath, value: unknown): void => {
+    const slot = slotAt(path);
+    if (Array.isArray(slot.parent)) setElement(slot.parent, slot.key as number, value);
+    else setProperty(slot.parent, String(slot.key), value);
   };
 
   /** Record an explicit edit of the slot (`before` → `after`: `text` appended, or `drop` units cut) and store it. */
@@ -951,6 +980,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     },
     append: appendText,
     truncate: truncateText,
+    set: setAt,
     rebase() {
       dirty = true;
       clearPending();

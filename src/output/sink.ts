@@ -117,6 +117,13 @@ export class ToolOutputClosedError extends SpoolError {
 
 const DEFAULT_REBASE_EVERY = 50;
 const TEXT_PATH = ["content", 0, "text"] as const;
+// The counters a write changes, written with tracker.set (one array each: the tracker remembers paths by identity).
+const TOTAL_BYTES = ["truncation", "totalBytes"] as const;
+const TOTAL_LINES = ["truncation", "totalLines"] as const;
+const OUTPUT_BYTES = ["truncation", "outputBytes"] as const;
+const OUTPUT_LINES = ["truncation", "outputLines"] as const;
+const TRUNCATED = ["truncation", "truncated"] as const;
+const TRUNCATED_BY = ["truncation", "truncatedBy"] as const;
 
 function emptyTruncation(maxBytes: number, maxLines: number): Mutable<Truncation> {
   return {
@@ -156,7 +163,6 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
   let pendingText = "";
   let pendingDrop = 0;
   let countsDirty = false;
-  let truncation = s.truncation;
   let totalBytes = initial.truncation.totalBytes;
   let truncated = initial.truncation.truncated;
   let truncatedBy = initial.truncation.truncatedBy;
@@ -189,12 +195,12 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       // Only what changed is written: an unchanged counter would be a no-op write through the proxy.
       const raw = tracker.target.truncation;
       const totalLines = newlines + (openLine ? 1 : 0);
-      if (raw.totalBytes !== totalBytes) truncation.totalBytes = totalBytes;
-      if (raw.totalLines !== totalLines) truncation.totalLines = totalLines;
-      if (raw.outputBytes !== ledger.bytes) truncation.outputBytes = ledger.bytes;
-      if (raw.outputLines !== ledger.lines) truncation.outputLines = ledger.lines;
-      if (raw.truncated !== truncated) truncation.truncated = truncated;
-      if (raw.truncatedBy !== truncatedBy) truncation.truncatedBy = truncatedBy;
+      if (raw.totalBytes !== totalBytes) tracker.set(TOTAL_BYTES, totalBytes);
+      if (raw.totalLines !== totalLines) tracker.set(TOTAL_LINES, totalLines);
+      if (raw.outputBytes !== ledger.bytes) tracker.set(OUTPUT_BYTES, ledger.bytes);
+      if (raw.outputLines !== ledger.lines) tracker.set(OUTPUT_LINES, ledger.lines);
+      if (raw.truncated !== truncated) tracker.set(TRUNCATED, truncated);
+      if (raw.truncatedBy !== truncatedBy) tracker.set(TRUNCATED_BY, truncatedBy);
     }
   };
 
@@ -368,7 +374,6 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       guard();
       settle();
       s.truncation = { ...metadata.truncation };
-      truncation = s.truncation;
       // Later agent-side writes (a footer) continue the capture's totals.
       totalBytes = metadata.truncation.totalBytes;
       truncated = metadata.truncation.truncated;
