@@ -66,6 +66,8 @@ interface Slot {
   readonly key: Seg;
   readonly epoch: number;
   rope: Rope | undefined;
+  /** The lane's slot for the same parent and key, when it has one (see `leafFor`). */
+  leaf: Leaf | undefined;
 }
 
 /** An explicitly edited string as parts: its value is `flat.slice(start) + tail`. */
@@ -450,9 +452,11 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
    * paths are from before a container moved.
    */
   let leafFresh = false;
-  const leafFor = (parent: Container, key: Seg): Leaf | undefined => {
+  const leafFor = (parent: Container, key: Seg, slot?: Slot): Leaf | undefined => {
     if (!log.empty) return undefined;
-    const leaf = lane.find(parent, key);
+    // An explicit edit's slot remembers its lane slot: no scan while the lane keeps it.
+    let leaf = slot?.leaf;
+    if (leaf === undefined || !leaf.kept) leaf = lane.find(parent, key);
     if (leaf !== undefined && leaf.active) {
       leafFresh = false;
       return leaf.epoch === epoch ? leaf : undefined;
@@ -464,12 +468,14 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       for (const p of paths) p.push(key);
     }
     leafFresh = true;
-    return lane.open(leaf, parent, key, paths, epoch);
+    leaf = lane.open(leaf, parent, key, paths, epoch);
+    if (slot !== undefined) slot.leaf = leaf;
+    return leaf;
   };
 
   /** A primitive or string put over a primitive, a string or nothing: recorded in the lane when it can be. */
-  const recordLeaf = (parent: Container, key: Seg, old: unknown, v: unknown): boolean => {
-    const leaf = leafFor(parent, key);
+  const recordLeaf = (parent: Container, key: Seg, old: unknown, v: unknown, slot: Slot | undefined): boolean => {
+    const leaf = leafFor(parent, key, slot);
     if (leaf === undefined) return false;
     if (typeof v === "string" && typeof old === "string") return lane.assign(leaf, old, v, leafFresh);
     lane.set(leaf, v);
@@ -558,7 +564,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     return key;
   };
 
-  const setProperty = (t: Record<string, unknown>, key: string, value: unknown): boolean => {
+  /** `slot`: the explicit set's remembered slot, when it comes from `set(path, value)`. */
+  const setProperty = (t: Record<string, unknown>, key: string, value: unknown, slot?: Slot): boolean => {
     dirty = true;
     const had = Object.hasOwn(t, key);
     const old = had ? t[key] : undefined;
@@ -570,7 +577,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     if (isContainer(old)) epoch++;
     // A leaf write (a counter, a status string) goes to the lane; the rest, and every write under a
     // pending base (which still checks the object's paths), to the log.
-    if (forceBase || isContainer(v) || isContainer(old) || !recordLeaf(t, key, old, v)) {
+    if (forceBase || isContainer(v) || isContainer(old) || !recordLeaf(t, key, old, v, slot)) {
       const paths = pathsOf(t);
       if (!forceBase) {
         spill();
@@ -823,7 +830,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       if (c.path === path && c.epoch === epoch && sameSegs(c.segs, path)) return c;
     }
     const [parent, key] = resolveParent(path);
-    const slot: Slot = { path, segs: [...path], parent, key, epoch, rope: undefined };
+    const slot: Slot = { path, segs: [...path], parent, key, epoch, rope: undefined, leaf: undefined };
     // Defined, not pushed: a setter planted on Array.prototype must not see the tracker's own arrays.
     defineData(slots, nextSlot, slot);
     nextSlot = (nextSlot + 1) % MAX_SLOTS;
@@ -834,7 +841,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     const slot = slotAt(path);
     const node = slot.parent;
     const seg = slot.key;
-    const has = Array.isArray(node) ? typeof seg === "number" && seg < node.length : Object.hasOwn(node, String(seg));
+    const has = Array.isArray(node) ? (seg as number) < node.length : Object.hasOwn(node, typeof seg === "string" ? seg : String(seg));
     if (!has) throw new PathError(path, `nothing at ${JSON.stringify(path)}`);
     const value = (node as Record<Seg, unknown>)[seg];
     if (typeof value !== "string")
@@ -862,15 +869,16 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   /** `set(path, value)`: an assignment at `path` without a proxy (the same checks, the same ops). */
   const setAt = (path: NonEmptyPath, value: unknown): void => {
     const slot = slotAt(path);
-    if (Array.isArray(slot.parent)) setElement(slot.parent, slot.key as number, value);
-    else setProperty(slot.parent, String(slot.key), value);
+    const key = slot.key;
+    if (Array.isArray(slot.parent)) setElement(slot.parent, key as number, value);
+    else setProperty(slot.parent, typeof key === "string" ? key : String(key), value, slot);
   };
 
   /** Record an explicit edit of the slot (`before` → `after`: `text` appended, or `drop` units cut) and store it. */
   const editString = (slot: Slot, before: string, after: string, text: string, drop: number): void => {
     dirty = true;
     if (!forceBase) {
-      const leaf = leafFor(slot.parent, slot.key);
+      const leaf = leafFor(slot.parent, slot.key, slot);
       if (leaf !== undefined) lane.edit(leaf, before, after, text, drop, leafFresh);
       else {
         spill();
