@@ -285,12 +285,15 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     m.links.push({ parent, keys: [], version: UNKNOWN });
   };
 
-  /** Every current path of a tracked container (fresh arrays the caller may extend). Empty when detached. */
-  const pathsOf = (raw: object): Seg[][] => {
+  /** Every current path of a tracked container (fresh arrays the caller may extend, unless `readOnly`). Empty when detached. */
+  const pathsOf = (raw: object, readOnly = false): Seg[][] => {
     if (raw === root) return [[]];
     const known = metas.get(raw);
     if (known !== undefined && known.pathsEpoch === epoch) {
       const cached = known.paths!;
+      // A caller that only records the paths (a splice, a whole-array set) shares the cached arrays:
+      // nothing writes into them, and a new epoch makes new ones.
+      if (readOnly) return cached;
       const copy: Seg[][] = new Array(cached.length);
       for (let i = 0; i < cached.length; i++) copy[i] = cached[i]!.slice();
       return copy;
@@ -545,7 +548,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   const recordWhole = (raw: unknown[]): void => {
     if (forceBase) return;
     spill();
-    for (const p of pathsOf(raw)) {
+    for (const p of pathsOf(raw, true)) {
       if (p.length === 0) {
         clearPending();
         forceBase = true;
@@ -647,7 +650,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       items[j] = adopt(item, t, index + j);
     }
     if (remove === 0 && items.length === 0) return [];
-    const paths = pathsOf(t);
+    const paths = pathsOf(t, true);
     // Removing elements or shifting indices moves existing containers; appending at the end does not.
     if (remove > 0 || index < len) epoch++;
     if (!forceBase) {
