@@ -165,6 +165,9 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
   let countsDirty = false;
   let totalBytes = initial.truncation.totalBytes;
   let truncated = initial.truncation.truncated;
+  // The limits in force: the state's (a capture brings its own).
+  let limitBytes = initial.truncation.maxBytes;
+  let limitLines = initial.truncation.maxLines;
   let truncatedBy = initial.truncation.truncatedBy;
   // totalLines = newlines written + 1 if the stream ends inside a line; kept incrementally.
   let openLine = !initial.content[0].text.endsWith("\n") && initial.content[0].text.length > 0;
@@ -263,8 +266,8 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
 
   /** Append `text` (non-empty) to the window under the retention rule; `ledger.add(text)` is done. */
   const writeWindow = (text: string): void => {
-    // The limits in force are the state's (a capture brings its own).
-    const { maxBytes, maxLines } = tracker.target.truncation;
+    const maxBytes = limitBytes;
+    const maxLines = limitLines;
     if (ledger.bytes <= maxBytes && ledger.lines <= maxLines) {
       // An explicit append at the next settle: the sink knows what changed, so the tracker never diffs the window.
       pendingText = pendingText.length === 0 ? text : pendingText + text;
@@ -378,6 +381,8 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       totalBytes = metadata.truncation.totalBytes;
       truncated = metadata.truncation.truncated;
       truncatedBy = metadata.truncation.truncatedBy;
+      limitBytes = metadata.truncation.maxBytes;
+      limitLines = metadata.truncation.maxLines;
       openLine = ledger.open;
       newlines = metadata.truncation.totalLines - (openLine ? 1 : 0);
       changed();

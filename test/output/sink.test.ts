@@ -132,6 +132,32 @@ describe("ToolOutput sink", () => {
     expect(fold().truncation.totalBytes).toBe(13);
   });
 
+  it("a capture's totals and limits are what later writes continue from", () => {
+    const { out, fold } = collect({ maxBytes: 1000 });
+    out.write("abc\n");
+    out.capture({
+      truncation: {
+        truncated: false,
+        truncatedBy: null,
+        totalLines: 40,
+        totalBytes: 400,
+        outputLines: 1,
+        outputBytes: 4,
+        maxLines: 100,
+        maxBytes: 10,
+        cutLines: 0,
+        lastLinePartial: false,
+      },
+      binary: false,
+      rawBytes: 400,
+    });
+    out.write("defg\nhijk\n");
+    out.close();
+    const v = fold();
+    expect(v.content[0].text).toBe("defg\nhijk\n");
+    expect(v.truncation).toMatchObject({ totalBytes: 410, totalLines: 42, outputBytes: 10, outputLines: 2, maxBytes: 10, truncated: true });
+  });
+
   it("every rebaseEvery-th flush is a base, so recovery replays at most that many batches", () => {
     const { out, batches } = collect({ rebaseEvery: 5 });
     for (let i = 0; i < 23; i++) {
