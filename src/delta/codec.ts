@@ -19,6 +19,8 @@ function samePath(a: Path | undefined, b: Path): boolean {
   return true;
 }
 
+const RECENT_PATHS = 4;
+
 /** Per-path state of an encoder: seen once (inline), or interned under an id. */
 interface PathNode {
   kids?: Map<Seg, PathNode>;
@@ -31,6 +33,23 @@ export function encoder(): Encoder {
   // push-per-flush stream), and ["a\u0000b"] and ["a","b"] stay apart by construction, as do 0 and "0".
   let root: PathNode = {};
   let nextId = 0;
+  // The last few paths looked up, as copies beside their nodes: a stream writes the same few paths
+  // batch after batch (a text block, its counters), and comparing a short path segment by segment is a
+  // fraction of a Map lookup per segment (the trie walk was most of encoding a 4-op batch).
+  let recent: { segs: Seg[]; node: PathNode }[] = [];
+  let nextRecent = 0;
+  const lookup = (path: Path): PathNode => {
+    for (let i = 0; i < recent.length; i++) {
+      const r = recent[i]!;
+      if (samePath(r.segs, path)) return r.node;
+    }
+    const node = nodeOf(path);
+    const entry = { segs: path.slice(), node };
+    // Defined, not assigned: a setter planted on Array.prototype must not see the encoder's own array.
+    Object.defineProperty(recent, nextRecent, { value: entry, writable: true, enumerable: true, configurable: true });
+    nextRecent = (nextRecent + 1) % RECENT_PATHS;
+    return node;
+  };
   const nodeOf = (path: Path): PathNode => {
     let node = root;
     for (const seg of path) {
@@ -50,6 +69,8 @@ export function encoder(): Encoder {
       for (const op of ops) {
         if (op[0] === "r") {
           root = {};
+          recent = [];
+          nextRecent = 0;
           nextId = 0;
           prev = undefined;
           out.push(op);
@@ -58,7 +79,7 @@ export function encoder(): Encoder {
         const path = op[1];
         let ref: PathRef | undefined;
         if (!samePath(prev, path)) {
-          const node = nodeOf(path);
+          const node = lookup(path);
           if (node.id !== undefined) ref = node.id;
           else if (node.seen) {
             node.id = nextId++;

@@ -17,15 +17,16 @@ export function defineData(obj: object, key: string | number, value: unknown): v
 /** Deep copy of a value already known to be plain JSON. Own keys only; a "__proto__" key stays a key. */
 export function cloneJson<T>(v: T): T {
   if (typeof v !== "object" || v === null) return v;
-  // map() and defineProperty create own data properties; plain assignment could hit a setter someone
-  // planted on Array.prototype or Object.prototype.
+  // map() and spread create own data properties (plain assignment could hit a setter someone planted on
+  // Array.prototype or Object.prototype, or turn a "__proto__" key into a prototype). Spread copies an
+  // object in one step; building it key by key was a fifth of a push-per-flush stream.
   if (Array.isArray(v)) return v.map(cloneJson) as T;
-  const out: Record<string, unknown> = Object.getPrototypeOf(v) === null ? Object.create(null) : {};
-  for (const k of Object.keys(v)) {
-    const x = (v as Record<string, unknown>)[k];
-    if (x === undefined) continue;
-    if (k in out) defineData(out, k, cloneJson(x));
-    else out[k] = cloneJson(x);
+  const out: Record<string, unknown> = Object.getPrototypeOf(v) === null ? Object.assign(Object.create(null), v) : { ...v };
+  for (const k of Object.keys(out)) {
+    const x = out[k];
+    // An own data property now, so assignment reaches no setter.
+    if (typeof x === "object" && x !== null) out[k] = cloneJson(x);
+    else if (x === undefined) delete out[k];
   }
   return out as T;
 }

@@ -22,9 +22,53 @@ type Entry =
   | { kind: "d"; path: Seg[]; alive: boolean }
   | { kind: "str"; path: Seg[]; alive: boolean; anchor: string; current: string }
   | { kind: "p"; path: Seg[]; alive: boolean; index: number; remove: number; items: unknown[] }
-  // Explicit edits of a string whose value at the entry's start had `baseLength` units: the replica drops
-  // `drop` of them from the front (`t`) and appends `text` (`a`). Never diffed.
-  | { kind: "ed"; path: Seg[]; alive: boolean; baseLength: number; drop: number; text: string };
+  // Explicit edits of a string (see TextEdit). Never diffed.
+  | ({ kind: "ed"; path: Seg[]; alive: boolean } & TextEdit);
+
+/**
+ * Explicit edits of a string whose value at the start had `baseLength` units: the replica drops `drop`
+ * of them from the front (`t`) and appends `text.slice(textStart)` (`a`). A front-drop that reaches
+ * into the appended text only moves `textStart`; the dead prefix is cut off once it outweighs the live
+ * text, so each unit is copied at most once more however often the window slides between flushes
+ * (slicing the appended text per drop copied all of it each time).
+ */
+export interface TextEdit {
+  baseLength: number;
+  drop: number;
+  text: string;
+  textStart: number;
+}
+
+export function editAppend(e: TextEdit, text: string): void {
+  if (e.textStart === e.text.length) {
+    e.text = text;
+    e.textStart = 0;
+  } else e.text += text;
+}
+
+export function editDrop(e: TextEdit, count: number): void {
+  const left = e.baseLength - e.drop;
+  if (count <= left) {
+    e.drop += count;
+    return;
+  }
+  e.drop = e.baseLength;
+  e.textStart += count - left;
+  const live = e.text.length - e.textStart;
+  if (live === 0) {
+    e.text = "";
+    e.textStart = 0;
+  } else if (e.textStart >= live) {
+    e.text = e.text.slice(e.textStart);
+    e.textStart = 0;
+  }
+}
+
+/** The ops of an explicit edit at `path`: `t` then `a`, each only when it does something. */
+export function editOps(e: TextEdit, path: NonEmptyPath, ops: Op[]): void {
+  if (e.drop > 0) ops.push(["t", path, e.drop]);
+  if (e.text.length > e.textStart) ops.push(["a", path, e.textStart === 0 ? e.text : e.text.slice(e.textStart)]);
+}
 
 interface Node {
   kids: Map<Seg, Node> | null;
@@ -92,28 +136,32 @@ export class PendingLog {
     this.push(node, { kind: "str", path, alive: true, anchor: before, current: after });
   }
 
+  /** True when nothing is pending (not even tombstones): what the tracker's leaf lane needs. */
+  get empty(): boolean {
+    return this.log.length === 0;
+  }
+
   /** An explicit append of `text` to the string at `path` (`before` + `text` = `after`). */
   append(path: Seg[], before: string, after: string, text: string): void {
     const last = this.stringTail(path, after);
     if (last === null) return;
-    if (last !== undefined) last.text += text;
-    else this.startEdit(path, before, 0, text);
+    if (last !== undefined) editAppend(last, text);
+    else this.edit(path, { baseLength: before.length, drop: 0, text, textStart: 0 });
   }
 
   /** An explicit front-drop of `count` units from the string at `path` (`before.slice(count)` = `after`). */
   truncate(path: Seg[], before: string, after: string, count: number): void {
     const last = this.stringTail(path, after);
     if (last === null) return;
-    if (last === undefined) {
-      this.startEdit(path, before, count, "");
-      return;
-    }
-    const left = last.baseLength - last.drop;
-    if (count <= left) last.drop += count;
-    else {
-      last.drop = last.baseLength;
-      last.text = last.text.slice(count - left);
-    }
+    if (last !== undefined) editDrop(last, count);
+    else this.edit(path, { baseLength: before.length, drop: count, text: "", textStart: 0 });
+  }
+
+  /** Start an explicit-edit entry at `path` (the node's pending entries are dropped: the edit restates them). */
+  edit(path: Seg[], e: TextEdit): void {
+    const node = this.nodeAt(path);
+    this.kill(node);
+    this.push(node, { kind: "ed", path, alive: true, baseLength: e.baseLength, drop: e.drop, text: e.text, textStart: e.textStart });
   }
 
   /**
@@ -138,12 +186,6 @@ export class PendingLog {
       return null;
     }
     return undefined;
-  }
-
-  private startEdit(path: Seg[], before: string, drop: number, text: string): void {
-    const node = this.nodeAt(path);
-    this.kill(node);
-    this.push(node, { kind: "ed", path, alive: true, baseLength: before.length, drop, text });
   }
 
   splice(path: Seg[], index: number, remove: number, items: unknown[]): void {
@@ -194,19 +236,11 @@ export class PendingLog {
           ops.push(["p", e.path, e.index, e.remove, e.items]);
           break;
         case "ed":
-          if (e.drop > 0) ops.push(["t", path, e.drop]);
-          if (e.text.length > 0) ops.push(["a", path, e.text]);
+          editOps(e, path, ops);
           break;
-        case "str": {
-          const edit = diffString(e.anchor, e.current, maxOverlapScan);
-          if (edit.kind === "set") ops.push(["s", path, edit.value]);
-          else if (edit.kind === "append") ops.push(["a", path, edit.text]);
-          else if (edit.kind === "slide") {
-            ops.push(["t", path, edit.drop]);
-            if (edit.text.length > 0) ops.push(["a", path, edit.text]);
-          }
+        case "str":
+          stringOps(e.anchor, e.current, path, maxOverlapScan, ops);
           break;
-        }
       }
     }
     this.clear();
@@ -325,4 +359,15 @@ function setPlain(container: Container, rest: readonly Seg[], value: unknown): v
 function deletePlain(container: Container, rest: readonly Seg[]): void {
   const parent = walkPlain(container, rest.slice(0, -1)) as Record<Seg, unknown>;
   delete parent[rest[rest.length - 1]!];
+}
+
+/** The ops that turn `anchor` into `current` at `path` (an append, a slide, or a set), by diff. */
+export function stringOps(anchor: string, current: string, path: NonEmptyPath, maxOverlapScan: number, ops: Op[]): void {
+  const edit = diffString(anchor, current, maxOverlapScan);
+  if (edit.kind === "set") ops.push(["s", path, edit.value]);
+  else if (edit.kind === "append") ops.push(["a", path, edit.text]);
+  else if (edit.kind === "slide") {
+    ops.push(["t", path, edit.drop]);
+    if (edit.text.length > 0) ops.push(["a", path, edit.text]);
+  }
 }

@@ -9,6 +9,7 @@ import { spliceInto } from "./apply.js";
 import { NotJsonError, PathError, UnsafePathError } from "./errors.js";
 import { cloneJson, defineData, isContainer, jsonEqual, type Container } from "./json.js";
 import type { NonEmptyPath, Op, Seg } from "./ops.js";
+import { LeafLane, type Leaf } from "./lane.js";
 import { PendingLog } from "./pending.js";
 import { RESERVED_SEGMENTS, assertSafePath } from "./validate.js";
 
@@ -31,6 +32,12 @@ export interface Tracker<T> {
   append(path: NonEmptyPath, text: string): void;
   /** Drop the first `count` UTF-16 units of the string at `path`, recorded as a `t` op: O(1), no diff. */
   truncate(path: NonEmptyPath, count: number): void;
+  /**
+   * Assign `value` at `path` (its parent must exist) exactly as an assignment through `state` would —
+   * same checks, same ops — without the proxy: for a producer that writes the same paths every flush
+   * (the output sink's counters). Paths are remembered by identity, so pass the same array each time.
+   */
+  set(path: NonEmptyPath, value: unknown): void;
   /** Drop pending ops; the next flush is a base batch (once). */
   rebase(): void;
   /** Accept pending changes locally without emitting them (existing replicas diverge, by design). */
@@ -45,13 +52,22 @@ const DEFAULT_OVERLAP_SCAN = 65_536;
 const MAX_PENDING = 4096;
 /** Link version meaning "keys not computed yet": the next lookup scans the parent. */
 const UNKNOWN = -1;
+/** Queued first placements before they are settled into the WeakMap regardless. */
+const MAX_UNSETTLED = 4096;
+/** Paths remembered by identity for explicit edits and sets. */
+const MAX_SLOTS = 8;
 const MUTATORS = new Set(["push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin"]);
 
-/** A string property reached by an explicit edit. */
+/** A parent and key an explicit edit reached, by path identity (see `slotAt`). */
 interface Slot {
+  readonly path: NonEmptyPath;
+  readonly segs: Seg[];
   readonly parent: Container;
   readonly key: Seg;
-  readonly value: string;
+  readonly epoch: number;
+  rope: Rope | undefined;
+  /** The lane's slot for the same parent and key, when it has one (see `leafFor`). */
+  leaf: Leaf | undefined;
 }
 
 /** An explicitly edited string as parts: its value is `flat.slice(start) + tail`. */
@@ -67,6 +83,13 @@ interface Link {
   keys: Seg[];
   /** For array parents: the parent's version the keys were computed at. */
   version: number;
+}
+
+/** A first placement not yet settled into the `placed` WeakMap. */
+interface Placement {
+  readonly child: object;
+  readonly parent: Container;
+  next: Placement | null;
 }
 
 interface Meta {
@@ -123,6 +146,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   const metas = new WeakMap<object, Meta>();
   const raws = new WeakMap<object, Container>();
   const log = new PendingLog();
+  const lane = new LeafLane();
   let root: Container;
   let forceBase = true;
   let flushed = false;
@@ -132,13 +156,40 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   // string writes does not walk the links again for each write.
   let epoch = 0;
 
-  // Every adopted container is `placed` under the parent that first held it (null for the root): one
-  // WeakMap entry, no allocation. The full Meta (proxy, links) is made only when the object is proxied
-  // or placed a second time, so a pushed item that is never touched again costs little (a Meta per
-  // push was a third of W3's time, most of it GC).
+  // Every adopted container is `placed` under the parent that first held it (null for the root). The
+  // full Meta (proxy, links) is made only when the object is proxied or placed a second time, so a
+  // pushed item that is never touched again costs little (a Meta per push was a third of W3's time).
+  //
+  // A first placement is not even put in the WeakMap at once: it is queued (`unsettled`, a list in
+  // placement order) and settled when something asks about positions — a Meta is made, a path walk
+  // meets an object `placed` does not know, a root is set — or when the queue is full. A WeakMap.set
+  // of a young key costs ~0.4 µs (the ephemeron write barrier), half of W3's push + flush; a queue
+  // node costs next to nothing. Until it settles, a queued object looks new to `walk`: placing it
+  // again re-checks its subtree and queues it again, and settling turns the second entry into an
+  // alias link, which is what an eager registration would have made of it. The queue holds its
+  // objects strongly, so at most MAX_UNSETTLED removed objects outlive their removal until the next
+  // settle. (A linked list rather than an array: pushing onto an array runs a setter planted on
+  // Array.prototype at that index.)
   const placed = new WeakMap<object, Container | null>();
+  let unsettled: Placement | null = null;
+  let unsettledTail: Placement | null = null;
+  let unsettledCount = 0;
+  const settle = (): void => {
+    let node = unsettled;
+    unsettled = unsettledTail = null;
+    unsettledCount = 0;
+    for (; node !== null; node = node.next) {
+      if (!placed.has(node.child)) placed.set(node.child, node.parent);
+      else relink(node.child, node.parent);
+    }
+  };
   const metaOf = (raw: object): Meta => {
     let m = metas.get(raw);
+    if (!m && unsettled !== null) {
+      // Settling can make this very Meta (a queued second placement of `raw` relinks it).
+      settle();
+      m = metas.get(raw);
+    }
     if (!m) {
       m = { proxy: undefined, links: [], version: 0, paths: undefined, pathsEpoch: -1 };
       metas.set(raw, m);
@@ -150,7 +201,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     }
     return m;
   };
-  const isTracked = (raw: object): boolean => placed.has(raw);
+  /** Whether `raw` has a position (settling the queue when `placed` alone does not know it). */
+  const isTracked = (raw: object): boolean => placed.has(raw) || (unsettled !== null && (settle(), placed.has(raw)));
 
   const unwrap = (v: unknown): unknown => (typeof v === "object" && v !== null ? (raws.get(v) ?? v) : v);
 
@@ -200,8 +252,13 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   const addLink = (child: object, parent: Container, key: Seg): void => {
     if (!placed.has(child)) {
-      // A first placement gives a new object a position; no existing object's paths change.
-      placed.set(child, parent);
+      // A first placement (or one not settled yet) gives a new object a position; no existing
+      // object's paths change.
+      const node: Placement = { child, parent, next: null };
+      if (unsettledTail === null) unsettled = node;
+      else unsettledTail.next = node;
+      unsettledTail = node;
+      if (++unsettledCount >= MAX_UNSETTLED) settle();
       return;
     }
     epoch++;
@@ -216,12 +273,27 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     m.links.push({ parent, keys: [key], version });
   };
 
-  /** Every current path of a tracked container (fresh arrays the caller may extend). Empty when detached. */
-  const pathsOf = (raw: object): Seg[][] => {
+  /** A settled second placement: its key may have shifted since, so the link rescans its parent. */
+  const relink = (child: object, parent: Container): void => {
+    epoch++;
+    const m = metaOf(child);
+    for (const link of m.links) {
+      if (link.parent !== parent) continue;
+      link.version = UNKNOWN;
+      return;
+    }
+    m.links.push({ parent, keys: [], version: UNKNOWN });
+  };
+
+  /** Every current path of a tracked container (fresh arrays the caller may extend, unless `readOnly`). Empty when detached. */
+  const pathsOf = (raw: object, readOnly = false): Seg[][] => {
     if (raw === root) return [[]];
     const known = metas.get(raw);
     if (known !== undefined && known.pathsEpoch === epoch) {
       const cached = known.paths!;
+      // A caller that only records the paths (a splice, a whole-array set) shares the cached arrays:
+      // nothing writes into them, and a new epoch makes new ones.
+      if (readOnly) return cached;
       const copy: Seg[][] = new Array(cached.length);
       for (let i = 0; i < cached.length; i++) copy[i] = cached[i]!.slice();
       return copy;
@@ -301,7 +373,9 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   const walk = (node: Container): void => {
     if (onStack.includes(node)) reject("a cycle");
-    if (isTracked(node)) {
+    // `placed` alone, not isTracked: a queued placement looks new here (see `unsettled`), and settling
+    // on every push would cost what the queue saves.
+    if (placed.has(node)) {
       // Already tracked: its subtree was checked when it was adopted. It only has to stay acyclic here.
       if (adoptParent) {
         ancestors ??= ancestorsOf(adoptParent);
@@ -324,8 +398,12 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       const proto = Object.getPrototypeOf(node);
       if (proto !== Object.prototype && proto !== null) reject(describe(node));
       const keys = Object.keys(node);
-      // Symbol keys and non-enumerable properties would not replicate: every own key must be an enumerable string.
-      if (Reflect.ownKeys(node).length !== keys.length) reject("an object with symbol keys or non-enumerable properties");
+      // Symbol keys and non-enumerable properties would not replicate: every own key must be an
+      // enumerable string. Two counts instead of Reflect.ownKeys, which has no fast path (170 ns
+      // for a two-key object against 50 ns for both of these).
+      if (Object.getOwnPropertyNames(node).length !== keys.length || Object.getOwnPropertySymbols(node).length !== 0) {
+        reject("an object with symbol keys or non-enumerable properties");
+      }
       for (const k of keys) {
         const desc = Object.getOwnPropertyDescriptor(node, k)!;
         if (!("value" in desc)) reject("an accessor (getter/setter) property", k);
@@ -361,9 +439,55 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   // ---- recording -------------------------------------------------------------------------------
 
+  const clearPending = (): void => {
+    log.clear();
+    lane.clear();
+  };
+
+  /** Before anything is recorded in the log: the lane's slots go first, in order (see lane.ts). */
+  const spill = (): void => {
+    if (lane.size > 0) lane.spillInto(log);
+  };
+
+  /**
+   * The lane slot for `parent[key]` (`leafFresh` says whether this window opened it now), or undefined
+   * when the write must go to the log: something is pending there, the lane is full, or the slot's
+   * paths are from before a container moved.
+   */
+  let leafFresh = false;
+  const leafFor = (parent: Container, key: Seg, slot?: Slot): Leaf | undefined => {
+    if (!log.empty) return undefined;
+    // An explicit edit's slot remembers its lane slot: no scan while the lane keeps it.
+    let leaf = slot?.leaf;
+    if (leaf === undefined || !leaf.kept) leaf = lane.find(parent, key);
+    if (leaf !== undefined && leaf.active) {
+      leafFresh = false;
+      return leaf.epoch === epoch ? leaf : undefined;
+    }
+    if (lane.full) return undefined;
+    let paths: Seg[][] | undefined;
+    if (leaf === undefined || leaf.epoch !== epoch) {
+      paths = pathsOf(parent);
+      for (const p of paths) p.push(key);
+    }
+    leafFresh = true;
+    leaf = lane.open(leaf, parent, key, paths, epoch);
+    if (slot !== undefined) slot.leaf = leaf;
+    return leaf;
+  };
+
+  /** A primitive or string put over a primitive, a string or nothing: recorded in the lane when it can be. */
+  const recordLeaf = (parent: Container, key: Seg, old: unknown, v: unknown, slot: Slot | undefined): boolean => {
+    const leaf = leafFor(parent, key, slot);
+    if (leaf === undefined) return false;
+    if (typeof v === "string" && typeof old === "string") return lane.assign(leaf, old, v, leafFresh);
+    lane.set(leaf, v);
+    return true;
+  };
+
   const afterRecord = (): void => {
     if (log.live > MAX_PENDING || log.nodes > MAX_PENDING) {
-      log.clear();
+      clearPending();
       forceBase = true;
     }
   };
@@ -423,9 +547,10 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   /** Record `raw` (an array, already mutated) as a whole at each of its positions. */
   const recordWhole = (raw: unknown[]): void => {
     if (forceBase) return;
-    for (const p of pathsOf(raw)) {
+    spill();
+    for (const p of pathsOf(raw, true)) {
       if (p.length === 0) {
-        log.clear();
+        clearPending();
         forceBase = true;
         return;
       }
@@ -442,7 +567,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     return key;
   };
 
-  const setProperty = (t: Record<string, unknown>, key: string, value: unknown): boolean => {
+  /** `slot`: the explicit set's remembered slot, when it comes from `set(path, value)`. */
+  const setProperty = (t: Record<string, unknown>, key: string, value: unknown, slot?: Slot): boolean => {
     dirty = true;
     const had = Object.hasOwn(t, key);
     const old = had ? t[key] : undefined;
@@ -452,14 +578,19 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     // to find a no-op that the flush-time diff finds anyway.
     if (had && old === v && typeof v !== "string") return true;
     if (isContainer(old)) epoch++;
-    const paths = pathsOf(t);
-    if (!forceBase) {
-      for (const p of paths) {
-        p.push(key);
-        if (old === undefined) log.set(p, cloneJson(v));
-        else recordValue(p, old, v);
+    // A leaf write (a counter, a status string) goes to the lane; the rest, and every write under a
+    // pending base (which still checks the object's paths), to the log.
+    if (forceBase || isContainer(v) || isContainer(old) || !recordLeaf(t, key, old, v, slot)) {
+      const paths = pathsOf(t);
+      if (!forceBase) {
+        spill();
+        for (const p of paths) {
+          p.push(key);
+          if (old === undefined) log.set(p, cloneJson(v));
+          else recordValue(p, old, v);
+        }
+        afterRecord();
       }
-      afterRecord();
     }
     // An own data property can be assigned directly; a new key must not reach an inherited setter.
     if (had) t[key] = v;
@@ -475,6 +606,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     if (isContainer(was)) epoch++;
     const paths = pathsOf(t);
     if (!forceBase && was !== undefined) {
+      spill();
       for (const p of paths) {
         p.push(key);
         log.delete(p);
@@ -518,14 +650,15 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       items[j] = adopt(item, t, index + j);
     }
     if (remove === 0 && items.length === 0) return [];
-    const paths = pathsOf(t);
+    const paths = pathsOf(t, true);
     // Removing elements or shifting indices moves existing containers; appending at the end does not.
     if (remove > 0 || index < len) epoch++;
     if (!forceBase) {
+      spill();
       const fullCover = len > 0 && index === 0 && remove === len;
       for (const p of paths) {
         if (fullCover && p.length === 0) {
-          log.clear();
+          clearPending();
           forceBase = true;
           break;
         }
@@ -560,6 +693,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     if (isContainer(old)) epoch++;
     const paths = pathsOf(t);
     if (!forceBase) {
+      spill();
       for (const p of paths) {
         p.push(i);
         recordValue(p, old, v);
@@ -682,53 +816,82 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   // ---- explicit string edits ---------------------------------------------------------------------
 
-  /** The raw parent of `path`'s last segment and the string there; a clear error when there is none. */
-  // The last slot resolved, by path identity: a producer edits the same path over and over, and while
-  // no container has moved (epoch) the walk from the root would find the same parent again.
-  let lastSlot: { path: NonEmptyPath; segs: Seg[]; parent: Container; key: Seg; epoch: number } | undefined;
+  // Slots resolved by path identity: a producer edits the same few paths over and over, and while no
+  // container has moved (epoch) the walk from the root would find the same parents again. A slot also
+  // keeps its string's rope, so a hit costs no lookup and no allocation.
+  const slots: Slot[] = [];
+  let nextSlot = 0;
   const sameSegs = (a: readonly Seg[], b: readonly Seg[]): boolean => {
     if (a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
     return true;
   };
-  const stringSlot = (path: NonEmptyPath): Slot => {
-    const c = lastSlot;
-    if (c !== undefined && c.path === path && c.epoch === epoch && sameSegs(c.segs, path)) {
-      const value = (c.parent as Record<Seg, unknown>)[c.key];
-      if (typeof value === "string") return { parent: c.parent, key: c.key, value };
+  /** The parent and key `path` names (the parent must exist; the key need not). */
+  const slotAt = (path: NonEmptyPath): Slot => {
+    for (let i = 0; i < slots.length; i++) {
+      const c = slots[i]!;
+      if (c.path === path && c.epoch === epoch && sameSegs(c.segs, path)) return c;
     }
-    const slot = resolveSlot(path);
-    lastSlot = { path, segs: [...path], parent: slot.parent, key: slot.key, epoch };
+    const [parent, key] = resolveParent(path);
+    const slot: Slot = { path, segs: [...path], parent, key, epoch, rope: undefined, leaf: undefined };
+    // Defined, not pushed: a setter planted on Array.prototype must not see the tracker's own arrays.
+    defineData(slots, nextSlot, slot);
+    nextSlot = (nextSlot + 1) % MAX_SLOTS;
     return slot;
   };
-  const resolveSlot = (path: NonEmptyPath): Slot => {
+  /** The own string property at `path`; a clear error when there is none. */
+  const stringSlot = (path: NonEmptyPath): Slot => {
+    const slot = slotAt(path);
+    const node = slot.parent;
+    const seg = slot.key;
+    const has = Array.isArray(node) ? (seg as number) < node.length : Object.hasOwn(node, typeof seg === "string" ? seg : String(seg));
+    if (!has) throw new PathError(path, `nothing at ${JSON.stringify(path)}`);
+    const value = (node as Record<Seg, unknown>)[seg];
+    if (typeof value !== "string")
+      throw new PathError(path, `expected a string, found ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
+    return slot;
+  };
+  const resolveParent = (path: NonEmptyPath): [Container, Seg] => {
     assertSafePath(path);
-    if (path.length === 0) throw new PathError([], "an explicit string edit needs a path to a string, not the root");
+    if (path.length === 0) throw new PathError([], "an explicit edit needs a path below the root");
     let node: unknown = root;
     for (let i = 0; i < path.length; i++) {
       if (!isContainer(node)) throw new PathError(path, `${JSON.stringify(path.slice(0, i))} is not an object or array`);
       const seg = path[i]!;
-      const has = Array.isArray(node) ? typeof seg === "number" && seg < node.length : Object.hasOwn(node, String(seg));
-      if (!has) throw new PathError(path, `nothing at ${JSON.stringify(path.slice(0, i + 1))}`);
-      if (i === path.length - 1) {
-        const value = (node as Record<Seg, unknown>)[seg];
-        if (typeof value !== "string")
-          throw new PathError(path, `expected a string, found ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
-        return { parent: node, key: seg, value };
+      if (Array.isArray(node) && (typeof seg !== "number" || !Number.isSafeInteger(seg) || seg < 0)) {
+        throw new PathError(path, `${JSON.stringify(path.slice(0, i))} is an array: ${JSON.stringify(seg)} is not an index`);
       }
+      if (i === path.length - 1) return [node, seg];
+      const has = Array.isArray(node) ? (seg as number) < node.length : Object.hasOwn(node, String(seg));
+      if (!has) throw new PathError(path, `nothing at ${JSON.stringify(path.slice(0, i + 1))}`);
       node = (node as Record<Seg, unknown>)[seg];
     }
     throw new PathError(path, "unreachable");
   };
 
-  const editString = (path: NonEmptyPath, after: string, slot: Slot, record: (p: Seg[]) => void): void => {
+  /** `set(path, value)`: an assignment at `path` without a proxy (the same checks, the same ops). */
+  const setAt = (path: NonEmptyPath, value: unknown): void => {
+    const slot = slotAt(path);
+    const key = slot.key;
+    if (Array.isArray(slot.parent)) setElement(slot.parent, key as number, value);
+    else setProperty(slot.parent, typeof key === "string" ? key : String(key), value, slot);
+  };
+
+  /** Record an explicit edit of the slot (`before` → `after`: `text` appended, or `drop` units cut) and store it. */
+  const editString = (slot: Slot, before: string, after: string, text: string, drop: number): void => {
     dirty = true;
     if (!forceBase) {
-      for (const p of pathsOf(slot.parent)) {
-        p.push(slot.key);
-        record(p);
+      const leaf = leafFor(slot.parent, slot.key, slot);
+      if (leaf !== undefined) lane.edit(leaf, before, after, text, drop, leafFresh);
+      else {
+        spill();
+        for (const p of pathsOf(slot.parent)) {
+          p.push(slot.key);
+          if (drop === 0) log.append(p, before, after, text);
+          else log.truncate(p, before, after, drop);
+        }
+        afterRecord();
       }
-      afterRecord();
     }
     // The slot is an own data property (stringSlot checked), so plain assignment reaches no setter.
     (slot.parent as Record<Seg, unknown>)[slot.key] = after;
@@ -739,34 +902,39 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   // copies the string (slicing a concatenated string would flatten it: O(length) per edit). The tail is
   // flattened once the front reaches it, so every appended unit is copied at most once.
   const ropes = new WeakMap<Container, Map<Seg, Rope>>();
-  const ropeOf = (slot: Slot): Rope => {
+  const ropeOf = (slot: Slot, value: string): Rope => {
+    // A different value means something else wrote the slot since: start over from it.
+    if (slot.rope !== undefined && slot.rope.value === value) return slot.rope;
     let byKey = ropes.get(slot.parent);
     if (!byKey) ropes.set(slot.parent, (byKey = new Map()));
-    const r = byKey.get(slot.key);
-    // A different value means something else wrote the slot since: start over from it.
-    if (r && r.value === slot.value) return r;
-    const fresh: Rope = { value: slot.value, flat: slot.value, start: 0, tail: "" };
-    byKey.set(slot.key, fresh);
-    return fresh;
+    let r = byKey.get(slot.key);
+    if (!r || r.value !== value) {
+      r = { value, flat: value, start: 0, tail: "" };
+      byKey.set(slot.key, r);
+    }
+    slot.rope = r;
+    return r;
   };
 
   const appendText = (path: NonEmptyPath, text: string): void => {
     if (typeof text !== "string") throw new TypeError(`append() takes a string, got ${describe(text)}`);
     const slot = stringSlot(path);
     if (text.length === 0) return;
-    const r = ropeOf(slot);
+    const before = (slot.parent as Record<Seg, string>)[slot.key]!;
+    const r = ropeOf(slot, before);
     r.tail = r.tail.length === 0 ? text : r.tail + text;
-    r.value = slot.value + text;
-    editString(path, r.value, slot, (p) => log.append(p, slot.value, r.value, text));
+    r.value = before + text;
+    editString(slot, before, r.value, text, 0);
   };
 
   const truncateText = (path: NonEmptyPath, count: number): void => {
     const slot = stringSlot(path);
-    if (!Number.isSafeInteger(count) || count < 0 || count > slot.value.length) {
-      throw new RangeError(`truncate() count must be an integer from 0 to the string's length ${slot.value.length}, got ${String(count)}`);
+    const before = (slot.parent as Record<Seg, string>)[slot.key]!;
+    if (!Number.isSafeInteger(count) || count < 0 || count > before.length) {
+      throw new RangeError(`truncate() count must be an integer from 0 to the string's length ${before.length}, got ${String(count)}`);
     }
     if (count === 0) return;
-    const r = ropeOf(slot);
+    const r = ropeOf(slot, before);
     const inFlat = r.flat.length - r.start;
     if (count <= inFlat) r.start += count;
     else {
@@ -776,7 +944,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     }
     const head = r.start === 0 ? r.flat : r.flat.slice(r.start);
     r.value = r.tail.length === 0 ? head : head + r.tail;
-    editString(path, r.value, slot, (p) => log.truncate(p, slot.value, r.value, count));
+    editString(slot, before, r.value, "", count);
   };
 
   // ---- the tracker -------------------------------------------------------------------------------
@@ -799,7 +967,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     set state(next: T) {
       dirty = true;
       if (unwrap(next) !== root) setRoot(next);
-      log.clear();
+      clearPending();
+      lane.clear(true);
       forceBase = true;
     },
     get target() {
@@ -813,21 +982,24 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       flushed = true;
       if (forceBase) {
         forceBase = false;
-        log.clear();
+        clearPending();
         return [["r", cloneJson(root)]];
       }
+      if (lane.size > 0 && log.empty) return lane.drain(scan);
+      spill();
       return log.drain(scan);
     },
     append: appendText,
     truncate: truncateText,
+    set: setAt,
     rebase() {
       dirty = true;
-      log.clear();
+      clearPending();
       forceBase = true;
     },
     discard() {
       dirty = false;
-      log.clear();
+      clearPending();
       if (flushed) forceBase = false;
     },
   };

@@ -18,6 +18,9 @@ export class WindowLedger {
   bytes = 0;
   /** UTF-16 units in the window. */
   length = 0;
+  /** The last `add`'s text: its UTF-8 bytes on its own (a pair split across writes counts 3 + 3) and its newlines. */
+  addedBytes = 0;
+  addedNewlines = 0;
 
   /** Complete lines (newlines) in the window. */
   get newlines(): number {
@@ -47,14 +50,21 @@ export class WindowLedger {
     if (text.length > 0) this.add(text);
   }
 
-  /** Account for `text` appended to the window. */
+  /** Account for `text` appended to the window (one pass over it; see `addedBytes`). */
   add(text: string): void {
+    this.addedBytes = 0;
+    this.addedNewlines = 0;
     if (text.length === 0) return;
     let pairFix = isLow(text.charCodeAt(0)) && isHigh(this.last) ? 2 : 0;
     let from = 0;
+    let raw = 0;
+    let newlines = 0;
     for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", nl + 1)) {
       const units = nl + 1 - from;
-      const bytes = utf8Length(text.slice(from, nl + 1)) - pairFix;
+      const lineBytes = utf8Length(from === 0 && nl === text.length - 1 ? text : text.slice(from, nl + 1));
+      raw += lineBytes;
+      newlines++;
+      const bytes = lineBytes - pairFix;
       pairFix = 0;
       this.units.push(this.openUnits + units);
       this.byteCounts.push(this.openBytes + bytes);
@@ -64,13 +74,17 @@ export class WindowLedger {
       from = nl + 1;
     }
     if (from < text.length) {
-      const bytes = utf8Length(from === 0 ? text : text.slice(from)) - pairFix;
+      const openBytes = utf8Length(from === 0 ? text : text.slice(from));
+      raw += openBytes;
+      const bytes = openBytes - pairFix;
       this.openUnits += text.length - from;
       this.openBytes += bytes;
       this.bytes += bytes;
     }
     this.length += text.length;
     this.last = text.charCodeAt(text.length - 1);
+    this.addedBytes = raw;
+    this.addedNewlines = newlines;
   }
 
   /**

@@ -12,13 +12,18 @@ const valueSize = (v: unknown): number => {
 /** Approximate JSON length of `ops` (exact for strings of ASCII without escapes, otherwise close). */
 export function batchSize(ops: readonly Op[]): number {
   let n = 2;
-  for (const op of ops) {
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
     n += 6;
     if (op[0] === "r") {
       n += valueSize(op[1]);
       continue;
     }
-    for (const seg of op[1]) n += typeof seg === "number" ? 4 : seg.length + 3;
+    const path = op[1];
+    for (let k = 0; k < path.length; k++) {
+      const seg = path[k]!;
+      n += typeof seg === "number" ? 4 : seg.length + 3;
+    }
     if (op[0] === "p") n += 12 + valueSize(op[4]);
     else if (op.length > 2) n += valueSize(op[2]);
   }

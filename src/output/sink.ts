@@ -117,12 +117,13 @@ export class ToolOutputClosedError extends SpoolError {
 
 const DEFAULT_REBASE_EVERY = 50;
 const TEXT_PATH = ["content", 0, "text"] as const;
-
-function countNewlines(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
-  return n;
-}
+// The counters a write changes, written with tracker.set (one array each: the tracker remembers paths by identity).
+const TOTAL_BYTES = ["truncation", "totalBytes"] as const;
+const TOTAL_LINES = ["truncation", "totalLines"] as const;
+const OUTPUT_BYTES = ["truncation", "outputBytes"] as const;
+const OUTPUT_LINES = ["truncation", "outputLines"] as const;
+const TRUNCATED = ["truncation", "truncated"] as const;
+const TRUNCATED_BY = ["truncation", "truncatedBy"] as const;
 
 function emptyTruncation(maxBytes: number, maxLines: number): Mutable<Truncation> {
   return {
@@ -152,14 +153,65 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
   let closed = false;
   let flushes = 0;
   let forcing = false;
+
+  // What writes change is kept here, beside the tracker, and put into it once per flush (`settle`):
+  // the text appended to the block and the units to drop from its front since, and the totals. A
+  // write then costs its own text and the lines it evicts — no proxy trap, no path lookup, no pending
+  // entry per write (four counters written through the state per write were a third of a write).
+  // Whoever reads the state or writes the tracker otherwise settles first, so neither the tracker nor
+  // a reader ever sees a partial write; the batches are what the per-write writes would have folded to.
+  let pendingText = "";
+  let pendingDrop = 0;
+  let countsDirty = false;
+  let totalBytes = initial.truncation.totalBytes;
+  let truncated = initial.truncation.truncated;
+  // The limits in force: the state's (a capture brings its own).
+  let limitBytes = initial.truncation.maxBytes;
+  let limitLines = initial.truncation.maxLines;
+  let truncatedBy = initial.truncation.truncatedBy;
   // totalLines = newlines written + 1 if the stream ends inside a line; kept incrementally.
   let openLine = !initial.content[0].text.endsWith("\n") && initial.content[0].text.length > 0;
   let newlines = initial.truncation.totalLines - (openLine ? 1 : 0);
+
+  // A footer sits after the window and outside its limits: a tail window would otherwise evict lines
+  // to make room for the sentence that says how many lines it shows.
+  let footer = "";
+  // The window's line lengths, kept incrementally so a write costs O(its own text plus the lines it
+  // evicts), never O(window); its text is read back only on the rare general fit.
+  const ledger = new WindowLedger();
+  ledger.reset(initial.content[0].text);
+
+  const settle = (): void => {
+    if (pendingText.length > 0) {
+      const text = pendingText;
+      pendingText = "";
+      tracker.append(TEXT_PATH, text);
+    }
+    if (pendingDrop > 0) {
+      // After the append: the drop may reach into the new text.
+      const drop = pendingDrop;
+      pendingDrop = 0;
+      tracker.truncate(TEXT_PATH, drop);
+    }
+    if (countsDirty) {
+      countsDirty = false;
+      // Only what changed is written: an unchanged counter would be a no-op write through the proxy.
+      const raw = tracker.target.truncation;
+      const totalLines = newlines + (openLine ? 1 : 0);
+      if (raw.totalBytes !== totalBytes) tracker.set(TOTAL_BYTES, totalBytes);
+      if (raw.totalLines !== totalLines) tracker.set(TOTAL_LINES, totalLines);
+      if (raw.outputBytes !== ledger.bytes) tracker.set(OUTPUT_BYTES, ledger.bytes);
+      if (raw.outputLines !== ledger.lines) tracker.set(OUTPUT_LINES, ledger.lines);
+      if (raw.truncated !== truncated) tracker.set(TRUNCATED, truncated);
+      if (raw.truncatedBy !== truncatedBy) tracker.set(TRUNCATED_BY, truncatedBy);
+    }
+  };
 
   const publisher = new AdaptivePublisher<number, Op[]>({
     snapshot: () => flushes,
     update: () => {
       if (flushes > 0 && flushes % rebaseEvery === 0) tracker.rebase();
+      settle();
       const ops = tracker.flush();
       return ops.length > 0 ? ops : undefined;
     },
@@ -190,61 +242,56 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
     if (closed) throw new ToolOutputClosedError();
   };
 
-  // A footer sits after the window and outside its limits: a tail window would otherwise evict lines
-  // to make room for the sentence that says how many lines it shows.
-  let footer = "";
-  // The window's line lengths, kept incrementally so a write costs O(its own text plus the lines it
-  // evicts), never O(window); its text is read back only on the rare general fit.
-  const ledger = new WindowLedger();
-  ledger.reset(initial.content[0].text);
+  /** The window's text (settled: the tracker's block without the footer). */
   const currentWindow = (): string => {
+    settle();
     const full = tracker.target.content[0].text;
     return footer === "" ? full : full.slice(0, full.length - footer.length);
   };
   const markCut = (cutBy: "bytes" | "lines" | null): void => {
-    const t = s.truncation;
-    t.outputBytes = ledger.bytes;
-    t.outputLines = ledger.lines;
-    if (cutBy && !t.truncated) {
-      t.truncated = true;
-      t.truncatedBy = cutBy;
+    countsDirty = true;
+    if (cutBy && !truncated) {
+      truncated = true;
+      truncatedBy = cutBy;
     }
   };
+  /** Replace the window: what was pending for the block is superseded by the new value. */
   const setText = (text: string, cutBy: "bytes" | "lines" | null): void => {
+    pendingText = "";
+    pendingDrop = 0;
     ledger.reset(text);
     s.content[0].text = text + footer;
     markCut(cutBy);
   };
 
-  /** Append `text` (non-empty) to the window under the retention rule. */
+  /** Append `text` (non-empty) to the window under the retention rule; `ledger.add(text)` is done. */
   const writeWindow = (text: string): void => {
-    const t = s.truncation;
-    const before = retain === "head" ? currentWindow() : "";
-    ledger.add(text);
-    if (ledger.bytes <= t.maxBytes && ledger.lines <= t.maxLines) {
-      // Recorded as an explicit append: the sink knows what changed, so the tracker never diffs the window.
-      tracker.append(TEXT_PATH, text);
+    const maxBytes = limitBytes;
+    const maxLines = limitLines;
+    if (ledger.bytes <= maxBytes && ledger.lines <= maxLines) {
+      // An explicit append at the next settle: the sink knows what changed, so the tracker never diffs the window.
+      pendingText = pendingText.length === 0 ? text : pendingText + text;
       markCut(null);
       return;
     }
     if (retain === "tail") {
       // Evict whole lines from the front (a front-drop op); when that is not enough (one line, or a
       // write bigger than the window) the general fit below cuts inside the joined text.
-      const by = ledger.lines > t.maxLines ? "lines" : "bytes";
+      const by = ledger.lines > maxLines ? "lines" : "bytes";
       let drop = 0;
-      while ((ledger.bytes > t.maxBytes || ledger.lines > t.maxLines) && ledger.canDrop) drop += ledger.dropFirst();
-      if (ledger.bytes <= t.maxBytes && ledger.lines <= t.maxLines) {
+      while ((ledger.bytes > maxBytes || ledger.lines > maxLines) && ledger.canDrop) drop += ledger.dropFirst();
+      if (ledger.bytes <= maxBytes && ledger.lines <= maxLines) {
         // Append, then drop from the front (the drop may reach into the new text); one t + a at flush.
-        tracker.append(TEXT_PATH, text);
-        if (drop > 0) tracker.truncate(TEXT_PATH, drop);
+        pendingText = pendingText.length === 0 ? text : pendingText + text;
+        pendingDrop += drop;
         markCut(by);
         return;
       }
-      const fit = fitTail(currentWindow() + text, t.maxBytes, t.maxLines);
+      const fit = fitTail(currentWindow() + text, maxBytes, maxLines);
       setText(fit.text, fit.cut ? fit.by : null);
       return;
     }
-    const fit = fitHead(before, text, t.maxBytes, t.maxLines);
+    const fit = fitHead(currentWindow(), text, maxBytes, maxLines);
     setText(fit.text, fit.cut ? fit.by : null);
   };
 
@@ -265,15 +312,14 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
         // The window is closed once a footer says what it holds; later text (an error sentence)
         // follows the footer instead of shifting the window the footer describes.
         footer += text;
-        tracker.append(TEXT_PATH, text);
+        pendingText += text;
         changed();
         return;
       }
-      const t = s.truncation;
-      t.totalBytes += byteLength(text);
-      newlines += countNewlines(text);
-      openLine = !text.endsWith("\n");
-      t.totalLines = newlines + (openLine ? 1 : 0);
+      ledger.add(text);
+      totalBytes += ledger.addedBytes;
+      newlines += ledger.addedNewlines;
+      openLine = text.charCodeAt(text.length - 1) !== 10;
       writeWindow(text);
       changed();
     },
@@ -293,8 +339,9 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
         changed();
         return;
       }
-      if (text.length > 0) tracker.append(TEXT_PATH, text);
-      if (drop > 0) tracker.truncate(TEXT_PATH, drop);
+      // Appending first and dropping after is the same text: the drop is within the old window.
+      pendingText += text;
+      pendingDrop += drop;
       if (ledger.dropUnits(drop)) ledger.add(text);
       else ledger.reset(currentWindow());
       markCut(null);
@@ -303,14 +350,13 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
     footer(text) {
       guard();
       // The footer ends the text block, so extending it is an explicit append.
-      if (text.length > 0) {
-        footer += text;
-        tracker.append(TEXT_PATH, text);
-      }
+      footer += text;
+      pendingText += text;
       changed();
     },
     image(image) {
       guard();
+      settle();
       (s.content as (TextBlock | ImageBlock)[]).push({ type: "image", data: image.data, mimeType: image.mimeType });
       changed();
     },
@@ -329,8 +375,14 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
     },
     capture(metadata) {
       guard();
+      settle();
       s.truncation = { ...metadata.truncation };
       // Later agent-side writes (a footer) continue the capture's totals.
+      totalBytes = metadata.truncation.totalBytes;
+      truncated = metadata.truncation.truncated;
+      truncatedBy = metadata.truncation.truncatedBy;
+      limitBytes = metadata.truncation.maxBytes;
+      limitLines = metadata.truncation.maxLines;
       openLine = ledger.open;
       newlines = metadata.truncation.totalLines - (openLine ? 1 : 0);
       changed();
@@ -342,6 +394,7 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
     },
     usage(usage) {
       guard();
+      settle();
       // Re-read through the proxy: `s.usage ??= {}` would hand back the raw object, untracked.
       if (!s.usage) s.usage = {};
       const u = s.usage;
@@ -350,11 +403,13 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
     },
     addTools(names) {
       guard();
+      settle();
       s.addedTools = [...names];
       changed();
     },
     terminate(value) {
       guard();
+      settle();
       s.terminate = value;
       changed();
     },
@@ -369,10 +424,12 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       flushNow();
     },
     get state() {
+      settle();
       return tracker.target;
     },
     close() {
       if (closed) return;
+      settle();
       if (tracker.dirty) flushNow();
       publisher.dispose();
       closed = true;

@@ -91,6 +91,26 @@ describe("codec", () => {
     expect(() => decoder().decode([["a", "y"]])).toThrow(PathError);
   });
 
+  it("a path array changed in place between batches is encoded by what it holds, not by identity", () => {
+    const enc = encoder();
+    const dec = decoder();
+    const path: [string, number | string] = ["xs", 0];
+    const decoded: Op[] = [];
+    for (let i = 0; i < 12; i++) {
+      path[1] = i % 5;
+      decoded.push(...dec.decode(wire(enc.encode([["s", path as [string, number], i]]))));
+    }
+    // Six more distinct paths than the encoder remembers, then the first ones again.
+    for (let i = 0; i < 6; i++) decoded.push(...dec.decode(wire(enc.encode([["s", ["k", `p${i}`], i]]))));
+    path[1] = 0;
+    decoded.push(...dec.decode(wire(enc.encode([["s", path as [string, number], 99]]))));
+    expect(decoded.map((op) => op[1])).toEqual([
+      ...Array.from({ length: 12 }, (_, i) => ["xs", i % 5]),
+      ...Array.from({ length: 6 }, (_, i) => ["k", `p${i}`]),
+      ["xs", 0],
+    ]);
+  });
+
   it("NUL-containing paths do not collide", () => {
     const enc = encoder();
     const dec = decoder();

@@ -1,17 +1,19 @@
-// Explicit string edits (tracker.append / tracker.truncate): the op-recording path a producer uses when
-// it knows what changed. Random sequences of explicit appends, front-truncates, generic assignments and
-// structural writes must fold to the same value as the same sequence done by assignment only, and every
-// replica fed through the wire codec must equal its producer after every flush.
+// Explicit edits (tracker.append / tracker.truncate / tracker.set): the op-recording path a producer
+// uses when it knows what changed. Random sequences of explicit appends, front-truncates, sets, generic
+// assignments and structural writes must fold to the same value as the same sequence done by
+// assignment only, and every replica fed through the wire codec must equal its producer after every
+// flush. The sequences mix windows of leaf writes only (the tracker's leaf lane) with windows where a
+// structural write comes after them (the lane spills into the pending log).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PathError, track, UnsafePathError, type NonEmptyPath } from "../../src/delta/index.js";
+import { NotJsonError, PathError, track, UnsafePathError, type NonEmptyPath } from "../../src/delta/index.js";
 import { json, Pipe } from "./helpers.js";
 
 const LONG = Boolean(process.env.SPOOL_LONG);
 
 interface Doc {
   content: { type: string; text: string }[];
-  meta: { title: string; n: number };
+  meta: { title: string; n: number; extra?: number | string | null };
 }
 
 const initial = (): Doc => ({
@@ -40,6 +42,8 @@ type Cmd =
   | { k: "setMeta" }
   | { k: "bump" }
   | { k: "alias" }
+  | { k: "set"; what: "n" | "title" | "extra"; v: number | string | null }
+  | { k: "many"; n: number }
   | { k: "flush" };
 
 const textArb = fc.string({ unit: fc.constantFrom("a", "b", "\n", "é", "😀", "z"), maxLength: 6 });
@@ -61,6 +65,16 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ k: "setMeta" as const }) },
   { weight: 2, arbitrary: fc.constant({ k: "bump" as const }) },
   { weight: 1, arbitrary: fc.constant({ k: "alias" as const }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      k: fc.constant("set" as const),
+      what: fc.constantFrom("n" as const, "title" as const, "extra" as const),
+      v: fc.oneof(fc.integer({ min: -5, max: 5 }), textArb, fc.constant(null)),
+    }),
+  },
+  // More slots in one window than the lane keeps: the rest goes to the log.
+  { weight: 1, arbitrary: fc.record({ k: fc.constant("many" as const), n: fc.integer({ min: 60, max: 70 }) }) },
   { weight: 3, arbitrary: fc.constant({ k: "flush" as const }) },
 );
 
@@ -122,6 +136,21 @@ function run(p: Pipe<Doc>, cmd: Cmd, explicit: boolean, counter: { n: number }):
       return;
     case "bump":
       s.meta.n++;
+      return;
+    case "set": {
+      // title stays a string (a string slot addresses it), n a number (bump increments it); extra takes anything.
+      const v = cmd.what === "title" ? String(cmd.v) : cmd.what === "n" ? (typeof cmd.v === "number" ? cmd.v : 0) : cmd.v;
+      if (explicit) p.tracker.set(["meta", cmd.what], v);
+      else (s.meta as Record<string, unknown>)[cmd.what] = v;
+      return;
+    }
+    case "many":
+      for (let i = 0; i < cmd.n; i++) {
+        const path: NonEmptyPath = ["meta", `k${i}`];
+        if (explicit) p.tracker.set(path, counter.n + i);
+        else (s.meta as Record<string, unknown>)[`k${i}`] = counter.n + i;
+      }
+      counter.n++;
       return;
     case "alias":
       // The same block at two positions: every explicit edit must then reach both.
@@ -211,6 +240,84 @@ describe("explicit string edits (append/truncate) against the generic assignment
     p.tracker.rebase();
     p.tracker.truncate(["content", 0, "text"], 1);
     expect(p.sync()[0]![0]).toBe("r");
+  });
+
+  it("set() records what the same assignment through state records, with the same checks", () => {
+    const p = new Pipe<Doc>(initial());
+    p.sync();
+    p.tracker.set(["meta", "n"], 5);
+    p.tracker.set(["meta", "title"], "tx");
+    p.tracker.set(["meta", "extra"], null);
+    expect(p.sync()).toEqual([
+      ["s", ["meta", "n"], 5],
+      ["a", ["meta", "title"], "x"],
+      ["s", ["meta", "extra"], null],
+    ]);
+    // A container over a container is diffed, as an assignment is.
+    const q = new Pipe<Doc>(initial());
+    q.sync();
+    p.tracker.set(["content", 1], { type: "text", text: "new" });
+    q.state.content[1] = { type: "text", text: "new" };
+    p.tracker.set(["content", 2], { type: "image", text: "" });
+    q.state.content[2] = { type: "image", text: "" };
+    p.tracker.set(["content", 1, "text"], "newer");
+    q.state.content[1]!.text = "newer";
+    expect(p.sync()).toEqual(q.sync());
+    const t = p.tracker;
+    expect(() => t.set(["meta", "n"], Number.NaN)).toThrow(NotJsonError);
+    expect(() => t.set(["meta", "n"], () => 1)).toThrow(NotJsonError);
+    expect(() => t.set(["__proto__", "polluted"], 1)).toThrow(UnsafePathError);
+    expect(() => t.set(["missing", "x"], 1)).toThrow(/nothing at \["missing"\]/);
+    expect(() => t.set(["content", "0"], 1)).toThrow(PathError);
+    expect(() => t.set(["content", 5], 1)).toThrow(/holes/);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(p.sync()).toEqual([]);
+  });
+
+  it("a path array changed in place after a set is resolved again, not taken from the cache", () => {
+    const p = new Pipe<Doc>(initial());
+    p.sync();
+    const path: [string, string] = ["meta", "n"];
+    p.tracker.set(path, 1);
+    path[1] = "title";
+    p.tracker.set(path, "changed");
+    p.sync();
+    expect(p.replica!.meta).toEqual({ title: "changed", n: 1 });
+  });
+
+  it("leaf writes before and after a structural write in one window keep the log's order", () => {
+    const p = new Pipe<Doc>(initial());
+    p.sync();
+    p.state.meta.n = 1;
+    p.tracker.append(["content", 0, "text"], "x");
+    p.state.content.push({ type: "text", text: "p" });
+    p.state.meta.n = 2;
+    p.tracker.append(["content", 0, "text"], "y");
+    // The second set kills the first; the push retires the text's entry, so the appends stay apart.
+    expect(p.sync()).toEqual([
+      ["a", ["content", 0, "text"], "x"],
+      ["p", ["content"], 2, 0, [{ type: "text", text: "p" }]],
+      ["s", ["meta", "n"], 2],
+      ["a", ["content", 0, "text"], "y"],
+    ]);
+  });
+
+  it("thousands of slides within one window (no flush) fold into one t and one a", () => {
+    const p = new Pipe<Doc>(initial());
+    p.sync();
+    const path: NonEmptyPath = ["content", 0, "text"];
+    let model = p.tracker.target.content[0]!.text;
+    for (let i = 0; i < 5000; i++) {
+      const chunk = `${i.toString(36)}\n`;
+      p.tracker.append(path, chunk);
+      model += chunk;
+      const drop = Math.min(model.length, (i * 7) % 11);
+      p.tracker.truncate(path, drop);
+      model = model.slice(drop);
+    }
+    const ops = p.sync();
+    expect(ops.map((op) => op[0])).toEqual(["t", "a"]);
+    expect(p.tracker.target.content[0]!.text).toBe(model);
   });
 
   it("rejects a path that does not lead to a string, a bad count, a non-string text and reserved segments with clear errors", () => {

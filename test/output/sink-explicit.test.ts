@@ -1,7 +1,9 @@
-// The sink records its window changes as explicit t/a ops (no diff of the window). Random write/footer/
-// replace/slide/image/flush sequences must leave the same text and truncation as a model built on the
-// reference window rules (fitTail / fitHead over the whole joined text), and every replica folded from
-// the emitted batches must equal the sink's state.
+// The sink records its window changes as explicit t/a ops (no diff of the window), and keeps what
+// writes change beside the tracker until a flush or a read settles it. Random write/footer/replace/
+// slide/image/flush sequences — the state read only now and then, so several writes settle at once —
+// must leave the same text, totals and truncation as a model built on the reference window rules
+// (fitTail / fitHead over the whole joined text), and every replica folded from the emitted batches
+// must equal the sink's state after every forced flush.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { countLines, utf8Length } from "../../src/capture/index.js";
@@ -17,6 +19,7 @@ type Cmd =
   | { k: "replace"; text: string }
   | { k: "slide"; frac: number; text: string }
   | { k: "image" }
+  | { k: "read" }
   | { k: "flush" };
 
 // Newlines, multi-byte characters and lone surrogate halves (a pair split across two writes).
@@ -31,8 +34,19 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
     arbitrary: fc.record({ k: fc.constant("slide" as const), frac: fc.double({ min: 0, max: 1, noNaN: true }), text: fc.string({ unit, maxLength: 12 }) }),
   },
   { weight: 1, arbitrary: fc.constant({ k: "image" as const }) },
-  { weight: 4, arbitrary: fc.constant({ k: "flush" as const }) },
+  { weight: 2, arbitrary: fc.constant({ k: "read" as const }) },
+  { weight: 3, arbitrary: fc.constant({ k: "flush" as const }) },
 );
+
+/** A stream's two ends: batches go through the encoder, JSON and the decoder, then fold on a replica. */
+function decoderPair() {
+  const enc = encoder();
+  const dec = decoder();
+  return {
+    fold: (replica: ToolOutputState | undefined, ops: readonly Op[]): ToolOutputState =>
+      apply(replica, dec.decode(JSON.parse(JSON.stringify(enc.encode(ops))))),
+  };
+}
 
 describe("sink window as explicit t/a ops", () => {
   it("slide() rejects a drop past the retained text with a clear error", () => {
@@ -59,11 +73,18 @@ describe("sink window as explicit t/a ops", () => {
           let window = "";
           let footer = "";
           let truncated = false;
+          let totalBytes = 0;
+          let written = "";
+          const enc = decoderPair();
+          let folded = 0;
+          let replica: ToolOutputState | undefined;
           for (const cmd of cmds) {
             if (cmd.k === "write") {
               out.write(cmd.text);
               if (footer !== "") footer += cmd.text;
               else {
+                totalBytes += utf8Length(cmd.text);
+                written += cmd.text;
                 const fit = retain === "head" ? fitHead(window, cmd.text, maxBytes, maxLines) : fitTail(window + cmd.text, maxBytes, maxLines);
                 window = fit.text;
                 truncated ||= fit.cut;
@@ -79,21 +100,23 @@ describe("sink window as explicit t/a ops", () => {
               out.replace(cmd.text);
               window = cmd.text;
             } else if (cmd.k === "image") out.image({ data: "AAAA", mimeType: "image/png" });
-            else out.flush({ force: true });
+            else if (cmd.k === "flush") out.flush({ force: true });
+            if (cmd.k !== "read" && cmd.k !== "flush") continue;
             const st = out.state;
             expect(st.content[0].text).toBe(window + footer);
             expect(st.truncation.outputBytes).toBe(utf8Length(window));
             expect(st.truncation.outputLines).toBe(countLines(window));
             expect(st.truncation.truncated).toBe(truncated);
+            expect(st.truncation.totalBytes).toBe(totalBytes);
+            expect(st.truncation.totalLines).toBe(countLines(written));
+            if (cmd.k === "flush") {
+              for (; folded < batches.length; folded++) replica = enc.fold(replica, batches[folded]!);
+              expect(replica).toEqual(JSON.parse(JSON.stringify(st)));
+            }
           }
           out.close();
-          const enc = encoder();
-          const dec = decoder();
-          let replica: ToolOutputState | undefined;
-          for (const ops of batches) {
-            replica = apply(replica, dec.decode(JSON.parse(JSON.stringify(enc.encode(ops)))));
-            for (const op of ops) if (op[0] === "t" || op[0] === "a") explicit++;
-          }
+          for (; folded < batches.length; folded++) replica = enc.fold(replica, batches[folded]!);
+          for (const ops of batches) for (const op of ops) if (op[0] === "t" || op[0] === "a") explicit++;
           if (batches.length > 0) expect(replica).toEqual(JSON.parse(JSON.stringify(out.state)));
         },
       ),

@@ -106,15 +106,56 @@ describe("ToolOutput sink", () => {
   });
 
   it("close flushes once, forced, and nothing is emitted afterwards (writes throw)", async () => {
-    const { out, batches } = collect({ minIntervalMs: 20 });
+    const { out, batches, fold } = collect({ minIntervalMs: 20 });
     out.write("a");
     out.write("b"); // armed trailing timer
     out.close();
     const n = batches.length;
     expect(batches.at(-1)!.forced).toBe(true);
+    // The held write (kept beside the tracker until a flush) is in the terminal batch.
+    expect(fold().content[0].text).toBe("ab");
+    expect(fold().truncation).toMatchObject({ totalBytes: 2, totalLines: 1, outputBytes: 2, outputLines: 1 });
     await new Promise((r) => setTimeout(r, 60)); // on purpose: past the 20 ms trailing timer, which must not fire
     expect(batches.length).toBe(n);
     expect(() => out.write("late")).toThrow(/closed/);
+  });
+
+  it("reading the state between flushes shows held writes without publishing them", () => {
+    const { out, batches, fold } = collect();
+    out.write("first\n");
+    out.write("second\n");
+    expect(out.state.content[0].text).toBe("first\nsecond\n");
+    expect(out.state.truncation).toMatchObject({ totalBytes: 13, totalLines: 2 });
+    expect(batches).toHaveLength(1);
+    out.flush({ force: true });
+    expect(fold().content[0].text).toBe("first\nsecond\n");
+    expect(fold().truncation.totalBytes).toBe(13);
+  });
+
+  it("a capture's totals and limits are what later writes continue from", () => {
+    const { out, fold } = collect({ maxBytes: 1000 });
+    out.write("abc\n");
+    out.capture({
+      truncation: {
+        truncated: false,
+        truncatedBy: null,
+        totalLines: 40,
+        totalBytes: 400,
+        outputLines: 1,
+        outputBytes: 4,
+        maxLines: 100,
+        maxBytes: 10,
+        cutLines: 0,
+        lastLinePartial: false,
+      },
+      binary: false,
+      rawBytes: 400,
+    });
+    out.write("defg\nhijk\n");
+    out.close();
+    const v = fold();
+    expect(v.content[0].text).toBe("defg\nhijk\n");
+    expect(v.truncation).toMatchObject({ totalBytes: 410, totalLines: 42, outputBytes: 10, outputLines: 2, maxBytes: 10, truncated: true });
   });
 
   it("every rebaseEvery-th flush is a base, so recovery replays at most that many batches", () => {
