@@ -1,4 +1,4 @@
-// Wire and serve benchmark (issue 11 §1), on the compiled dist/, side by side in one run:
+// Wire and serve benchmark, on the compiled dist/, side by side in one run:
 // - fan-out: one large batch to 50 subscribers, serialised per subscriber (as before) vs once and
 //   shared (frame.ts);
 // - following a growing session: a full read-only load of the log per change (as `spool serve` did)

@@ -1,4 +1,4 @@
-// Load through the CLI (issue 11, must show 2): 100 SSE subscribers, half of them paused, on a
+// Load through the CLI: 100 SSE subscribers, half of them paused, on a
 // `spool run --serve` whose command prints over 5 MB/s for 10 s. The run's peak RSS stays bounded and
 // every reading subscriber converges on the final state; prints the figures. What reaches subscribers
 // is the run's bounded view as its publisher paces it (far less than 5 MB/s each); the wire pushed at

@@ -1,4 +1,4 @@
-// `spool serve` while nobody is watching (issue 11 §1): a finished session is read once, a damaged one
+// `spool serve` while nobody is watching: a finished session is read once, a damaged one
 // is reported once, an idle serve over large sessions costs almost no CPU, and a live session is
 // followed as it grows. Through the built binary (npm test builds first).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// Backlog amplification (issue 11 §1): what the server leaves unsent stays bounded per subscriber and
+// Backlog amplification: what the server leaves unsent stays bounded per subscriber and
 // process-wide whatever the batch sizes, paused subscribers are dropped, and reading ones converge.
 import { spawn } from "node:child_process";
 import { request, type ClientRequest } from "node:http";

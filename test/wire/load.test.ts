@@ -1,4 +1,4 @@
-// Load on the wire (issue 11, must show 2): 100 SSE subscribers, half of them paused, on a state
+// Load on the wire: 100 SSE subscribers, half of them paused, on a state
 // streaming over 5 MB/s for 10 s as a sliding 512 KB tail view (an append and a front drop every 50 ms),
 // so every subscriber is sent over 5 MB/s; half the readers join mid-stream. The server runs in its own process so its peak RSS is its
 // own. Prints peak RSS, dropped and converged counts; RSS stays under the §1 bound and every reading

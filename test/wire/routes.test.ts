@@ -1,4 +1,4 @@
-// The viewer server's routes under hostile input (issue 11 §1): one token rule for /v1 and /files, no
+// The viewer server's routes under hostile input: one token rule for /v1 and /files, no
 // symlink leaves a session directory, malformed percent-encoding is a 400, HEAD answers like GET, and
 // JSON and SSE answers are never sniffed.
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
