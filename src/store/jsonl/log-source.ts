@@ -38,19 +38,8 @@ export class LogSource {
 
   /** Exactly `length` bytes at `position`; SessionChangedError when the file no longer has them. */
   read(position: number, length: number): Buffer {
-    const buf = Buffer.allocUnsafe(length);
-    const fd = this.#fd >= 0 ? this.#fd : openSync(this.path, "r");
-    try {
-      if (this.#fd < 0 && fstatSync(fd).ino !== this.ino) throw new SessionChangedError(this.path);
-      let got = 0;
-      while (got < length) {
-        const n = readSync(fd, buf, got, length - got, position + got);
-        if (n === 0) throw new SessionChangedError(this.path);
-        got += n;
-      }
-    } finally {
-      if (this.#fd < 0) closeSync(fd);
-    }
+    const buf = this.readUpTo(position, length);
+    if (buf.length < length) throw new SessionChangedError(this.path);
     return buf;
   }
 
