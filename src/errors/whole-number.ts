@@ -10,7 +10,10 @@ export function isWholeNumberIn(value: unknown, min: number, max = Number.POSITI
 
 const grouped = (n: number): string => n.toLocaleString("en-US");
 
-/** The range in words: "a whole number from 2 to 1,000", or "a whole number of 1 or more" without a maximum. */
+/**
+ * The range in words: "a whole number from 2 to 1,000", or "a whole number of 1 or more" without a
+ * maximum (Number.MAX_SAFE_INTEGER counts as none: nobody should read "to 9,007,199,254,740,991").
+ */
 export function wholeNumberRange(min: number, max = Number.POSITIVE_INFINITY): string {
-  return max === Number.POSITIVE_INFINITY ? `a whole number of ${grouped(min)} or more` : `a whole number from ${grouped(min)} to ${grouped(max)}`;
+  return max >= Number.MAX_SAFE_INTEGER ? `a whole number of ${grouped(min)} or more` : `a whole number from ${grouped(min)} to ${grouped(max)}`;
 }

@@ -155,7 +155,7 @@ describe("spool run", () => {
     expect(noCommand.stderr).toBe("spool run: missing a COMMAND (put it after --)\nRun 'spool run --help' for usage.\n");
     const badNumber = spool(["run", "--max-lines", "ten", "--", "true"]);
     expect(badNumber.status).toBe(2);
-    expect(badNumber.stderr).toContain('spool run: --max-lines must be a whole number from 1 to 9,007,199,254,740,991, got "ten"');
+    expect(badNumber.stderr).toContain('spool run: --max-lines must be a whole number of 1 or more, got "ten"');
     const unknown = spool(["run", "--frobnicate", "--", "true"]);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toBe("spool run: Unknown option --frobnicate\nRun 'spool run --help' for usage.\n");

@@ -24,7 +24,7 @@ describe("isWholeNumberIn", () => {
 describe("wholeNumberRange", () => {
   it("says both ends, digits grouped, or that there is no maximum", () => {
     expect(wholeNumberRange(2, 1000)).toBe("a whole number from 2 to 1,000");
-    expect(wholeNumberRange(1, Number.MAX_SAFE_INTEGER)).toBe("a whole number from 1 to 9,007,199,254,740,991");
+    expect(wholeNumberRange(1, Number.MAX_SAFE_INTEGER)).toBe("a whole number of 1 or more");
     expect(wholeNumberRange(1)).toBe("a whole number of 1 or more");
     expect(wholeNumberRange(0, 65535)).toBe("a whole number from 0 to 65,535");
   });
