@@ -135,7 +135,7 @@ describe("spool compact (built binary)", () => {
     expect(spool(["compact", "-"], '{"foo": 1}').stderr).toContain('an object with a "messages" or "input" array');
     expect(spool(["compact", "-"], '[{"role":"wizard","content":"x"}]').stderr).toMatch(/unknown role "wizard"/);
     expect(spool(["compact", "--format", "gemini", "-"], "[]").stderr).toContain('unknown --format "gemini"');
-    expect(spool(["compact", "--turn", "soon", "-"], "[]").stderr).toContain("--turn must be a whole number from 0 to");
+    expect(spool(["compact", "--turn", "soon", "-"], "[]").stderr).toContain("--turn must be a whole number of 0 or more");
     expect(spool(["compact"]).status).toBe(2);
   });
 
@@ -178,7 +178,7 @@ describe("spool recall (built binary)", () => {
     expect(miss.stderr).toContain('key "0123456789abcdef" not found');
     expect(spool(["recall", "0123456789abcdef", "--workspace", join(cwd, "nope")]).stderr).toContain("does not exist");
     expect(spool(["recall", "no key here", "--workspace", ws])).toMatchObject({ status: 2 });
-    expect(spool(["recall", "0123456789abcdef", "--workspace", ws, "--offset", "0"]).stderr).toContain("--offset must be a whole number from 1 to");
+    expect(spool(["recall", "0123456789abcdef", "--workspace", ws, "--offset", "0"]).stderr).toContain("--offset must be a whole number of 1 or more");
   });
 
   it("without --workspace it searches the sessions under .spool/sessions", () => {
