@@ -5,7 +5,7 @@
 // and elements stay in the file (main-state.ts).
 import { existsSync, fstatSync, openSync, closeSync, readdirSync, statSync, truncateSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { CorruptSessionError } from "../errors.js";
+import { CorruptSessionError, SessionChangedError } from "../errors.js";
 import { sidecarDir } from "../layout.js";
 import { encodeScopeId } from "../scope.js";
 import { Boundaries, removeCheckpointTemps, type LineMark } from "./checkpoint.js";
@@ -159,27 +159,73 @@ function indexMain(
   };
 }
 
+/** A read-only load lost a race with a retirement and reads the session again. */
+class LostRace extends Error {}
+
+// A reader without the writer's lock reads the main log up to the length it had at one instant
+// (E0) and must hold every sidecar record of that log's past that the log has not retired. It lists
+// the sidecar directory just before and just after taking E0 and reads the sidecars at once, before
+// the main log: a sidecar is missed only when it was created after the first listing and unlinked
+// before the second, or unlinked between its listing and its read. Either needs the scope's
+// retirement written after E0, so the main log's lines past E0 are checked for one; finding it, the
+// load starts again (the main log then holds the retirement). The windows are a few system calls
+// wide; eight tries that all lose mean the session is being rewritten under the reader.
+const READ_ATTEMPTS = 8;
+
+/** Whether the main log's complete lines in [from, to) retire one of `scopes`. */
+function retiresAny(src: LogSource, from: number, to: number, scopes: (id: string) => boolean): boolean {
+  if (to <= from) return false;
+  let found = false;
+  try {
+    scanLines(src, from, 0, Math.max(from, completeEnd(src, to)), true, (record) => {
+      const writes = Array.isArray(record?.w) ? (record.w as { op?: unknown; scope?: unknown }[]) : [];
+      for (const w of writes) if (w?.op === "retire" && typeof w.scope === "string" && scopes(w.scope)) found = true;
+    });
+  } catch {
+    return true; // a line that does not verify yet: the next try reads it whole, or reports it
+  }
+  return found;
+}
+
 export function loadSession(mainPath: string, options: LoadOptions): LoadedSession {
+  const reader = !options.repair && options.source === undefined;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return loadOnce(mainPath, options, reader);
+    } catch (err) {
+      if (!(err instanceof LostRace)) throw err;
+      if (attempt === READ_ATTEMPTS) throw new SessionChangedError(mainPath);
+    }
+  }
+}
+
+/** A sidecar as listed; `log` is undefined when a reader found it already unlinked. */
+interface ListedSidecar {
+  readonly id: string;
+  readonly path: string;
+  readonly log: ReadLog | undefined;
+}
+
+function readSidecar(path: string, reader: boolean): ReadLog | undefined {
+  try {
+    if (!statSync(path).isFile()) throw new CorruptSessionError(path, 0, "the sidecar is not a regular file");
+    return readLog(path);
+  } catch (err) {
+    if (reader && (err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+function loadOnce(mainPath: string, options: LoadOptions, reader: boolean): LoadedSession {
+  const dir = sidecarDir(mainPath);
+  const listSidecars = (): string[] => (!options.sessionOnly && existsSync(dir) ? readdirSync(dir) : []);
+  const before = reader ? listSidecars() : [];
   const own = options.source === undefined ? readerSource(mainPath) : undefined;
   const src = options.source ?? own!.src;
   const fileLength = own?.size ?? statSync(mainPath).size;
-  const dir = sidecarDir(mainPath);
-  const names = !options.sessionOnly && existsSync(dir) ? readdirSync(dir).sort() : [];
-  // Main ranges are kept only to check live sidecar records against them (a sidecar is rare).
-  const ranges: { first: number; last: number; line: number }[] | undefined = names.some((n) => SIDECAR.test(n)) ? [] : undefined;
-  const { state, main, boundaries, checkpoint } = indexMain(
-    src,
-    fileLength,
-    options.ignoreCheckpoint === true,
-    ranges && ((first, last, line) => ranges.push({ first, last, line })),
-  );
-  if (options.repair) {
-    if (main.goodLength < fileLength) truncateSync(mainPath, main.goodLength);
-    removeCheckpointTemps(mainPath);
-  }
-
-  let highWater = main.highWater;
-  const found: { id: string; path: string; log: ReadLog; txs: DecodedTransaction[] }[] = [];
+  const names = reader ? [...new Set([...before, ...listSidecars()])].sort() : listSidecars().sort();
+  const grownTo = reader ? statSync(mainPath).size : fileLength;
+  const listed: ListedSidecar[] = [];
   for (const name of names) {
     const path = join(dir, name);
     if (name.endsWith(".tmp")) {
@@ -187,9 +233,33 @@ export function loadSession(mainPath: string, options: LoadOptions): LoadedSessi
       continue;
     }
     const id = sidecarScopeId(path, name);
-    if (id === undefined) continue;
-    if (!statSync(path).isFile()) throw new CorruptSessionError(path, 0, "the sidecar is not a regular file");
-    const log = readLog(path);
+    if (id !== undefined) listed.push({ id, path, log: readSidecar(path, reader) });
+  }
+
+  // Main ranges are kept only to check live sidecar records against them (a sidecar is rare).
+  const ranges: { first: number; last: number; line: number }[] | undefined = listed.length > 0 ? [] : undefined;
+  const { state, main, boundaries, checkpoint } = indexMain(
+    src,
+    fileLength,
+    options.ignoreCheckpoint === true,
+    ranges && ((first, last, line) => ranges.push({ first, last, line })),
+  );
+  if (reader) {
+    const seen = new Set(listed.map((l) => l.id));
+    const vanished = new Set(listed.filter((l) => l.log === undefined).map((l) => l.id));
+    if (retiresAny(src, main.goodLength, grownTo, (id) => !seen.has(id))) throw new LostRace();
+    if (vanished.size > 0 && retiresAny(src, main.goodLength, statSync(mainPath).size, (id) => vanished.has(id))) throw new LostRace();
+  }
+  if (options.repair) {
+    if (main.goodLength < fileLength) truncateSync(mainPath, main.goodLength);
+    removeCheckpointTemps(mainPath);
+  }
+
+  let highWater = main.highWater;
+  const found: { id: string; path: string; log: ReadLog; txs: DecodedTransaction[] }[] = [];
+  for (const { id, path, log } of listed) {
+    // Unlinked after a retirement the main log already holds: nothing in it is live.
+    if (log === undefined) continue;
     if (log.lines.length === 0) {
       // Only a torn header: the scope never got a transaction in this file.
       if (options.repair) tryUnlink(path);
