@@ -10,7 +10,7 @@ import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
 import { postgresRepoOptions } from "./run-postgres.js";
 import { STORE, storeTarget } from "./store-option.js";
 import { defineCommand, intOption } from "./command.js";
-import { directorySize, newSessionView, reduceSessionView, type SessionSummary, type SessionView } from "./session-view.js";
+import { directorySize, newSessionView, reduceSessionView, type CallRun, type SessionSummary, type SessionView } from "./session-view.js";
 import { ROOT } from "./shared-options.js";
 import { UsageError } from "./usage-error.js";
 import { startViewerServer, type ViewerServer } from "./viewer-server.js";
@@ -89,8 +89,26 @@ export const mcpCommand = defineCommand({
           };
         };
         const list = host.state("sessions", { sessions: [summary()] });
+        // Each call's record (command, times, how it ended) joins its call in the view, as a stored
+        // session's does: the status bar times calls from it. The start record is stored before the
+        // call's first event, so it waits here until tool_start adds the call.
+        const runs = new Map<string, CallRun>();
+        const attachRun = (v: SessionView, id: string): void => {
+          const call = v.calls.find((c) => c.id === id);
+          const run = runs.get(id);
+          if (call === undefined || run === undefined) return;
+          call.run = run;
+          if (run.endedAt !== null) runs.delete(id);
+        };
+        session.onCallRecord((id, r) => {
+          runs.set(id, { command: r.command, startedAt: r.startedAt, endedAt: r.endedAt, exitCode: r.exitCode, status: r.status });
+          view.mutate((v) => attachRun(v, id));
+        });
         session.harness.on((e) => {
-          view.mutate((v) => reduceSessionView(v, e));
+          view.mutate((v) => {
+            reduceSessionView(v, e);
+            if (e.type === "tool_start") attachRun(v, e.toolCallId);
+          });
           if (e.type !== "operation_end") return;
           view.mutate((v) => void (v.transcript = session.harness.transcript()));
           list.mutate((l) => void (l.sessions[0] = summary()));

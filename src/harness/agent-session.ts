@@ -57,6 +57,11 @@ export interface AgentSession {
   /** Calls still running. */
   readonly running: number;
   call(toolName: string, args: unknown, options?: AgentCallOptions): Promise<AgentCallOutcome>;
+  /**
+   * Called with each call record once it is stored (when the call starts, and when it ends with its
+   * times, status and exit code); a live view uses it to time its calls. Returns the unsubscribe.
+   */
+  onCallRecord(listener: (toolCallId: string, record: SessionRecord) => void): () => void;
   /** Aborts running calls, waits for them to settle, records the end and closes the store. Idempotent. */
   close(): Promise<void>;
 }
@@ -104,6 +109,11 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
     if (e.type === "tool_update") followers.get(e.toolCallId)?.(e.ops);
   });
   const running = new Map<string, { abort: AbortController; done: Promise<unknown> }>();
+  const recordListeners = new Set<(toolCallId: string, record: SessionRecord) => void>();
+  const storeCallRecord = async (toolCallId: string, callRecordValue: SessionRecord): Promise<void> => {
+    await store.commit([setValue(callRecord(toolCallId), callRecordValue)]);
+    for (const listener of recordListeners) listener(toolCallId, callRecordValue);
+  };
   let closing: Promise<void> | undefined;
 
   const call = async (toolName: string, args: unknown, callOptions: AgentCallOptions = {}): Promise<AgentCallOutcome> => {
@@ -128,7 +138,7 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
     let settle!: () => void;
     running.set(toolCallId, { abort, done: new Promise<void>((r) => (settle = r)) });
     try {
-      if (owned) await store.commit([setValue(callRecord(toolCallId), started)]);
+      if (owned) await storeCallRecord(toolCallId, started);
       const [result] = await harness.runTools(`op-${n}`, [{ toolCallId, toolName, args: jsonArgs }], { signal: abort.signal });
       const first = result!.content[0];
       if (owned) {
@@ -136,7 +146,7 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
         const status: SessionStatus = d.timedOut ? "timed out" : d.aborted ? "interrupted" : result!.isError ? "failed" : "succeeded";
         const ended: SessionRecord = { ...started, endedAt: new Date().toISOString(), status, exitCode: d.exitCode ?? null };
         if (state) Object.assign(ended, { truncation: state.truncation, details: state.details });
-        await store.commit([setValue(callRecord(toolCallId), ended)]);
+        await storeCallRecord(toolCallId, ended);
       }
       return { result: result!, text: first && first.type === "text" ? first.text : "", isError: result!.isError, state };
     } finally {
@@ -170,6 +180,10 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
       return running.size;
     },
     call,
+    onCallRecord(listener) {
+      recordListeners.add(listener);
+      return () => void recordListeners.delete(listener);
+    },
     close,
   };
 }

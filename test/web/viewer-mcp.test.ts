@@ -1,6 +1,6 @@
 // The viewer on a `spool mcp --serve` session, driven by the MCP SDK's client and watched in Debian's
 // chromium: every call the client made shows as a tab and in the transcript, errors marked, and the status
-// bar says how the picked call ended. Saves test-artifacts/viewer-mcp.png. Needs `npm run build` first
+// bar says how the picked call ended and how long it took. Saves test-artifacts/viewer-mcp.png. Needs `npm run build` first
 // (dist/ and web/dist/).
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -42,6 +42,11 @@ describe("viewer on spool mcp --serve", () => {
     await expect.poll(() => p.textContent("#output")).toContain(`Full output: ${spill}`);
     // The session is still running (the server lives on); the bar says how the picked call ended.
     await expect.poll(() => p.textContent("#status-state")).toBe("succeeded · exit 0");
+    // A finished call is timed from its record (start to end), and the time stands still.
+    const elapsed = await p.textContent("#status-elapsed");
+    expect(elapsed).toMatch(/^\d+\.\d s$/);
+    await new Promise((r) => setTimeout(r, 1200)); // on purpose: time passes, the clock must not move
+    expect(await p.textContent("#status-elapsed")).toBe(elapsed);
     await mkdir("test-artifacts", { recursive: true });
     await p.screenshot({ path: join("test-artifacts", "viewer-mcp.png") });
     await p.click('button[data-call="call-3"]');
