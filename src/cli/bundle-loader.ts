@@ -12,8 +12,9 @@
 // The cache lives in Node's compile cache directory (one per Node version, architecture and V8 flags;
 // none when NODE_DISABLE_COMPILE_CACHE is set or Node is older than 22.8) under the bundle's own name,
 // so a new build never meets an old cache. V8 checks little more than the source's length and crashes
-// on a damaged cache of the right size, so each file carries a CRC-32 of its bytes and one that does
-// not match is ignored and written again.
+// on a damaged cache of the right size, so each file carries a digest of its bytes (the first 16 bytes
+// of its SHA-256) and one that does not match is ignored and written again. node:crypto is loaded by
+// every command that opens a session anyway; a CRC-32 needed node:zlib, 3–4 ms of loading for nothing else.
 import { readFileSync } from "node:fs";
 import module, { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -21,13 +22,22 @@ import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import { writeFileAtomic } from "../store/index.js";
 
-const MAGIC = 0x53504331; // "SPC1"
-const HEADER_BYTES = 8;
+const MAGIC = 0x53504332; // "SPC2"
+const DIGEST_BYTES = 16;
+const HEADER_BYTES = 4 + DIGEST_BYTES;
 
-type Crc32 = (data: Uint8Array) => number;
+type Hash = (algorithm: string, data: Uint8Array, encoding: "hex") => string;
 
-/** Undefined on Node < 22.2 (no zlib.crc32): then no cache is read or written. */
-const crc32 = (): Crc32 | undefined => (process.getBuiltinModule?.("node:zlib") as { crc32?: Crc32 } | undefined)?.crc32;
+/** The digest of a cache's data; undefined where no one-shot hash exists (then no cache is read or written). */
+function digest(data: Uint8Array): Buffer | undefined {
+  const hash = (process.getBuiltinModule?.("node:crypto") as { hash?: Hash } | undefined)?.hash;
+  if (hash === undefined) return undefined;
+  try {
+    return Buffer.from(hash("sha256", data, "hex").slice(0, DIGEST_BYTES * 2), "hex");
+  } catch {
+    return undefined;
+  }
+}
 
 /** Caches to write once the command has run (see saveCodeCaches). */
 const unsaved: (() => void)[] = [];
@@ -44,20 +54,19 @@ function readCache(path: string): Buffer | undefined {
   } catch {
     return undefined;
   }
-  const crc = crc32();
-  if (crc === undefined || file.length <= HEADER_BYTES || file.readUInt32LE(0) !== MAGIC) return undefined;
+  if (file.length <= HEADER_BYTES || file.readUInt32LE(0) !== MAGIC) return undefined;
   const data = file.subarray(HEADER_BYTES);
-  return crc(data) === file.readUInt32LE(4) ? data : undefined;
+  const sum = digest(data);
+  return sum !== undefined && sum.equals(file.subarray(4, HEADER_BYTES)) ? data : undefined;
 }
 
 function writeCache(path: string, data: Buffer): void {
-  const crc = crc32();
-  if (crc === undefined) return;
-  const header = Buffer.alloc(HEADER_BYTES);
+  const sum = digest(data);
+  if (sum === undefined) return;
+  const header = Buffer.alloc(4);
   header.writeUInt32LE(MAGIC, 0);
-  header.writeUInt32LE(crc(data), 4);
   try {
-    writeFileAtomic(path, Buffer.concat([header, data]));
+    writeFileAtomic(path, Buffer.concat([header, sum, data]));
   } catch {
     // A cache that cannot be written costs the next run its speed, nothing else.
   }
