@@ -576,7 +576,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     const v = adopt(value, t, key);
     // Equal strings of equal length would be compared char by char (and a cons string flattened) only
     // to find a no-op that the flush-time diff finds anyway.
-    if (had && old === v && typeof v !== "string") return true;
+    if (typeof v !== "string" && had && old === v) return true;
     if (isContainer(old)) epoch++;
     // A leaf write (a counter, a status string) goes to the lane; the rest, and every write under a
     // pending base (which still checks the object's paths), to the log.
