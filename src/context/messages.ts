@@ -97,12 +97,6 @@ export function toolCallsOf(message: Message): readonly ToolCallPart[] {
   return calls;
 }
 
-export function hasToolCalls(message: Message): message is AssistantMessage {
-  if (message.role !== "assistant") return false;
-  for (const part of message.content) if (part.type === "toolCall") return true;
-  return false;
-}
-
 /**
  * The text of a message's content: text parts joined by "\n". This is the unit budgets measure,
  * cuts preview, and the archive restores byte-identically.

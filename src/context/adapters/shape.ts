@@ -82,13 +82,6 @@ export function build(extra: Extra | undefined, fields: Record<string, unknown>)
   return out;
 }
 
-/** `extra` without the recorded key order (for extras that are spread into another object's fields). */
-export function withoutOrder(extra: Extra | undefined): Extra | undefined {
-  if (extra === undefined || !(KEY_ORDER in extra)) return extra;
-  const { [KEY_ORDER]: _order, ...rest } = extra;
-  return Object.keys(rest).length > 0 ? rest : undefined;
-}
-
 /** Adds `extra`/`hints` to a neutral object only when present, keeping neutral messages minimal. */
 export function withOptional<T extends object>(base: T, optional: Record<string, unknown>): T {
   for (const key of Object.keys(optional)) if (optional[key] !== undefined) (base as Record<string, unknown>)[key] = optional[key];
