@@ -109,7 +109,7 @@ export function sessionHeader(info: RunInfo, live: boolean): Pick<SessionView, "
 }
 
 /** The later of two times (`b` when `a` is unset; `a` when `b` is unset or not later). */
-export function later(a: string | null | undefined, b: string | null | undefined): string | null {
+function later(a: string | null | undefined, b: string | null | undefined): string | null {
   return (!b ? a : !a || Date.parse(b) > Date.parse(a) ? b : a) ?? null;
 }
 
