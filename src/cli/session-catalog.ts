@@ -149,13 +149,9 @@ export function liveWriter(snap: Pick<SessionSnapshot, "get">): number | undefin
 
 export { alive as processAlive };
 
-/** The view and summary of a session from a snapshot of it (a fresh one, or a follower's). */
-export function sessionFromSnapshot(entry: SessionEntry, snap: Pick<SessionSnapshot, "get" | "readList">): LoadedSession {
-  // A database session's writer may be on another machine: its lease says whether it lives.
-  const writer = entry.backend === "postgres" ? undefined : liveWriter(snap);
-  const live = entry.backend === "postgres" ? entry.live === true : writer !== undefined;
-  const view = viewFromSnapshot(entry.id, snap, live);
-  const summary: SessionSummary = {
+/** A session's line in the session list; `bytes`: what its directory holds. */
+export function summaryOf(entry: SessionEntry, view: SessionView, bytes: number): SessionSummary {
+  return {
     id: entry.id,
     command: view.command,
     status: view.status,
@@ -163,8 +159,17 @@ export function sessionFromSnapshot(entry: SessionEntry, snap: Pick<SessionSnaps
     endedAt: view.endedAt,
     lastActivityAt: view.lastActivityAt,
     exitCode: view.exitCode,
-    bytes: directorySize(entry.dir) + (entry.storedBytes ?? 0),
+    bytes: bytes + (entry.storedBytes ?? 0),
   };
+}
+
+/** The view and summary of a session from a snapshot of it (a fresh one, or a follower's). */
+export function sessionFromSnapshot(entry: SessionEntry, snap: Pick<SessionSnapshot, "get" | "readList">): LoadedSession {
+  // A database session's writer may be on another machine: its lease says whether it lives.
+  const writer = entry.backend === "postgres" ? undefined : liveWriter(snap);
+  const live = entry.backend === "postgres" ? entry.live === true : writer !== undefined;
+  const view = viewFromSnapshot(entry.id, snap, live);
+  const summary = summaryOf(entry, view, directorySize(entry.dir));
   const warnings: string[] = [];
   if (entry.backend === "jsonl" && !live) {
     for (const opId of Object.keys(snap.get(OPEN_OPERATIONS) ?? {})) {

@@ -15,6 +15,7 @@ import {
   type HarnessEvent,
   type SessionRecord,
   type SessionStatus,
+  type ToolCall,
 } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import type { SessionSnapshot } from "../store/index.js";
@@ -87,47 +88,87 @@ export function reduceSessionView(view: SessionView, event: HarnessEvent): void 
   reduceCalls(view.calls, event);
 }
 
-/** A session as its log holds it: settled calls from the transcript, unsettled ones from their last durable flush. */
+/** What the view shows of a session whose log holds no session record. */
+const UNKNOWN_RUN: RunInfo = { command: "(unknown)", cwd: "", pid: 0, startedAt: "", endedAt: null, status: "interrupted", exitCode: null };
+
+/** The session's record as the view reads it (a stand-in when there is none). */
+export function runInfoOf(snap: Pick<SessionSnapshot, "get">): RunInfo {
+  return snap.get(RUN_INFO) ?? UNKNOWN_RUN;
+}
+
+/** The session's own fields of the view, from its record. */
+export function sessionHeader(info: RunInfo, live: boolean): Pick<SessionView, "command" | "status" | "exitCode" | "startedAt" | "endedAt"> {
+  return {
+    command: info.command,
+    // A session whose writer died without recording an end was interrupted.
+    status: info.status === "running" && !live ? "interrupted" : info.status,
+    exitCode: info.exitCode,
+    startedAt: info.startedAt,
+    endedAt: info.endedAt,
+  };
+}
+
+/** The later of two times (`b` when `a` is unset; `a` when `b` is unset or not later). */
+function later(a: string | null | undefined, b: string | null | undefined): string | null {
+  return (!b ? a : !a || Date.parse(b) > Date.parse(a) ? b : a) ?? null;
+}
+
+/** A call's record folded into the session's latest activity. */
+export function laterRun(at: string | null | undefined, run: Pick<RunInfo, "startedAt" | "endedAt"> | undefined): string | null | undefined {
+  return run === undefined ? at : later(later(at, run.startedAt), run.endedAt);
+}
+
+/** What the view shows of a call's own record. */
+export function callRun(run: RunInfo): CallRun {
+  return { command: run.command, startedAt: run.startedAt, endedAt: run.endedAt, exitCode: run.exitCode, status: run.status };
+}
+
+/**
+ * A settled call: its transcript entry, with details and truncation from its record, or from `legacy`
+ * (the session's record, for a session of one call recorded before per-call records).
+ */
+export function settledCall(m: ToolResultMessage, run: RunInfo | undefined, legacy: RunInfo | undefined): CallView {
+  const text = m.content.find((p) => p.type === "text");
+  const source = run ?? legacy;
+  return {
+    id: m.toolCallId,
+    name: m.toolName ?? "",
+    args: undefined,
+    output: {
+      content: [{ type: "text", text: text && "text" in text ? text.text : "" }],
+      details: source?.details ?? (m.spillPath ? { spillPath: m.spillPath } : {}),
+      terminate: false,
+      truncation: source?.truncation ?? ({} as ToolOutputState["truncation"]),
+    },
+    ended: true,
+    isError: m.isError,
+    ...(run ? { run: callRun(run) } : {}),
+  };
+}
+
+/** A call still running, with its output as of its last durable flush. */
+export function openCall(c: ToolCall, output: ToolOutputState | undefined, run: RunInfo | undefined): CallView {
+  return { id: c.toolCallId, name: c.toolName, args: c.args, output, ended: false, isError: false, ...(run ? { run: callRun(run) } : {}) };
+}
+
+/**
+ * A session as its log holds it: settled calls from the transcript, unsettled ones from their last
+ * durable flush. Reads all of it; a followed session keeps its view current with followView instead.
+ */
 export function viewFromSnapshot(id: string, snap: Pick<SessionSnapshot, "get" | "readList">, live: boolean): SessionView {
-  const info = snap.get(RUN_INFO) ?? { command: "(unknown)", cwd: "", pid: 0, startedAt: "", endedAt: null, status: "interrupted" as const, exitCode: null };
-  const view = newSessionView(id, info);
-  // A session whose writer died without recording an end was interrupted.
-  if (info.status === "running" && !live) view.status = "interrupted";
-  view.transcript = readTranscript(snap);
-  const later = (a: string | null | undefined, b: string | null | undefined): string | null => (!b ? a : !a || Date.parse(b) > Date.parse(a) ? b : a) ?? null;
-  const runOf = (callId: string): { run: RunInfo | undefined; call: CallRun | undefined } => {
+  const info = runInfoOf(snap);
+  const view: SessionView = { id, ...sessionHeader(info, live), lastActivityAt: info.endedAt ?? info.startedAt, calls: [], transcript: readTranscript(snap) };
+  const recordOf = (callId: string): RunInfo | undefined => {
     const run = snap.get(callRecord(callId));
-    if (run === undefined) return { run: undefined, call: undefined };
-    view.lastActivityAt = later(later(view.lastActivityAt, run.startedAt), run.endedAt);
-    return { run, call: { command: run.command, startedAt: run.startedAt, endedAt: run.endedAt, exitCode: run.exitCode, status: run.status } };
+    view.lastActivityAt = laterRun(view.lastActivityAt, run);
+    return run;
   };
   // Sessions recorded before per-call records kept one call's details in the session record.
   const legacy = view.transcript.length === 1 ? info : undefined;
-  for (const m of view.transcript) {
-    const text = m.content.find((p) => p.type === "text");
-    const { run, call } = runOf(m.toolCallId);
-    view.calls.push({
-      id: m.toolCallId,
-      name: m.toolName ?? "",
-      args: undefined,
-      output: {
-        content: [{ type: "text", text: text && "text" in text ? text.text : "" }],
-        details: (run ?? legacy)?.details ?? (m.spillPath ? { spillPath: m.spillPath } : {}),
-        terminate: false,
-        truncation: (run ?? legacy)?.truncation ?? ({} as ToolOutputState["truncation"]),
-      },
-      ended: true,
-      isError: m.isError,
-      ...(call ? { run: call } : {}),
-    });
-  }
+  for (const m of view.transcript) view.calls.push(settledCall(m, recordOf(m.toolCallId), legacy));
   const open = snap.get(OPEN_OPERATIONS) ?? {};
   for (const [opId, op] of Object.entries(open)) {
-    for (const c of op.calls) {
-      const { output } = readDurableOutput(snap, opId, c.toolCallId);
-      const { call } = runOf(c.toolCallId);
-      view.calls.push({ id: c.toolCallId, name: c.toolName, args: c.args, output, ended: false, isError: false, ...(call ? { run: call } : {}) });
-    }
+    for (const c of op.calls) view.calls.push(openCall(c, readDurableOutput(snap, opId, c.toolCallId).output, recordOf(c.toolCallId)));
   }
   return view;
 }

@@ -1,31 +1,40 @@
 // What `spool serve` keeps current: one `session:<id>` state per session under a root, and the
 // `sessions` list. Each tick costs a few stats per session when nothing changed. A finished session is
 // read once (and again only if its files change, e.g. a later `spool run --session` adds to it); a
-// live JSONL session is followed from the byte offsets already read, so a change costs its new bytes;
+// live JSONL session is followed from the byte offsets already read, and its view is kept current
+// from what it already holds (session-follow.ts), so a change costs about what changed;
 // a live SQLite session is re-read when its database or WAL changes, a database (PostgreSQL) session
 // when a commit is announced for it or its writer comes or goes. A session that cannot be read is
 // reported once, and tried again only when it changes.
 // Measured before (every session re-read before the change check): 7 finished sessions, the largest
 // log 150 MB, held 1.04 GB and 0.55 CPU-seconds per second with nobody watching, and a damaged session
 // printed its "skipping" line every tick.
-import { statSync } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import type { MutableState, StateHost } from "../harness/index.js";
-import { followJsonlSession, type JsonlFollower } from "../store/index.js";
-import { liveWriter, loadSession, processAlive, sessionFromSnapshot, type LoadedSession, type SessionEntry } from "./session-catalog.js";
-import type { SessionSummary, SessionView } from "./session-view.js";
+import { followJsonlSession, SessionChangedError, type JsonlFollower } from "../store/index.js";
+import { liveWriter, loadSession, processAlive, sessionFromSnapshot, summaryOf, type LoadedSession, type SessionEntry } from "./session-catalog.js";
+import { followView, type FollowedView } from "./session-follow.js";
+import { directorySize, type SessionSummary, type SessionView } from "./session-view.js";
 
 export interface SessionWatch {
   /** Look at every session once: pick up new, changed, finished and removed ones. */
   refresh(): Promise<void>;
   /** Sessions served. */
   readonly count: number;
+  /** Times a followed session's view was read whole (on being followed, or after what it could not follow). */
+  readonly rebuilds: number;
 }
 
 interface Watched {
   state?: MutableState<SessionView>;
   summary?: SessionSummary;
-  /** While a JSONL session's writer runs. */
+  /** While a JSONL session's writer runs: its files followed, and its view kept current. */
   follower?: JsonlFollower;
+  view?: FollowedView;
+  /** The main log's inode when the view was read whole: another file in its place is read whole again. */
+  logIno?: number;
+  /** The followed session's directory size when last walked, its main log's size then, and when to walk again. */
+  walked?: { bytes: number; log: number; next: number };
   /** Size, time and inode of the session's files when last read (unfollowed sessions only). */
   stamp: string;
   /** The running writer of a session read whole (SQLite), to notice when it stops. */
@@ -34,13 +43,17 @@ interface Watched {
   reported?: string;
 }
 
-function statStamp(path: string): string {
+function statOrUndefined(path: string): Stats | undefined {
   try {
-    const st = statSync(path);
-    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+    return statSync(path);
   } catch {
-    return "-";
+    return undefined;
   }
+}
+
+function statStamp(path: string): string {
+  const st = statOrUndefined(path);
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : "-";
 }
 
 function fileStamp(entry: SessionEntry): string {
@@ -65,7 +78,9 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
   const list = host.state("sessions", { sessions: [] as SessionSummary[] });
   const watched = new Map<string, Watched>();
 
-  const publish = (id: string, w: Watched, loaded: LoadedSession): void => {
+  let rebuilds = 0;
+
+  const publish = (id: string, w: Watched, loaded: Pick<LoadedSession, "view" | "summary" | "live">): void => {
     if (!w.state) w.state = host.state(`session:${id}`, loaded.view);
     // Assigned whole and diffed by the tracker: a grown output leaves as an append.
     else w.state.mutate((v) => Object.assign(v, loaded.view));
@@ -73,29 +88,72 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
     w.live = loaded.live;
   };
 
+  /**
+   * A followed session's size. A walk stats every file (a long session's spill files make it O(calls)),
+   * so it is walked at most every second or 100 times its own cost, and its main log's growth added in
+   * between; walked again when its writer stops.
+   */
+  const followedBytes = (entry: SessionEntry, w: Watched, live: boolean, log: number): number => {
+    const now = performance.now();
+    if (w.walked === undefined || now >= w.walked.next || !live) {
+      const bytes = directorySize(entry.dir);
+      w.walked = { bytes, log, next: now + Math.max(1000, 100 * (performance.now() - now)) };
+      return bytes;
+    }
+    return w.walked.bytes + log - w.walked.log;
+  };
+
+  /** A followed session's view brought up to date: from what it holds when it can, else read whole. */
+  const follow = (entry: SessionEntry, w: Watched, follower: JsonlFollower, live: boolean): void => {
+    const log = statOrUndefined(entry.file);
+    if (w.view && w.state && log?.ino === w.logIno) {
+      try {
+        if (w.view.update(w.state, live)) {
+          w.summary = summaryOf(entry, w.state.value, followedBytes(entry, w, live, log?.size ?? 0));
+          w.live = live;
+          return;
+        }
+      } catch (err) {
+        // The log was rewritten under the reader: read it again from the start, then whole.
+        if (!(err instanceof SessionChangedError)) throw err;
+        follower.poll();
+      }
+    }
+    rebuilds++;
+    w.logIno = log?.ino;
+    w.view = followView(entry.id, follower.snapshot, live);
+    publish(entry.id, w, { view: w.view.view, summary: summaryOf(entry, w.view.view, followedBytes(entry, w, live, log?.size ?? 0)), live });
+  };
+
   /** True when the session's state or summary changed. */
   const look = async (entry: SessionEntry, w: Watched): Promise<boolean> => {
-    const stamp = stampOf(entry);
     if (w.follower) {
-      const grew = w.follower.poll();
-      const snap = w.follower.snapshot;
-      const live = liveWriter(snap) !== undefined;
+      const follower = w.follower;
+      const grew = follower.poll();
+      const live = liveWriter(follower.snapshot) !== undefined;
       if (!live) {
         w.follower = undefined;
-        w.stamp = stamp;
+        w.stamp = stampOf(entry);
       }
       if (!grew && live === w.live) return false;
-      publish(entry.id, w, sessionFromSnapshot(entry, snap));
+      follow(entry, w, follower, live);
+      if (!live) {
+        w.view = undefined;
+        w.walked = undefined;
+      }
       return true;
     }
+    const stamp = stampOf(entry);
     const writerGone = w.writer !== undefined && !processAlive(w.writer);
     if (stamp === w.stamp && !writerGone) return false;
     w.stamp = stamp;
     if (entry.backend === "jsonl") {
       const follower = followJsonlSession(entry.file);
-      const loaded = sessionFromSnapshot(entry, follower.snapshot);
-      publish(entry.id, w, loaded);
-      if (loaded.live) w.follower = follower;
+      if (liveWriter(follower.snapshot) !== undefined) {
+        w.follower = follower;
+        w.view = undefined;
+        follow(entry, w, follower, true);
+      } else publish(entry.id, w, sessionFromSnapshot(entry, follower.snapshot));
     } else {
       const loaded = await loadSession(entry);
       publish(entry.id, w, loaded);
@@ -109,6 +167,9 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
       let n = 0;
       for (const w of watched.values()) if (w.state) n++;
       return n;
+    },
+    get rebuilds() {
+      return rebuilds;
     },
     async refresh() {
       let changed = false;
@@ -124,6 +185,7 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
           }
         } catch (err) {
           w.follower = undefined;
+          w.view = undefined;
           w.stamp = stampOf(entry);
           const message = (err as Error).message;
           if (w.reported !== message) report(`spool serve: skipping ${entry.id}: ${message}`);

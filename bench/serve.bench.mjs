@@ -1,0 +1,274 @@
+// spool serve benchmark: what following a live session costs, on the compiled dist/.
+//   npm run bench:serve            table
+//   npm run bench:serve -- --json  one JSON line per row
+//   npm run bench:serve -- --baseline-bin DIR/dist/bin/main.js   also run another build's `spool serve`
+// 1. Per change: a live JSONL session of N = 1k / 10k / 50k transcript entries (this process is its
+//    writer), one more call per step written as the harness writes it (its record, the operation
+//    opening, output batches in the sidecar, the settling transaction, the ended record). After the call
+//    opened and again after it settled, each of two followers of the session looks once: `spool serve`'s
+//    (watchSessions) and a full rebuild of the view (what serve did before: the whole view read from the
+//    snapshot and assigned to the state). Milliseconds and bytes read from the session's files per look,
+//    medians over the steps; the two followers take turns going first.
+// 2. Serve's CPU: `spool serve` over a session of N entries that a `spool run --session` is adding a
+//    call to, whose command prints a line every 100 ms (about 10 output flushes a second); CPU-seconds
+//    of the serve process over two windows of 10 s from 1 s after it started serving, from /proc.
+// Inputs are fresh, varied texts (a PRNG over words); each N gets its own session.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire, syncBuiltinESMExports } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+// Bytes read from files, counted while `counting` (readSync and readFileSync are what the store reads with).
+const fs = createRequire(import.meta.url)("node:fs");
+let counting = false;
+let bytesRead = 0;
+const realReadSync = fs.readSync;
+const realReadFileSync = fs.readFileSync;
+fs.readSync = function (...args) {
+  const n = realReadSync.apply(this, args);
+  if (counting) bytesRead += n;
+  return n;
+};
+fs.readFileSync = function (...args) {
+  const out = realReadFileSync.apply(this, args);
+  if (counting) bytesRead += typeof out === "string" ? Buffer.byteLength(out) : out.length;
+  return out;
+};
+syncBuiltinESMExports();
+
+const { appendList, openJsonlStore, retireScope, setValue, followJsonlSession } = await import("../dist/store/index.js");
+const { callRecord, createStateHost, OPEN_OPERATIONS, operationScope, outputList, SESSION_RECORD, TRANSCRIPT } = await import("../dist/harness/index.js");
+const { encoder } = await import("../dist/delta/index.js");
+const { watchSessions } = await import("../dist/cli/session-watch.js");
+const { listSessions, sessionFromSnapshot } = await import("../dist/cli/session-catalog.js");
+
+const JSON_OUT = process.argv.includes("--json");
+const baselineAt = process.argv.indexOf("--baseline-bin");
+const BASELINE_BIN = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined;
+const BIN = fileURLToPath(new URL("../dist/bin/main.js", import.meta.url));
+const SIZES = (process.env.SPOOL_BENCH_SIZES ?? "1000,10000,50000").split(",").map(Number);
+const STEPS = 25;
+const rows = [];
+function row(section, name, value, unit, note = "") {
+  const r = { section, name, value: Number(value.toFixed(value < 10 ? 3 : 1)), unit, note };
+  rows.push(r);
+  if (JSON_OUT) console.log(JSON.stringify(r));
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const WORDS =
+  "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua ut enim ad minim veniam quis nostrud exercitation ullamco laboris nisi".split(
+    " ",
+  );
+let seed = 7;
+const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed);
+function text(n, tag) {
+  let s = `${tag}:`;
+  while (s.length < n) {
+    const r = rand();
+    s += WORDS[r % WORDS.length] + (r % 7 === 0 ? "\n" : " ");
+  }
+  return s.slice(0, n);
+}
+
+const root = mkdtempSync(join(tmpdir(), "spool-bench-serve-"));
+let clock = Date.parse("2026-03-01T09:00:00.000Z");
+const tick = () => new Date((clock += 1000 + (rand() % 4000))).toISOString();
+const message = (id, i) => ({
+  role: "tool",
+  toolCallId: id,
+  toolName: "bash",
+  isError: i % 13 === 0,
+  content: [{ type: "text", text: text(200 + (rand() % 1800), `result ${id}`) }],
+});
+const record = (command, pid, startedAt, endedAt) => ({
+  command,
+  cwd: root,
+  pid,
+  startedAt,
+  endedAt,
+  status: endedAt ? "succeeded" : "running",
+  exitCode: endedAt ? 0 : null,
+});
+
+/** A session of `n` settled calls under `sroot`; live (this process its writer) unless `finish`. */
+async function buildSession(sroot, id, n, finish) {
+  const dir = join(sroot, "sessions", id);
+  mkdirSync(dir, { recursive: true });
+  const store = await openJsonlStore(join(dir, "session.jsonl"), { sessionId: id, durability: "process" });
+  const startedAt = tick();
+  await store.commit([setValue(SESSION_RECORD, record("agent", process.pid, startedAt, null))]);
+  // One transaction per settled result and one per ended record, as a session writes them (a value's
+  // read costs its line: records batched into long lines would make every read of one cost the line).
+  for (let j = 0; j < n; j++) {
+    const cid = `call-${j + 1}`;
+    const t = tick();
+    await store.commit([appendList(TRANSCRIPT, message(cid, j)), setValue(OPEN_OPERATIONS, {})]);
+    await store.commit([setValue(callRecord(cid), record(`bash: make step ${j}`, process.pid, t, tick()))]);
+  }
+  if (finish) {
+    await store.commit([setValue(SESSION_RECORD, record("agent", process.pid, startedAt, tick()))]);
+    await store.close();
+    return undefined;
+  }
+  return store;
+}
+
+/** One call as the harness and an agent session write it; `opened` runs while it is open with output. */
+async function addCall(store, k, opened) {
+  const cid = `call-${k}`;
+  const op = `op-${k}`;
+  const started = record(`bash: make step ${k}`, process.pid, tick(), null);
+  const call = { toolCallId: cid, toolName: "bash", args: { command: `make step ${k}` } };
+  await store.commit([setValue(callRecord(cid), started)]);
+  await store.commit([setValue(OPEN_OPERATIONS, { [op]: { startedAt: started.startedAt, calls: [call] } })]);
+  const enc = encoder();
+  const out = outputList(op, cid);
+  let body = text(300, `base ${k}`);
+  const state = { content: [{ type: "text", text: body }], details: {}, terminate: false, truncation: { truncated: false } };
+  await store.commit([appendList(out, enc.encode([["r", state]]), "base")]);
+  for (let b = 0; b < 5; b++) {
+    const more = text(100 + (rand() % 400), `chunk ${b}`);
+    body += more;
+    await store.commit([appendList(out, enc.encode([["a", ["content", 0, "text"], more]]))]);
+  }
+  await opened();
+  const msg = { role: "tool", toolCallId: cid, toolName: "bash", isError: false, content: [{ type: "text", text: body }] };
+  await store.commit([appendList(TRANSCRIPT, msg), setValue(OPEN_OPERATIONS, {}), retireScope(operationScope(op))]);
+  await store.commit([setValue(callRecord(cid), { ...started, endedAt: tick(), status: "succeeded", exitCode: 0 })]);
+}
+
+// ---- 1. per change -------------------------------------------------------------------------------
+if (!process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.includes("change"))
+  for (const n of SIZES) {
+    const sroot = join(root, `change-${n}`);
+    const store = await buildSession(sroot, "live", n, false);
+    const entry = listSessions(sroot)[0];
+    const report = (line) => process.stderr.write(`${line}\n`);
+    // serve's follower
+    const serve = watchSessions(createStateHost(), { list: async () => listSessions(sroot), report });
+    // the full rebuild: the whole view from the follower's snapshot, assigned to a tracked state
+    const fullHost = createStateHost();
+    const follower = followJsonlSession(entry.file);
+    const full = fullHost.state("session:live", sessionFromSnapshot(entry, follower.snapshot).view);
+    const looks = {
+      serve: () => serve.refresh(),
+      full: async () => {
+        follower.poll();
+        const loaded = sessionFromSnapshot(entry, follower.snapshot);
+        full.mutate((v) => Object.assign(v, loaded.view));
+      },
+    };
+    counting = true;
+    bytesRead = 0;
+    let t0 = performance.now();
+    await serve.refresh();
+    const firstMs = performance.now() - t0;
+    const firstBytes = bytesRead;
+    counting = false;
+    const samples = { serve: { open: [], settled: [] }, full: { open: [], settled: [] } };
+    const look = async (kind, step) => {
+      const order = step % 2 === 0 ? ["serve", "full"] : ["full", "serve"];
+      for (const who of order) {
+        bytesRead = 0;
+        counting = true;
+        t0 = performance.now();
+        await looks[who]();
+        const ms = performance.now() - t0;
+        counting = false;
+        if (step >= 3) samples[who][kind].push({ ms, bytes: bytesRead });
+      }
+    };
+    for (let s = 0; s < STEPS + 3; s++) {
+      await addCall(store, n + 1 + s, () => look("open", s));
+      await look("settled", s);
+    }
+    row("change", `N=${n}: serve's first read of the session`, firstMs, "ms", `${(firstBytes / 1e6).toFixed(2)} MB read`);
+    for (const kind of ["open", "settled"])
+      for (const who of ["full", "serve"]) {
+        const xs = samples[who][kind];
+        const label = who === "serve" ? "serve (watchSessions)" : "full rebuild (before)";
+        row(
+          "change",
+          `N=${n}: a call ${kind === "open" ? "opened, with output" : "settled"}; ${label}`,
+          median(xs.map((x) => x.ms)),
+          "ms/look",
+          `${(median(xs.map((x) => x.bytes)) / 1024).toFixed(1)} KiB read/look`,
+        );
+      }
+    await store.close();
+    rmSync(sroot, { recursive: true, force: true });
+  }
+
+// ---- 2. serve's CPU with one output streaming -----------------------------------------------------
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+function start(bin, args, cwd) {
+  const child = spawn(process.execPath, [bin, ...args], { cwd, stdio: ["ignore", "ignore", "pipe"] });
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  const exited = new Promise((r) => child.on("exit", r));
+  return { child, exited, err: () => err };
+}
+async function until(check, what, ms = 60_000) {
+  const t0 = Date.now();
+  for (;;) {
+    const v = check();
+    if (v) return v;
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+const PRODUCER = "let i=0;const t=setInterval(()=>{console.log('line '+(++i)+' '+'x'.repeat(60));if(i>=300)clearInterval(t)},100)";
+const bins = [{ name: "serve", bin: BIN }, ...(BASELINE_BIN ? [{ name: "baseline serve", bin: BASELINE_BIN }] : [])];
+if (!process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.includes("cpu"))
+  for (const n of SIZES) {
+    const sroot = join(root, `cpu-${n}`);
+    await buildSession(sroot, "live", n, true);
+    for (const b of bins) {
+      const run = start(BIN, ["run", "--quiet", "--root", sroot, "--session", "live", "--", process.execPath, "-e", PRODUCER], root);
+      // The run is live once its session record names it running.
+      await sleep(1500);
+      const serve = start(b.bin, ["serve", "--root", sroot, "--port", "0"], root);
+      await until(() => /serving \d+ session/.test(serve.err()), "serve to start");
+      // Two windows: the first still holds the collection of what the first read left (V8 runs a full
+      // collection some seconds after a burst of allocation), the second is the steady state.
+      await sleep(1000);
+      for (const window of ["first", "next"]) {
+        const before = cpuSeconds(serve.child.pid);
+        const t0 = performance.now();
+        await sleep(10_000);
+        const used = cpuSeconds(serve.child.pid) - before;
+        const secs = (performance.now() - t0) / 1000;
+        const alive = run.child.exitCode === null;
+        row(
+          "cpu",
+          `N=${n}: ${b.name}, one output streaming (~10 flushes/s), ${window} 10 s`,
+          (used / secs) * 100,
+          "% of a core",
+          `${used.toFixed(2)} CPU-s over ${secs.toFixed(1)} s${alive ? "" : " (the run ended early!)"}`,
+        );
+      }
+      serve.child.kill("SIGINT");
+      await serve.exited;
+      run.child.kill("SIGINT");
+      await run.exited;
+    }
+    rmSync(sroot, { recursive: true, force: true });
+  }
+
+rmSync(root, { recursive: true, force: true });
+if (!JSON_OUT) {
+  console.log(`spool serve benchmark — node ${process.version}, ${new Date().toISOString()}`);
+  let section = "";
+  const w = Math.max(...rows.map((r) => r.name.length));
+  for (const r of rows) {
+    if (r.section !== section) console.log(`\n## ${(section = r.section)}`);
+    console.log(`${r.name.padEnd(w)}  ${String(r.value).padStart(10)} ${r.unit.padEnd(12)} ${r.note}`);
+  }
+}
