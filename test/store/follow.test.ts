@@ -1,7 +1,7 @@
 // Following a JSONL session while its writer appends (what `spool serve` does for a live session):
 // after every poll the follower holds exactly what a fresh read-only load holds; it reads only bytes
 // past the offset already consumed; torn lines wait for the next poll; damage names file and line.
-import { appendFileSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
@@ -147,5 +147,37 @@ describe("followJsonlSession", () => {
     follower.poll();
     expect(contents(follower.snapshot)).toEqual(contents(readJsonlSnapshot(main)));
     expect(follower.snapshot.get(value("ns", "b"))).toBeUndefined();
+  });
+
+  it("a settled scope (its sidecar unlinked after the retirement) is followed on, not read again from the start", async () => {
+    const main = newMain();
+    const store = await openJsonlStore(main, { sessionId: "s" });
+    const follower = followJsonlSession(main);
+    for (let k = 0; k < 20; k++) {
+      const op = ephemeralScope(`op:${k}`);
+      await store.commit([appendList(list("ns", "out", op), `line ${k}`)]);
+      follower.poll();
+      await store.commit([appendList(list("ns", "a"), k), retireScope(op)]);
+      // The poll lists the directory (the sidecar is gone) before it reads the retirement in the main log.
+      expect(follower.poll()).toBe(true);
+      expect(contents(follower.snapshot)).toEqual(contents(readJsonlSnapshot(main)));
+    }
+    expect(follower.restarts).toBe(0);
+    await store.close();
+  });
+
+  it("a sidecar removed with no retirement behind it makes the follower read the session again", async () => {
+    const main = newMain();
+    const store = await openJsonlStore(main, { sessionId: "s" });
+    await store.commit([appendList(list("ns", "a", ephemeralScope("op:1")), "kept?")]);
+    const follower = followJsonlSession(main);
+    expect(follower.snapshot.readList(list("ns", "a", ephemeralScope("op:1"))).elements.map((e) => e.value)).toEqual(["kept?"]);
+    rmSync(`${main}.scopes/scope-op%3A1.scope`);
+    await store.commit([setValue(value("ns", "v"), 1)]);
+    follower.poll();
+    expect(follower.restarts).toBe(1);
+    expect(follower.snapshot.readList(list("ns", "a", ephemeralScope("op:1"))).elements).toEqual([]);
+    expect(contents(follower.snapshot)).toEqual(contents(readJsonlSnapshot(main)));
+    await store.close();
   });
 });

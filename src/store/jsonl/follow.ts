@@ -3,8 +3,11 @@
 // every later poll costs a few stats when nothing changed and reads only the bytes appended since the
 // byte offsets already consumed (complete lines only: a line still being written is picked up by the
 // next poll), in chunks of at most 4 MiB. The session scope is indexed, not held (main-state.ts): its
-// reads go to the file. Anything that cannot be an append — a file that shrank or was replaced, a
-// sidecar gone before its retirement was read — starts over from the beginning.
+// reads go to the file. A sidecar found unlinked is retired: the writer wrote the retirement before the
+// unlink, so the main log read in the same poll holds it. Anything that cannot be an append — a file
+// that shrank or was replaced, a sidecar gone with no retirement behind it — starts over from the
+// beginning. (Every settled operation used to start over, since the unlink is seen before the main log
+// is read: 69 ms and 8.4 MB read per settle at 10k transcript entries, 1.4 ms and 139 KiB since.)
 // Read-only, lock-free, never repairs (the writer owns the files). Same rules as opening the session
 // (replay.ts): headers checked, seqs increase per file, records hidden by a retirement are dropped.
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Stats } from "node:fs";
@@ -30,6 +33,8 @@ export interface JsonlFollower {
    * CorruptSessionError (file and line) when the session is damaged.
    */
   poll(): boolean;
+  /** How many times a poll found the files rewritten under it and read the session again from the start. */
+  readonly restarts: number;
 }
 
 interface Cursor {
@@ -100,8 +105,12 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
   let retiredAt = new Boundaries();
   let sessionId: string | undefined;
   let dirStamp = "";
+  /** Sidecars found unlinked in this poll before their retirement was read. */
+  let gone: string[] = [];
+  let restarts = 0;
 
   const reset = (): void => {
+    gone = [];
     state = undefined;
     main = cursor(mainPath, null);
     sidecars = new Map();
@@ -116,7 +125,12 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
     try {
       fd = openSync(c.path, "r");
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT" && c.scope !== null) throw new Restart();
+      if ((err as NodeJS.ErrnoException).code === "ENOENT" && c.scope !== null) {
+        // Unlinked since it was listed: retired, which the main log read next must show.
+        sidecars.delete(c.scope);
+        if (!retiredAt.seen(c.scope)) gone.push(c.scope);
+        return;
+      }
       throw err;
     }
     try {
@@ -227,9 +241,8 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
     for (const id of sidecars.keys()) {
       if (present.has(id)) continue;
       sidecars.delete(id);
-      // Unlinked before its retirement was read: its records may be in the state with nothing to
-      // hide them. Rare (a poll between the writer's two steps); start over.
-      if (!retiredAt.seen(id)) throw new Restart();
+      // Unlinked before its retirement was read: the main log read in this poll must hold it.
+      if (!retiredAt.seen(id)) gone.push(id);
     }
   };
 
@@ -263,7 +276,7 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
     if (sessionId === undefined) return false;
     discover();
     const side: { scope: string; tx: Read }[] = [];
-    for (const c of sidecars.values()) readNew(c, (tx) => side.push({ scope: c.scope!, tx }));
+    for (const c of [...sidecars.values()]) readNew(c, (tx) => side.push({ scope: c.scope!, tx }));
     side.sort((a, b) => a.tx.seq - b.tx.seq);
     // Main transactions are applied as they stream, with the sidecar records merged in by seq.
     let k = 0;
@@ -272,6 +285,10 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
       apply("", tx);
     });
     for (; k < side.length; k++) apply(side[k]!.scope, side[k]!.tx);
+    // A sidecar gone with no retirement read: its records may be in the state with nothing to hide them.
+    const unexplained = gone.some((id) => !retiredAt.seen(id));
+    gone = [];
+    if (unexplained) throw new Restart();
     return any;
   };
 
@@ -286,6 +303,7 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
             throw new CorruptSessionError(mainPath, 0, "the session kept changing under the reader (files replaced or removed); try again");
           throw err;
         }
+        restarts++;
         reset();
       }
     }
@@ -296,6 +314,9 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
   const follower: JsonlFollower = {
     snapshot: snapshotOf(() => state ?? empty),
     poll,
+    get restarts() {
+      return restarts;
+    },
   };
   poll();
   return follower;
