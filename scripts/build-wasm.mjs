@@ -28,12 +28,13 @@ const { error, stderr } = await asc.main(
     "--noAssert",
     "--enable",
     "simd",
-    // 9 pages (576 KiB): a 256 KiB slice of input, as much output, slack and the results; the
-    // memory never grows (a grown memory would detach the views kernel.ts keeps of it).
+    // 25 pages (1.6 MiB): a 256 KiB slice of input, as much output, a list of up to 256 Ki positions,
+    // slack and the results (only the pages used are ever touched). The memory never grows: a grown
+    // memory would detach the views kernel.ts keeps of it.
     "--initialMemory",
-    "9",
+    "25",
     "--maximumMemory",
-    "9",
+    "25",
   ],
   {
     writeFile: (name, contents) => {

@@ -47,7 +47,13 @@ export function incompleteTailStart(text: string): number {
     const before = text.lastIndexOf("\x1b", last - 1);
     if (before >= floor && ENDS_IN_ESC_OF_ST.test(text.slice(before))) return before;
   }
-  return INCOMPLETE.test(text.slice(last)) ? last : -1;
+  if (!INCOMPLETE.test(text.slice(last))) return -1;
+  // ESCs right before it are escapes it interrupts: text, or the start of what the terminal model
+  // takes if it turns out to move the cursor — only the next read tells. They are held with it, so a
+  // read boundary between `ESC` and `ESC [2A` changes nothing (as when both arrive in one read).
+  let start = last;
+  while (start > floor && text.charCodeAt(start - 1) === 0x1b) start--;
+  return start;
 }
 
 export class AnsiStripper {

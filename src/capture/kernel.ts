@@ -36,7 +36,7 @@ const SLACK = 128;
 interface Exports {
   memory: WebAssembly.Memory;
   heapBase(): number;
-  scan(input: number, output: number, n: number, maxLineBytes: number, holdLimit: number, res: number): number;
+  scan(input: number, output: number, n: number, maxLineBytes: number, holdLimit: number, list: number, res: number): number;
 }
 
 export class ByteKernel {
@@ -44,6 +44,7 @@ export class ByteKernel {
   private readonly res: number;
   private readonly input: number;
   private readonly output: number;
+  private readonly list: number;
   private readonly bytesIn: Buffer;
   private readonly bytesOut: Buffer;
   private readonly results: Int32Array;
@@ -55,8 +56,9 @@ export class ByteKernel {
     this.res = this.exports.heapBase();
     this.input = this.res + 64;
     this.output = this.input + SCAN_SLICE + SLACK;
+    this.list = this.output + SCAN_SLICE + SLACK;
     const buffer = this.exports.memory.buffer;
-    if (buffer.byteLength < this.output + SCAN_SLICE + SLACK) throw new Error("the kernel's memory is too small");
+    if (buffer.byteLength < this.list + 4 * (SCAN_SLICE + SLACK)) throw new Error("the kernel's memory is too small");
     this.bytesIn = Buffer.from(buffer, this.input, SCAN_SLICE);
     this.bytesOut = Buffer.from(buffer, this.output, SCAN_SLICE);
     this.results = new Int32Array(buffer, this.res, 4);
@@ -69,7 +71,7 @@ export class ByteKernel {
   scan(chunk: Buffer, maxLineBytes: number, holdLimit: number): Scan | undefined {
     if (chunk.length > SCAN_SLICE) return undefined;
     this.bytesIn.set(chunk);
-    if (this.exports.scan(this.input, this.output, chunk.length, maxLineBytes, holdLimit, this.res) !== 0) return undefined;
+    if (this.exports.scan(this.input, this.output, chunk.length, maxLineBytes, holdLimit, this.list, this.res) !== 0) return undefined;
     const r = this.result;
     const results = this.results;
     r.out = this.bytesOut.subarray(0, results[0]);

@@ -89,9 +89,10 @@ export class OutputCapture {
   }
 
   private feed(chunk: Buffer): void {
-    if (this.heldCsi !== undefined) {
-      // Only the bytes that can complete the held sequence are glued to it (a copy of a few bytes,
-      // not of the whole read); the rest follows as if the read had been split there.
+    // Only the bytes that can complete the held sequence are glued to it (a copy of a few bytes, not
+    // of the whole read); the rest follows as if the read had been split there. The glued bytes may
+    // end in the start of another sequence (`ESC` + `[[ESC`): that one is glued to the rest in turn.
+    while (this.heldCsi !== undefined) {
       const n = csiContinuation(chunk);
       const glued = Buffer.concat([this.heldCsi, chunk.subarray(0, n)]);
       this.heldCsi = undefined;

@@ -169,6 +169,27 @@ describe("captures through the kernel", () => {
     );
   });
 
+  it("a sequence held across reads that itself ends in another sequence's start", () => {
+    // `ESC` + `[[ESC`: `ESC [ [` is complete (final `[`) and the last ESC is held in turn, to be glued
+    // to `[31m` — not left behind it as text.
+    const all = enc("\x1b[[\x1b[31m");
+    const lim = { maxLineBytes: 4 };
+    for (let k = 0; k <= all.length; k++) {
+      expect(capture(OutputCapture, [all.subarray(0, k), all.subarray(k)], lim)).toEqual(capture(StringPathCapture, [all], lim));
+    }
+  });
+
+  it("an ESC interrupted by a cursor move is the terminal model's, wherever the read boundary falls", () => {
+    const all = enc(`${"x".repeat(90)}\x1b\x1b[2A`);
+    const lim = { maxLineBytes: 87 };
+    const want = capture(StringPathCapture, [all], lim);
+    expect(want.truncation.totalBytes).toBe(87 + Buffer.byteLength(" [… 3 bytes cut from this line]"));
+    for (let k = 0; k <= all.length; k++) {
+      expect(capture(OutputCapture, [all.subarray(0, k), all.subarray(k)], lim)).toEqual(want);
+      expect(capture(StringPathCapture, [all.subarray(0, k), all.subarray(k)], lim)).toEqual(want);
+    }
+  });
+
   it("equal the string path's on coloured lines longer than one scan (sliced) and over the line cap", () => {
     const line = (i: number) => `${i} \x1b[3${i % 7}mcompile\x1b[0m src/${"é".repeat(i % 5)}x.ts ${"-".repeat(i % 97 === 0 ? 5000 : i % 40)}\r\n`;
     const all = enc(Array.from({ length: 9000 }, (_, i) => line(i)).join(""));
