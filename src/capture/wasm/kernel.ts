@@ -83,14 +83,14 @@ export function scan(p: usize, o: usize, len: i32, cap: i32, holdLimit: i32, lis
     const first = i + (ctz(nl) as i32);
     long |= (has as i32) & ((lastNl >= 0) as i32) & ((first - lastNl - 1 > cap) as i32);
     lastNl = select<i32>(i + 63 - (clz(nl) as i32), lastNl, has);
-    // The positions of the special bytes, eight written whatever their number (the list has room).
+    // The positions of the special bytes, four written whatever their number (the list has room).
     const n = popcnt(sp) as i32;
     const at = list + ((count as usize) << 2);
-    for (let k = 0; k < 8; k++) {
+    for (let k = 0; k < 4; k++) {
       store<i32>(at + ((k as usize) << 2), i + (ctz(sp) as i32));
       sp &= sp - 1;
     }
-    for (let k = 8; k < n; k++) {
+    for (let k = 4; k < n; k++) {
       store<i32>(at + ((k as usize) << 2), i + (ctz(sp) as i32));
       sp &= sp - 1;
     }
