@@ -45,7 +45,7 @@ function copyRun(to: usize, from: usize, n: i32): void {
 
 /**
  * Scans the `len` bytes at `p` and writes the kept ones to `o`. Both buffers must be readable and
- * writable 64 bytes past `len`; `list` must hold `len + 8` i32s. Returns 0 with the results at
+ * writable 64 bytes past `len`; `list` must hold `len + 4` i32s. Returns 0 with the results at
  * `res` (the kept bytes are `o[0, out)`; a held tail is `p[len − held, len)`), or 1: not for the byte
  * path. `cap`: a line between two newlines of this read whose raw bytes are more than this sets the
  * long flag (its kept bytes may be fewer); lines within one 64-byte block are not checked, so for a
@@ -56,9 +56,11 @@ function copyRun(to: usize, from: usize, n: i32): void {
  * goes down that list: it copies the run before each special byte, 64 bytes at a time, and handles
  * the byte (a CSI sequence's parameters found with one vector compare). Branches on the data
  * (whether a block has a newline, how many special bytes it has, where a run ends) were what it
- * cost: one pass over 16-byte vectors with a byte loop per partial vector measured ~1.4 ms/MiB on
- * coloured output, one pass over 64-byte blocks with a loop over each block's special bytes ~1.1;
- * this ~0.3, and plain lines 0.3 → 0.15.
+ * cost, on the bench's generator output: one pass over 16-byte vectors with a byte loop per partial
+ * vector measured ~1.0 ms/MiB on coloured output (~1.4 with its state in globals), one pass over
+ * 64-byte blocks with a loop over each block's special bytes ~1.1; these two passes ~0.5 (a CSI
+ * sequence every ~49 bytes), plain lines ~0.25. A branch skipping the special-byte search where a
+ * block has no control byte made plain lines 0.16 and coloured output 0.70: dropped.
  */
 export function scan(p: usize, o: usize, len: i32, cap: i32, holdLimit: i32, list: usize, res: usize): i32 {
   const vNl = i8x16.splat(0x0a);
