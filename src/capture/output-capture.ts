@@ -2,17 +2,18 @@
 // line assembly (CR frames, backspace, line cap) → bounded window (which strips other controls).
 //
 // Most output is plain lines. A read of valid UTF-8 with no CR (but in CRLF) or backspace byte, and
-// no escape other than complete CSI colour sequences (removed on the bytes), takes the byte-level
-// fast path: newlines are found with Buffer.indexOf (memchr), UTF-8 is checked natively, and the
-// complete lines are copied to the window as bytes — only the first and last partial lines are
-// decoded. Anything else goes through the string path. Both paths produce the same view for any
-// split of the same bytes (a property test holds them to it). A read is never kept: the pipes reuse
+// no escape other than complete CSI colour sequences, takes the byte-level fast path: one pass of the
+// WebAssembly kernel (kernel.ts) removes the sequences and counts the newlines, UTF-8 is checked
+// natively, and the complete lines are copied to the window as bytes — only the first and last partial
+// lines are decoded. Anything else goes through the string path. Both paths produce the same view for
+// any split of the same bytes (property tests hold them to it). A read is never kept: the pipes reuse
 // one read buffer.
 import { isUtf8 } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
-import { AnsiStripper, HOLD_LIMIT, stripCompleteCsi } from "./ansi.js";
+import { AnsiStripper, HOLD_LIMIT } from "./ansi.js";
 import { BinarySniffer } from "./binary.js";
 import { firstCursorMove } from "./cursor.js";
+import { SCAN_SLICE, byteKernel } from "./kernel.js";
 import { LineCleaner, cutMarker } from "./lines.js";
 import { countNewlines } from "./newlines.js";
 import { TerminalScreen } from "./screen.js";
@@ -20,10 +21,9 @@ import type { CaptureLimits, CaptureView, Truncation, TruncatedBy } from "./type
 import { leadingContinuations, trailingPartial, utf8Length, utf8Prefix } from "./utf8.js";
 import { BoundedWindow, countLines } from "./window.js";
 
-const ESC = 0x1b;
-const CR = 0x0d;
-const BS = 0x08;
 const NL = 0x0a;
+/** Lines from the kernel are taken in bulk when it saw none longer than a cap of at least this (see kernel.ts). */
+const KERNEL_MIN_CAP = 64;
 /** Carriage return or backspace: the line assembler has to replay them. */
 const FRAMING = /[\r\b]/;
 export const DEFAULT_COLS = 120;
@@ -34,25 +34,6 @@ export interface TerminalSize {
   readonly cols: number;
   readonly rows: number;
 }
-
-/**
- * The read without the `\r` of each `\r\n` (a terminal's line ends), written to `out` (at least as
- * long as the read), or undefined if another `\r` is in it.
- */
-function withoutCrlf(chunk: Buffer, out: Buffer): Buffer | undefined {
-  let at = 0;
-  let from = 0;
-  for (let i = chunk.indexOf(CR); i !== -1; i = chunk.indexOf(CR, from)) {
-    if (chunk[i + 1] !== NL) return undefined;
-    at += chunk.copy(out, at, from, i);
-    from = i + 1;
-  }
-  at += chunk.copy(out, at, from);
-  return out.subarray(0, at);
-}
-
-/** A buffer of at least `bytes`: `buf` itself when it is big enough. */
-const atLeast = (buf: Buffer, bytes: number): Buffer => (buf.length >= bytes ? buf : Buffer.allocUnsafe(Math.max(bytes, 64 * 1024)));
 
 /**
  * How many leading bytes of a read can continue a CSI sequence held from the previous read: its
@@ -79,12 +60,6 @@ export class OutputCapture {
   private screenText: string | undefined;
   /** The start of a CSI sequence cut by the end of the previous read (byte path), glued to the next. */
   private heldCsi: Buffer | undefined;
-  /**
-   * Scratch space for the byte path's rewritten reads (CRLF and CSI removal), reused from read to
-   * read: nothing downstream keeps a reference (the window and the decoders copy what they hold).
-   */
-  private crlfOut: Buffer = Buffer.alloc(0);
-  private csiOut: Buffer = Buffer.alloc(0);
 
   constructor(
     readonly limits: CaptureLimits,
@@ -108,9 +83,16 @@ export class OutputCapture {
     this.rawBytes += chunk.length;
     this.sniffer.push(chunk);
     if (this.sniffer.binary || chunk.length === 0) return;
-    if (this.heldCsi !== undefined) {
-      // Only the bytes that can complete the held sequence are glued to it (a copy of a few bytes,
-      // not of the whole read); the rest follows as if the read had been split there.
+    // Longer reads go in slices the kernel takes whole (a split never changes the view).
+    if (chunk.length <= SCAN_SLICE) this.feed(chunk);
+    else for (let from = 0; from < chunk.length; from += SCAN_SLICE) this.feed(chunk.subarray(from, from + SCAN_SLICE));
+  }
+
+  private feed(chunk: Buffer): void {
+    // Only the bytes that can complete the held sequence are glued to it (a copy of a few bytes, not
+    // of the whole read); the rest follows as if the read had been split there. The glued bytes may
+    // end in the start of another sequence (`ESC` + `[[ESC`): that one is glued to the rest in turn.
+    while (this.heldCsi !== undefined) {
       const n = csiContinuation(chunk);
       const glued = Buffer.concat([this.heldCsi, chunk.subarray(0, n)]);
       this.heldCsi = undefined;
@@ -126,34 +108,23 @@ export class OutputCapture {
       this.writeScreen(this.decoder.write(chunk));
       return;
     }
-    // A terminal ends lines with \r\n; without the \r they are plain lines for the fast path.
-    let plain: Buffer | undefined = chunk;
-    if (chunk.indexOf(CR) !== -1) {
-      this.crlfOut = atLeast(this.crlfOut, chunk.length);
-      plain = withoutCrlf(chunk, this.crlfOut);
-    }
     // Reads split characters often (every 64 KiB boundary in non-ASCII text). The leading
     // continuation bytes finish (or invalidate) whatever the decoder holds from the previous read;
     // after them the read starts on a character boundary. Only a read made of nothing but 1–2
     // continuation bytes leaves that undecided, and takes the string path.
     const k = leadingContinuations(chunk);
-    const bytePath = plain !== undefined && (k < plain.length || k === 3) && !this.ansi.holding && this.lines.canTakePlain && plain.indexOf(BS) === -1;
-    if (bytePath) {
-      const body = k > 0 ? plain!.subarray(k) : plain!;
-      // Valid UTF-8 (but for a character the read cut at its end) or the string path: the bytes
-      // can then go to the window as they are (stripCompleteCsi checks the same).
-      let stripped: { bytes: Buffer; held: number } | undefined;
-      if (body.indexOf(ESC) !== -1) {
-        this.csiOut = atLeast(this.csiOut, body.length);
-        stripped = stripCompleteCsi(body, this.csiOut);
-      } else if (isUtf8(body.subarray(0, body.length - trailingPartial(body)))) {
-        stripped = { bytes: body, held: 0 };
-      }
-      if (stripped !== undefined) {
+    const kernel = (k < chunk.length || k === 3) && !this.ansi.holding && this.lines.canTakePlain ? byteKernel() : undefined;
+    if (kernel !== undefined) {
+      const body = k > 0 ? chunk.subarray(k) : chunk;
+      const scan = kernel.scan(body, this.limits.maxLineBytes, HOLD_LIMIT);
+      // Valid UTF-8 (but for a character the read cut at its end, or a held sequence) or the string
+      // path: the kept bytes can then go to the window as they are. Checked on the read's own bytes,
+      // as the string path decodes them: a removed sequence must not glue a broken character together.
+      if (scan !== undefined && isUtf8(body.subarray(0, body.length - (scan.held > 0 ? scan.held : trailingPartial(body))))) {
         const finished = (k > 0 ? this.decoder.write(chunk.subarray(0, k)) : "") + this.decoder.end();
         if (finished) this.lines.appendOpen(finished);
-        if (stripped.bytes.length > 0) this.pushPlain(stripped.bytes);
-        if (stripped.held > 0) this.heldCsi = Buffer.from(body.subarray(body.length - stripped.held));
+        if (scan.held > 0) this.heldCsi = Buffer.from(body.subarray(body.length - scan.held));
+        if (scan.out.length > 0) this.pushPlain(scan.out, scan.lines, scan.mayBeLong);
         return;
       }
     }
@@ -328,24 +299,37 @@ export class OutputCapture {
     if (last + 1 < text.length) this.lines.appendOpen(text.slice(last + 1));
   }
 
-  private pushPlain(chunk: Buffer): void {
-    const first = chunk.indexOf(NL);
-    if (first === -1) {
+  /** Kept bytes from the kernel, holding `lines` newlines; `mayBeLong` as the kernel reports it. */
+  private pushPlain(chunk: Buffer, lines: number, mayBeLong: boolean): void {
+    if (lines === 0) {
       this.lines.appendOpen(this.decoder.write(chunk));
       return;
     }
+    const first = chunk.indexOf(NL);
     this.lines.appendOpen(chunk.toString("utf8", 0, first));
     this.commitText(this.lines.takeLine(), 1);
-    const last = chunk.lastIndexOf(NL);
-    if (last > first) this.commitLines(chunk.subarray(first + 1, last + 1));
+    const last = lines === 1 ? first : chunk.lastIndexOf(NL);
+    if (last > first) {
+      const complete = chunk.subarray(first + 1, last + 1);
+      if (mayBeLong || this.limits.maxLineBytes < KERNEL_MIN_CAP) this.commitLines(complete);
+      else this.commitShortLines(complete, lines - 1);
+    }
     if (last + 1 < chunk.length) this.lines.appendOpen(this.decoder.write(chunk.subarray(last + 1)));
   }
 
+  /** Complete lines, none of them over the cap: `bytes` ends with a newline and holds `lines` of them. */
+  private commitShortLines(bytes: Buffer, lines: number): void {
+    const end = bytes.length;
+    this.window.append(bytes, lines);
+    // (A negative start would count from the end: a lone "\n" has no earlier newline.)
+    this.lines.lastLineBytes = end - 2 - (end >= 2 ? bytes.lastIndexOf(NL, end - 2) : -1);
+  }
+
   /**
-   * Complete lines of the fast path, as valid UTF-8 bytes ending in a newline. Lines are counted four
-   * bytes at a time (countNewlines); over-long lines are found by jumping: from a line start s, the
-   * last newline at or before s + cap ends every line begun in between within the cap, so there are
-   * about bytes / cap lookups, however short the lines.
+   * Complete lines as valid UTF-8 bytes ending in a newline, where some may be over the cap (and on
+   * the string path). Lines are counted four bytes at a time (countNewlines); over-long lines are
+   * found by jumping: from a line start s, the last newline at or before s + cap ends every line
+   * begun in between within the cap, so there are about bytes / cap lookups, however short the lines.
    */
   private commitLines(bytes: Buffer): void {
     const cap = this.limits.maxLineBytes;

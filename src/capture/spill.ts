@@ -7,8 +7,8 @@
 // the output (a fresh buffer per chunk is what grew the C heap), and one write goes to disk per staging
 // buffer rather than one per read. At most one write is in flight; whatever arrives meanwhile is
 // batched into the next one.
-import { randomBytes } from "node:crypto";
 import { close as closeFd, mkdirSync, openSync, write as writeFd } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { InvalidOptionsError, SpillError } from "./errors.js";
 import type { SpillOptions } from "./types.js";
@@ -21,6 +21,17 @@ const HIGH_WATER_MARK = 1024 * 1024;
 /** One staging buffer, the most one write takes (less when the high-water mark is lower). */
 const STAGE_BYTES = 256 * 1024;
 const SAFE_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * node:crypto through require, on the first spill: imported as an ES module it costs ~10 ms of CPU
+ * (Node builds its module facade by reading every export, and crypto's lazy getters load webcrypto,
+ * keys, argon2…), against ~0.4 ms required — a tenth of the whole capture of 100 MiB.
+ */
+let randomBytes: ((size: number) => Buffer) | undefined;
+const randomHex = (bytes: number): string => {
+  randomBytes ??= (createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto")).randomBytes;
+  return randomBytes(bytes).toString("hex");
+};
 
 export function validateSpill(spill: SpillOptions): void {
   if (typeof spill.dir !== "string" || spill.dir === "") throw new InvalidOptionsError("spill.dir must be a non-empty path");
@@ -67,7 +78,7 @@ export class SpillWriter {
   /** Throws SpillError when the directory or file cannot be created. */
   static create(spill: SpillOptions, onError: (error: SpillError) => void): SpillWriter {
     const dir = join(spill.dir, spill.subdir ?? "spill");
-    const stem = spill.id ?? `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
+    const stem = spill.id ?? `${Date.now().toString(36)}-${randomHex(4)}`;
     let path = join(dir, `${stem}.log`);
     try {
       mkdirSync(dir, { recursive: true });
