@@ -5,9 +5,9 @@
 //
 // It replaced three JavaScript passes (a CRLF rewrite, the CSI strip, a newline count four bytes at a
 // time). OutputCapture.push alone on the bench's generator output, pipe-sized reads, A/B in one
-// process (min of 9): coloured 1.95 → 0.94 ms/MiB, plain lines 0.92 → 0.54, `seq`-like short lines
-// 0.61 → 0.26; the scan itself ~0.5 ms/MiB coloured (one CSI sequence every ~49 bytes), ~0.25 plain.
-// The JavaScript strip also ran the first ~8 MiB of coloured output at ~9 ms/MiB before V8 had
+// process (min of 9): coloured 1.95 → 0.73 ms/MiB, plain lines 0.66 → 0.41, `seq`-like short lines
+// 0.55 → 0.27; the scan itself ~0.5 ms/MiB coloured (one CSI sequence every ~49 bytes), ~0.16–0.25
+// plain. The JavaScript strip also ran the first ~8 MiB of coloured output at ~9 ms/MiB before V8 had
 // optimised it; the kernel is fast from the first read (Liftoff, then TurboFan in the background).
 //
 // One instance serves every capture of the thread: a scan is synchronous and what it leaves in the
