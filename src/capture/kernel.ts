@@ -5,9 +5,9 @@
 //
 // It replaced three JavaScript passes (a CRLF rewrite, the CSI strip, a newline count four bytes at a
 // time). OutputCapture.push alone on the bench's generator output, pipe-sized reads, A/B in one
-// process (min of 9): coloured 1.95 → 0.94 ms/MiB, plain lines 0.92 → 0.54, `seq`-like short lines
-// 0.61 → 0.26; the scan itself ~0.5 ms/MiB coloured (one CSI sequence every ~49 bytes), ~0.25 plain.
-// The JavaScript strip also ran the first ~8 MiB of coloured output at ~9 ms/MiB before V8 had
+// process (min of 9): coloured 1.95 → 0.73 ms/MiB, plain lines 0.66 → 0.41, `seq`-like short lines
+// 0.55 → 0.27; the scan itself ~0.5 ms/MiB coloured (one CSI sequence every ~49 bytes), ~0.16–0.25
+// plain. The JavaScript strip also ran the first ~8 MiB of coloured output at ~9 ms/MiB before V8 had
 // optimised it; the kernel is fast from the first read (Liftoff, then TurboFan in the background).
 //
 // One instance serves every capture of the thread: a scan is synchronous and what it leaves in the
@@ -31,6 +31,8 @@ export interface Scan {
    * caps under 64 are left to the caller.
    */
   mayBeLong: boolean;
+  /** ESC, CR and backspace bytes in the input (for the caller's choice of `sparse`). */
+  specials: number;
 }
 
 /** The kernel reads and writes up to 64 bytes past the end of its input and output. */
@@ -39,7 +41,7 @@ const SLACK = 128;
 interface Exports {
   memory: WebAssembly.Memory;
   heapBase(): number;
-  scan(input: number, output: number, n: number, maxLineBytes: number, holdLimit: number, list: number, res: number): number;
+  scan(input: number, output: number, n: number, maxLineBytes: number, holdLimit: number, sparse: boolean, list: number, res: number): number;
 }
 
 export class ByteKernel {
@@ -51,7 +53,7 @@ export class ByteKernel {
   private readonly bytesIn: Buffer;
   private readonly bytesOut: Buffer;
   private readonly results: Int32Array;
-  private readonly result: Scan = { out: Buffer.alloc(0), held: 0, lines: 0, mayBeLong: false };
+  private readonly result: Scan = { out: Buffer.alloc(0), held: 0, lines: 0, mayBeLong: false, specials: 0 };
 
   constructor() {
     const module = new WebAssembly.Module(Buffer.from(KERNEL_WASM, "base64"));
@@ -64,23 +66,25 @@ export class ByteKernel {
     if (buffer.byteLength < this.list + 4 * (SCAN_SLICE + SLACK)) throw new Error("the kernel's memory is too small");
     this.bytesIn = Buffer.from(buffer, this.input, SCAN_SLICE);
     this.bytesOut = Buffer.from(buffer, this.output, SCAN_SLICE);
-    this.results = new Int32Array(buffer, this.res, 4);
+    this.results = new Int32Array(buffer, this.res, 5);
   }
 
   /**
    * Scans a read of at most SCAN_SLICE bytes (copied into the kernel; `chunk` is not touched).
-   * Undefined: the read is not for the byte path. UTF-8 is not checked here.
+   * Undefined: the read is not for the byte path. UTF-8 is not checked here. `sparse`: special bytes
+   * are expected to be rare (plain lines) rather than common (colour, CRLF); the result is the same.
    */
-  scan(chunk: Buffer, maxLineBytes: number, holdLimit: number): Scan | undefined {
+  scan(chunk: Buffer, maxLineBytes: number, holdLimit: number, sparse: boolean): Scan | undefined {
     if (chunk.length > SCAN_SLICE) return undefined;
     this.bytesIn.set(chunk);
-    if (this.exports.scan(this.input, this.output, chunk.length, maxLineBytes, holdLimit, this.list, this.res) !== 0) return undefined;
+    if (this.exports.scan(this.input, this.output, chunk.length, maxLineBytes, holdLimit, sparse, this.list, this.res) !== 0) return undefined;
     const r = this.result;
     const results = this.results;
     r.out = this.bytesOut.subarray(0, results[0]);
     r.held = results[1]!;
     r.lines = results[2]!;
     r.mayBeLong = results[3] !== 0;
+    r.specials = results[4]!;
     return r;
   }
 }

@@ -60,6 +60,8 @@ export class OutputCapture {
   private screenText: string | undefined;
   /** The start of a CSI sequence cut by the end of the previous read (byte path), glued to the next. */
   private heldCsi: Buffer | undefined;
+  /** The kernel's mode for the next read: the previous one had fewer than one special byte per 512. */
+  private sparse = true;
 
   constructor(
     readonly limits: CaptureLimits,
@@ -116,10 +118,11 @@ export class OutputCapture {
     const kernel = (k < chunk.length || k === 3) && !this.ansi.holding && this.lines.canTakePlain ? byteKernel() : undefined;
     if (kernel !== undefined) {
       const body = k > 0 ? chunk.subarray(k) : chunk;
-      const scan = kernel.scan(body, this.limits.maxLineBytes, HOLD_LIMIT);
+      const scan = kernel.scan(body, this.limits.maxLineBytes, HOLD_LIMIT, this.sparse);
       // Valid UTF-8 (but for a character the read cut at its end, or a held sequence) or the string
       // path: the kept bytes can then go to the window as they are. Checked on the read's own bytes,
       // as the string path decodes them: a removed sequence must not glue a broken character together.
+      if (scan !== undefined) this.sparse = scan.specials * 512 < body.length;
       if (scan !== undefined && isUtf8(body.subarray(0, body.length - (scan.held > 0 ? scan.held : trailingPartial(body))))) {
         const finished = (k > 0 ? this.decoder.write(chunk.subarray(0, k)) : "") + this.decoder.end();
         if (finished) this.lines.appendOpen(finished);

@@ -111,10 +111,12 @@ describe("the byte kernel", () => {
     const kernel = byteKernel()!;
     fc.assert(
       fc.property(bytes, fc.integer({ min: 1, max: 300 }), (all, cap) => {
-        for (let n = 0; n <= all.length; n++) {
-          const input = all.subarray(0, n);
+        for (let n = 0; n <= all.length * 2; n++) {
+          // Both modes, the same answers.
+          const sparse = n > all.length;
+          const input = all.subarray(0, sparse ? n - all.length - 1 : n);
           const want = reference(input);
-          const got = kernel.scan(input, cap, HOLD_LIMIT);
+          const got = kernel.scan(input, cap, HOLD_LIMIT, sparse);
           if (want === undefined) {
             expect(got).toBeUndefined();
             continue;
@@ -123,6 +125,7 @@ describe("the byte kernel", () => {
           expect(Buffer.from(got!.out)).toEqual(want.bytes);
           expect(got!.held).toBe(want.held);
           expect(got!.lines).toBe(want.bytes.filter((b) => b === 0x0a).length);
+          expect(got!.specials).toBe(input.filter((b) => b === 0x1b || b === 0x0d || b === 0x08).length);
           // The flag: never missed for a cap of 64 or more, and only ever raised by a long raw line.
           if (cap >= 64 && innerLines(want.bytes).some((l) => l > cap)) expect(got!.mayBeLong).toBe(true);
           if (got!.mayBeLong) expect(innerLines(input).some((l) => l > cap)).toBe(true);
@@ -135,9 +138,11 @@ describe("the byte kernel", () => {
   it("holds a sequence cut at the end up to the hold limit, and no longer", () => {
     const kernel = byteKernel()!;
     const open = enc(`ab\x1b[${"1".repeat(HOLD_LIMIT - 2)}`);
-    expect(kernel.scan(open, 4096, HOLD_LIMIT)?.held).toBe(HOLD_LIMIT);
-    expect(kernel.scan(Buffer.concat([open, enc("2")]), 4096, HOLD_LIMIT)).toBeUndefined();
-    expect(kernel.scan(Buffer.alloc(SCAN_SLICE + 1, 0x61), 4096, HOLD_LIMIT)).toBeUndefined();
+    for (const sparse of [false, true]) {
+      expect(kernel.scan(open, 4096, HOLD_LIMIT, sparse)?.held).toBe(HOLD_LIMIT);
+      expect(kernel.scan(Buffer.concat([open, enc("2")]), 4096, HOLD_LIMIT, sparse)).toBeUndefined();
+      expect(kernel.scan(Buffer.alloc(SCAN_SLICE + 1, 0x61), 4096, HOLD_LIMIT, sparse)).toBeUndefined();
+    }
   });
 });
 

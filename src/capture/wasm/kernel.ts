@@ -10,7 +10,8 @@
 // A sequence still open at the end of the read is reported as held, for the caller to glue to the
 // next read, if it is at most `holdLimit` bytes long.
 
-// Results, as i32s at `res`: the kept bytes, the held tail, the newlines, whether a line may be long.
+// Results, as i32s at `res`: the kept bytes, the held tail, the newlines, whether a line may be long,
+// the special bytes seen.
 
 /**
  * CSI final bytes 0x40–0x7f that move the cursor, erase the screen, scroll or edit lines, as bits
@@ -59,10 +60,11 @@ function copyRun(to: usize, from: usize, n: i32): void {
  * cost, on the bench's generator output: one pass over 16-byte vectors with a byte loop per partial
  * vector measured ~1.0 ms/MiB on coloured output (~1.4 with its state in globals), one pass over
  * 64-byte blocks with a loop over each block's special bytes ~1.1; these two passes ~0.5 (a CSI
- * sequence every ~49 bytes), plain lines ~0.25. A branch skipping the special-byte search where a
- * block has no control byte made plain lines 0.16 and coloured output 0.70: dropped.
+ * sequence every ~49 bytes), plain lines ~0.25. On plain lines a branch that skips the search for
+ * special bytes in blocks without a control byte is cheaper (0.16), on coloured output it costs
+ * (0.70: taken half the time): `sparse` says which to run, the caller choosing by the previous read.
  */
-export function scan(p: usize, o: usize, len: i32, cap: i32, holdLimit: i32, list: usize, res: usize): i32 {
+export function scan(p: usize, o: usize, len: i32, cap: i32, holdLimit: i32, sparse: bool, list: usize, res: usize): i32 {
   const vNl = i8x16.splat(0x0a);
   const vSpace = i8x16.splat(0x20);
   let lines: i32 = 0;
@@ -77,22 +79,35 @@ export function scan(p: usize, o: usize, len: i32, cap: i32, holdLimit: i32, lis
     const d = v128.load(p + i, 48);
     // The last block: what lies past the end is left over from earlier reads.
     const valid: u64 = len - i >= 64 ? ~(0 as u64) : ((1 as u64) << ((len - i) as u64)) - 1;
-    const nl = mask64(i8x16.eq(a, vNl), i8x16.eq(b, vNl), i8x16.eq(c, vNl), i8x16.eq(d, vNl)) & valid;
-    let sp = mask64(specials(a), specials(b), specials(c), specials(d)) & valid;
+    const na = i8x16.eq(a, vNl);
+    const nb = i8x16.eq(b, vNl);
+    const nc = i8x16.eq(c, vNl);
+    const nd = i8x16.eq(d, vNl);
+    const nl = mask64(na, nb, nc, nd) & valid;
+    let sp: u64 = 0;
+    if (sparse) {
+      // Only where a control byte other than a newline (or a tab…) is.
+      const ctl = v128.or(
+        v128.or(v128.andnot(i8x16.lt_u(a, vSpace), na), v128.andnot(i8x16.lt_u(b, vSpace), nb)),
+        v128.or(v128.andnot(i8x16.lt_u(c, vSpace), nc), v128.andnot(i8x16.lt_u(d, vSpace), nd)),
+      );
+      if (v128.any_true(ctl)) sp = mask64(specials(a), specials(b), specials(c), specials(d)) & valid;
+    } else sp = mask64(specials(a), specials(b), specials(c), specials(d)) & valid;
     // Newlines are never removed (one inside a sequence fails the read): all of these are kept.
     lines += popcnt(nl) as i32;
     const has = nl !== 0;
     const first = i + (ctz(nl) as i32);
     long |= (has as i32) & ((lastNl >= 0) as i32) & ((first - lastNl - 1 > cap) as i32);
     lastNl = select<i32>(i + 63 - (clz(nl) as i32), lastNl, has);
-    // The positions of the special bytes, four written whatever their number (the list has room).
+    // The positions of the special bytes; dense, four written whatever their number (the list has room).
     const n = popcnt(sp) as i32;
     const at = list + ((count as usize) << 2);
-    for (let k = 0; k < 4; k++) {
+    const first4 = sparse ? 0 : 4;
+    for (let k = 0; k < first4; k++) {
       store<i32>(at + ((k as usize) << 2), i + (ctz(sp) as i32));
       sp &= sp - 1;
     }
-    for (let k = 4; k < n; k++) {
+    for (let k = first4; k < n; k++) {
       store<i32>(at + ((k as usize) << 2), i + (ctz(sp) as i32));
       sp &= sp - 1;
     }
@@ -157,6 +172,7 @@ export function scan(p: usize, o: usize, len: i32, cap: i32, holdLimit: i32, lis
   store<i32>(res, held, 4);
   store<i32>(res, lines, 8);
   store<i32>(res, long, 12);
+  store<i32>(res, count, 16);
   return 0;
 }
 
