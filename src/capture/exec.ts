@@ -14,7 +14,7 @@ import { exitCodeOf, guardAgainstOrphans, resolveShell, signalGroup, terminateGr
 import { AdaptivePublisher } from "./publisher.js";
 import { SpillWriter, validateSpill } from "./spill.js";
 import type { CaptureUpdate, CaptureView, ExecOptions, ExecResult, SpillOptions } from "./types.js";
-import { deriveUpdate, measureUpdate } from "./updates.js";
+import { deriveUpdate, measureUpdate, metadataOf } from "./updates.js";
 
 /** After the process exits, pipes idle this long are closed (a backgrounded grandchild may hold them). */
 const EXIT_STDIO_GRACE_MS = 100;
@@ -114,6 +114,13 @@ class Execution {
   private readonly publisher: AdaptivePublisher<CaptureView, CaptureUpdate> | undefined;
   private readonly rawPrefixLimit: number;
   private spillWriter: SpillWriter | undefined;
+  private spillClosed = false;
+  /**
+   * The latest update went out while spill writes were still pending. A paced update can carry the
+   * final view (all output read) before the spill is on disk; the final flush then finds nothing new
+   * and publishes nothing, and the consumer's last update would name an incomplete spill file.
+   */
+  private publishedBeforeSpillClosed = false;
   private prefix: Buffer[] = [];
   private prefixBytes = 0;
   private paused = false;
@@ -147,7 +154,10 @@ class Execution {
         snapshot: () => this.capture.view(this.spillWriter?.path),
         update: deriveUpdate,
         measure: measureUpdate,
-        publish: onUpdate,
+        publish: (update) => {
+          this.publishedBeforeSpillClosed = this.spillWriter !== undefined && !this.spillClosed;
+          onUpdate(update);
+        },
         onError: (e) => this.fail(new CallbackError(e)),
         ...(options.minIntervalMs !== undefined ? { minIntervalMs: options.minIntervalMs } : {}),
         ...(options.targetBytesPerSecond !== undefined ? { targetBytesPerSecond: options.targetBytesPerSecond } : {}),
@@ -372,6 +382,7 @@ class Execution {
       } catch (e) {
         this.failure ??= e as CaptureError;
       }
+      this.spillClosed = true;
     }
     const view = this.capture.view(this.spillWriter?.path);
     if (this.failure) {
@@ -387,6 +398,8 @@ class Execution {
     }
     try {
       this.publisher?.flush(true);
+      // Unchanged since an update sent while the spill was still being written: say it once more.
+      if (this.publishedBeforeSpillClosed) this.options.onUpdate?.({ kind: "metadata", metadata: metadataOf(view) });
     } catch (e) {
       this.rejectNow(new CallbackError(e), view);
       return;

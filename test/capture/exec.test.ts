@@ -170,6 +170,27 @@ describe("exec", () => {
     expect(sizeAtLastUpdate).toBe(30 * 1024 * 1024);
   });
 
+  it("unpaced, the last update still comes after the spill is complete", async () => {
+    // Every read is published: the one for the last read carries the final view while the spill still
+    // has writes pending, so the final flush finds nothing new to say.
+    let sizeAtLastUpdate = -1;
+    let spillPath: string | undefined;
+    let last: CaptureUpdate | undefined;
+    const r = await exec("node -e \"process.stdout.write('y\\n'.repeat(8*1024*1024))\"", {
+      capture: { spill: { dir: work } },
+      minIntervalMs: 0,
+      targetBytesPerSecond: Number.POSITIVE_INFINITY,
+      onUpdate: (u) => {
+        spillPath ??= u.kind === "replace" ? u.view.spillPath : u.metadata.spillPath;
+        if (spillPath) sizeAtLastUpdate = statSync(spillPath).size;
+        last = u;
+      },
+    });
+    expect(r.rawBytes).toBe(16 * 1024 * 1024);
+    expect(sizeAtLastUpdate).toBe(16 * 1024 * 1024);
+    expect(last?.kind === "replace" ? last.view.truncation : last?.metadata.truncation).toEqual(r.truncation);
+  });
+
   it("a throwing onUpdate kills the process group and fails with a clear error", async () => {
     const pidFile = join(work, "cb.pid");
     const started = Date.now();
