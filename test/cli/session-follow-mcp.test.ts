@@ -111,7 +111,11 @@ describe("spool serve following a live spool mcp session", () => {
         const processes: string[] = [];
         const call = (name: string, args: Record<string, unknown>) => c.client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
         await look();
+        // Actions that change the session: a call, or a read/kill of a process that exists (with none,
+        // they do nothing, and a run of waits and such is no evidence either way).
+        let effective = 0;
         for (const a of actions) {
+          if (a.k !== "wait" && ((a.k !== "read" && a.k !== "kill") || processes.length > 0)) effective++;
           switch (a.k) {
             case "stream":
               calls.push(
@@ -159,7 +163,9 @@ describe("spool serve following a live spool mcp session", () => {
         expect(final.status).not.toBe("running");
         // Followed from what it held all along: read whole once, when first seen.
         expect(watch.rebuilds).toBe(1);
-        expect(changes).toBeGreaterThan(actions.length / 2);
+        // The view moved with the session: at least once per two actions that changed it, and at the end.
+        expect(changes).toBeGreaterThan(effective / 2);
+        expect(changes).toBeGreaterThanOrEqual(2);
       }),
       { numRuns: process.env.SPOOL_LONG ? 25 : 3, endOnFailure: true },
     );
