@@ -8,7 +8,8 @@
 //    opened and again after it settled, each of two followers of the session looks once: `spool serve`'s
 //    (watchSessions) and a full rebuild of the view (what serve did before: the whole view read from the
 //    snapshot and assigned to the state). Milliseconds and bytes read from the session's files per look,
-//    medians over the steps; the two followers take turns going first.
+//    medians over the steps; the two followers take turns going first. The same for a live SQLite
+//    session (`SPOOL_BENCH_BACKENDS=jsonl,sqlite`, the default; SQLite reads are not counted in bytes).
 // 2. Serve's CPU: `spool serve` over a session of N entries that a `spool run --session` is adding a
 //    call to, whose command prints a line every 100 ms (about 10 output flushes a second); CPU-seconds
 //    of the serve process over two windows of 10 s from 1 s after it started serving, from /proc.
@@ -38,17 +39,18 @@ fs.readFileSync = function (...args) {
 };
 syncBuiltinESMExports();
 
-const { appendList, openJsonlStore, retireScope, setValue, followJsonlSession } = await import("../dist/store/index.js");
+const { appendList, openJsonlStore, openSqliteStore, retireScope, setValue, followJsonlSession } = await import("../dist/store/index.js");
 const { callRecord, createStateHost, OPEN_OPERATIONS, operationScope, outputList, SESSION_RECORD, TRANSCRIPT } = await import("../dist/harness/index.js");
 const { encoder } = await import("../dist/delta/index.js");
 const { watchSessions } = await import("../dist/cli/session-watch.js");
-const { listSessions, sessionFromSnapshot } = await import("../dist/cli/session-catalog.js");
+const { listSessions, loadSession, sessionFromSnapshot } = await import("../dist/cli/session-catalog.js");
 
 const JSON_OUT = process.argv.includes("--json");
 const baselineAt = process.argv.indexOf("--baseline-bin");
 const BASELINE_BIN = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined;
 const BIN = fileURLToPath(new URL("../dist/bin/main.js", import.meta.url));
 const SIZES = (process.env.SPOOL_BENCH_SIZES ?? "1000,10000,50000").split(",").map(Number);
+const BACKENDS = (process.env.SPOOL_BENCH_BACKENDS ?? "jsonl,sqlite").split(",");
 const STEPS = 25;
 const rows = [];
 function row(section, name, value, unit, note = "") {
@@ -95,10 +97,13 @@ const record = (command, pid, startedAt, endedAt) => ({
 });
 
 /** A session of `n` settled calls under `sroot`; live (this process its writer) unless `finish`. */
-async function buildSession(sroot, id, n, finish) {
+async function buildSession(sroot, id, n, finish, backend = "jsonl") {
   const dir = join(sroot, "sessions", id);
   mkdirSync(dir, { recursive: true });
-  const store = await openJsonlStore(join(dir, "session.jsonl"), { sessionId: id, durability: "process" });
+  const store =
+    backend === "jsonl"
+      ? await openJsonlStore(join(dir, "session.jsonl"), { sessionId: id, durability: "process" })
+      : await openSqliteStore(join(dir, "session.sqlite"), { sessionId: id, durability: "process" });
   const startedAt = tick();
   await store.commit([setValue(SESSION_RECORD, record("agent", process.pid, startedAt, null))]);
   // One transaction per settled result and one per ended record, as a session writes them (a value's
@@ -143,65 +148,69 @@ async function addCall(store, k, opened) {
 
 // ---- 1. per change -------------------------------------------------------------------------------
 if (!process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.includes("change"))
-  for (const n of SIZES) {
-    const sroot = join(root, `change-${n}`);
-    const store = await buildSession(sroot, "live", n, false);
-    const entry = listSessions(sroot)[0];
-    const report = (line) => process.stderr.write(`${line}\n`);
-    // serve's follower
-    const serve = watchSessions(createStateHost(), { list: async () => listSessions(sroot), report });
-    // the full rebuild: the whole view from the follower's snapshot, assigned to a tracked state
-    const fullHost = createStateHost();
-    const follower = followJsonlSession(entry.file);
-    const full = fullHost.state("session:live", sessionFromSnapshot(entry, follower.snapshot).view);
-    const looks = {
-      serve: () => serve.refresh(),
-      full: async () => {
-        follower.poll();
-        const loaded = sessionFromSnapshot(entry, follower.snapshot);
-        full.mutate((v) => Object.assign(v, loaded.view));
-      },
-    };
-    counting = true;
-    bytesRead = 0;
-    let t0 = performance.now();
-    await serve.refresh();
-    const firstMs = performance.now() - t0;
-    const firstBytes = bytesRead;
-    counting = false;
-    const samples = { serve: { open: [], settled: [] }, full: { open: [], settled: [] } };
-    const look = async (kind, step) => {
-      const order = step % 2 === 0 ? ["serve", "full"] : ["full", "serve"];
-      for (const who of order) {
-        bytesRead = 0;
-        counting = true;
-        t0 = performance.now();
-        await looks[who]();
-        const ms = performance.now() - t0;
-        counting = false;
-        if (step >= 3) samples[who][kind].push({ ms, bytes: bytesRead });
+  for (const backend of BACKENDS)
+    for (const n of SIZES) {
+      const sroot = join(root, `change-${backend}-${n}`);
+      const store = await buildSession(sroot, "live", n, false, backend);
+      const entry = listSessions(sroot)[0];
+      const report = (line) => process.stderr.write(`${line}\n`);
+      // serve's follower
+      const serve = watchSessions(createStateHost(), { list: async () => listSessions(sroot), report });
+      // the full rebuild: the whole view read (JSONL: from a follower's snapshot), assigned to a tracked state
+      const fullHost = createStateHost();
+      const follower = backend === "jsonl" ? followJsonlSession(entry.file) : undefined;
+      const readWhole = async () => (follower ? sessionFromSnapshot(entry, follower.snapshot) : await loadSession(entry));
+      const full = fullHost.state("session:live", (await readWhole()).view);
+      const looks = {
+        serve: () => serve.refresh(),
+        full: async () => {
+          follower?.poll();
+          const loaded = await readWhole();
+          full.mutate((v) => Object.assign(v, loaded.view));
+        },
+      };
+      const at = backend === "jsonl" ? `N=${n}` : `N=${n} ${backend}`;
+      const readNote = (bytes) => (backend === "jsonl" ? `${(bytes / 1024).toFixed(1)} KiB read/look` : "");
+      counting = true;
+      bytesRead = 0;
+      let t0 = performance.now();
+      await serve.refresh();
+      const firstMs = performance.now() - t0;
+      const firstBytes = bytesRead;
+      counting = false;
+      const samples = { serve: { open: [], settled: [] }, full: { open: [], settled: [] } };
+      const look = async (kind, step) => {
+        const order = step % 2 === 0 ? ["serve", "full"] : ["full", "serve"];
+        for (const who of order) {
+          bytesRead = 0;
+          counting = true;
+          t0 = performance.now();
+          await looks[who]();
+          const ms = performance.now() - t0;
+          counting = false;
+          if (step >= 3) samples[who][kind].push({ ms, bytes: bytesRead });
+        }
+      };
+      for (let s = 0; s < STEPS + 3; s++) {
+        await addCall(store, n + 1 + s, () => look("open", s));
+        await look("settled", s);
       }
-    };
-    for (let s = 0; s < STEPS + 3; s++) {
-      await addCall(store, n + 1 + s, () => look("open", s));
-      await look("settled", s);
+      row("change", `${at}: serve's first read of the session`, firstMs, "ms", backend === "jsonl" ? `${(firstBytes / 1e6).toFixed(2)} MB read` : "");
+      for (const kind of ["open", "settled"])
+        for (const who of ["full", "serve"]) {
+          const xs = samples[who][kind];
+          const label = who === "serve" ? "serve (watchSessions)" : "full rebuild (before)";
+          row(
+            "change",
+            `${at}: a call ${kind === "open" ? "opened, with output" : "settled"}; ${label}`,
+            median(xs.map((x) => x.ms)),
+            "ms/look",
+            readNote(median(xs.map((x) => x.bytes))),
+          );
+        }
+      await store.close();
+      rmSync(sroot, { recursive: true, force: true });
     }
-    row("change", `N=${n}: serve's first read of the session`, firstMs, "ms", `${(firstBytes / 1e6).toFixed(2)} MB read`);
-    for (const kind of ["open", "settled"])
-      for (const who of ["full", "serve"]) {
-        const xs = samples[who][kind];
-        const label = who === "serve" ? "serve (watchSessions)" : "full rebuild (before)";
-        row(
-          "change",
-          `N=${n}: a call ${kind === "open" ? "opened, with output" : "settled"}; ${label}`,
-          median(xs.map((x) => x.ms)),
-          "ms/look",
-          `${(median(xs.map((x) => x.bytes)) / 1024).toFixed(1)} KiB read/look`,
-        );
-      }
-    await store.close();
-    rmSync(sroot, { recursive: true, force: true });
-  }
 
 // ---- 2. serve's CPU with one output streaming -----------------------------------------------------
 function cpuSeconds(pid) {

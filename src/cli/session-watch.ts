@@ -1,18 +1,18 @@
 // What `spool serve` keeps current: one `session:<id>` state per session under a root, and the
 // `sessions` list. Each tick costs a few stats per session when nothing changed. A finished session is
 // read once (and again only if its files change, e.g. a later `spool run --session` adds to it); a
-// live JSONL session is followed from the byte offsets already read, and its view is kept current
-// from what it already holds (session-follow.ts), so a change costs about what changed;
-// a live SQLite session is re-read when its database or WAL changes, a database (PostgreSQL) session
-// when a commit is announced for it or its writer comes or goes. A session that cannot be read is
+// live JSONL session is followed from the byte offsets already read, a live SQLite session through one
+// read connection that asks the database whether another connection committed; either way its view is
+// kept current from what it already holds (session-follow.ts), so a change costs about what changed.
+// A database (PostgreSQL) session is re-read when a commit is announced for it or its writer comes or goes. A session that cannot be read is
 // reported once, and tried again only when it changes.
 // Measured before (every session re-read before the change check): 7 finished sessions, the largest
 // log 150 MB, held 1.04 GB and 0.55 CPU-seconds per second with nobody watching, and a damaged session
 // printed its "skipping" line every tick.
 import { statSync, type Stats } from "node:fs";
 import type { MutableState, StateHost } from "../harness/index.js";
-import { followJsonlSession, SessionChangedError, type JsonlFollower } from "../store/index.js";
-import { liveWriter, loadSession, processAlive, sessionFromSnapshot, summaryOf, type LoadedSession, type SessionEntry } from "./session-catalog.js";
+import { followJsonlSession, followSqliteSession, SessionChangedError, type SessionSnapshot } from "../store/index.js";
+import { liveWriter, loadSession, sessionFromSnapshot, summaryOf, type LoadedSession, type SessionEntry } from "./session-catalog.js";
 import { followView, type FollowedView } from "./session-follow.js";
 import { directorySize, type SessionSummary, type SessionView } from "./session-view.js";
 
@@ -25,11 +25,31 @@ export interface SessionWatch {
   readonly rebuilds: number;
 }
 
+/** A session followed through its store while its writer runs (JSONL files, or a SQLite connection). */
+interface Follower {
+  /** Reads what changed since the last poll; true when anything did. */
+  poll(): boolean;
+  /** Runs `read` over the session as of the last poll. */
+  read<R>(read: (snap: SessionSnapshot) => R): R;
+  /** The session was rewritten under the view: read it again from the start. */
+  restart(): void;
+  close(): void;
+}
+
+function followerOf(entry: SessionEntry): Follower {
+  if (entry.backend === "sqlite") {
+    const db = followSqliteSession(entry.file, entry.id);
+    return { poll: () => db.changed(), read: (read) => db.look(read), restart: () => {}, close: () => db.close() };
+  }
+  const files = followJsonlSession(entry.file);
+  return { poll: () => files.poll(), read: (read) => read(files.snapshot), restart: () => void files.poll(), close: () => {} };
+}
+
 interface Watched {
   state?: MutableState<SessionView>;
   summary?: SessionSummary;
-  /** While a JSONL session's writer runs: its files followed, and its view kept current. */
-  follower?: JsonlFollower;
+  /** While the session's writer runs: its store followed, and its view kept current. */
+  follower?: Follower;
   view?: FollowedView;
   /** The main log's inode when the view was read whole: another file in its place is read whole again. */
   logIno?: number;
@@ -37,8 +57,6 @@ interface Watched {
   walked?: { bytes: number; log: number; next: number };
   /** Size, time and inode of the session's files when last read (unfollowed sessions only). */
   stamp: string;
-  /** The running writer of a session read whole (SQLite), to notice when it stops. */
-  writer?: number;
   live: boolean;
   reported?: string;
 }
@@ -104,7 +122,7 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
   };
 
   /** A followed session's view brought up to date: from what it holds when it can, else read whole. */
-  const follow = (entry: SessionEntry, w: Watched, follower: JsonlFollower, live: boolean): void => {
+  const follow = (entry: SessionEntry, w: Watched, follower: Follower, snap: SessionSnapshot, live: boolean): void => {
     const log = statOrUndefined(entry.file);
     if (w.view && w.state && log?.ino === w.logIno) {
       try {
@@ -116,12 +134,12 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
       } catch (err) {
         // The log was rewritten under the reader: read it again from the start, then whole.
         if (!(err instanceof SessionChangedError)) throw err;
-        follower.poll();
+        follower.restart();
       }
     }
     rebuilds++;
     w.logIno = log?.ino;
-    w.view = followView(entry.id, follower.snapshot, live);
+    w.view = followView(entry.id, snap, live);
     publish(entry.id, w, { view: w.view.view, summary: summaryOf(entry, w.view.view, followedBytes(entry, w, live, log?.size ?? 0)), live });
   };
 
@@ -130,36 +148,47 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
     if (w.follower) {
       const follower = w.follower;
       const grew = follower.poll();
-      const live = liveWriter(follower.snapshot) !== undefined;
-      if (!live) {
-        w.follower = undefined;
+      const changed = follower.read((snap) => {
+        const live = liveWriter(snap) !== undefined;
+        if (!grew && live === w.live) return false;
+        follow(entry, w, follower, snap, live);
+        return true;
+      });
+      if (!w.live) {
+        unfollow(w);
         w.stamp = stampOf(entry);
       }
-      if (!grew && live === w.live) return false;
-      follow(entry, w, follower, live);
-      if (!live) {
-        w.view = undefined;
-        w.walked = undefined;
-      }
-      return true;
+      return changed;
     }
     const stamp = stampOf(entry);
-    const writerGone = w.writer !== undefined && !processAlive(w.writer);
-    if (stamp === w.stamp && !writerGone) return false;
+    if (stamp === w.stamp) return false;
     w.stamp = stamp;
-    if (entry.backend === "jsonl") {
-      const follower = followJsonlSession(entry.file);
-      if (liveWriter(follower.snapshot) !== undefined) {
-        w.follower = follower;
-        w.view = undefined;
-        follow(entry, w, follower, true);
-      } else publish(entry.id, w, sessionFromSnapshot(entry, follower.snapshot));
-    } else {
-      const loaded = await loadSession(entry);
-      publish(entry.id, w, loaded);
-      w.writer = loaded.writer;
+    if (entry.backend === "postgres") {
+      publish(entry.id, w, await loadSession(entry));
+      return true;
     }
+    const follower = followerOf(entry);
+    follower.poll();
+    const live = follower.read((snap) => {
+      if (liveWriter(snap) === undefined) {
+        publish(entry.id, w, sessionFromSnapshot(entry, snap));
+        return false;
+      }
+      w.view = undefined;
+      follow(entry, w, follower, snap, true);
+      return true;
+    });
+    if (live) w.follower = follower;
+    else follower.close();
     return true;
+  };
+
+  /** Stops following a session (its writer stopped, it failed to read, or it is gone). */
+  const unfollow = (w: Watched): void => {
+    w.follower?.close();
+    w.follower = undefined;
+    w.view = undefined;
+    w.walked = undefined;
   };
 
   return {
@@ -184,8 +213,7 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
             w.reported = undefined;
           }
         } catch (err) {
-          w.follower = undefined;
-          w.view = undefined;
+          unfollow(w);
           w.stamp = stampOf(entry);
           const message = (err as Error).message;
           if (w.reported !== message) report(`spool serve: skipping ${entry.id}: ${message}`);
@@ -195,6 +223,7 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
       for (const [id, w] of watched) {
         if (present.has(id)) continue;
         watched.delete(id);
+        unfollow(w);
         w.state?.close();
         changed = true;
       }

@@ -35,6 +35,7 @@ export { sidecarName } from "./jsonl/replay.js";
 export { readJsonlSnapshot, type SessionSnapshot } from "./jsonl/snapshot.js";
 export { followJsonlSession, type JsonlFollower } from "./jsonl/follow.js";
 export { openSqliteStore, type SqliteStoreOptions } from "./sqlite/store.js";
+export { followSqliteSession, type SqliteFollower } from "./sqlite/follow.js";
 export { writeFileAtomic, type AtomicWriteOptions } from "./atomic-write.js";
 export { DEFAULT_ROOT, SESSION_ID, checkSessionId, ensureDir, isSessionId, newSessionId, sessionsDir, sidecarDir } from "./layout.js";
 export { openSessionRepo, type RepoBackend, type SessionInfo, type SessionOpenOptions, type SessionRepo } from "./repo.js";

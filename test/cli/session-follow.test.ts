@@ -1,13 +1,15 @@
-// A followed session's view (`spool serve` on a live JSONL session) must always be what a full read
-// gives: after every look, the watched state — and a replica folded from the ops it published, what a
-// browser holds — deep-equals viewFromSnapshot over a fresh snapshot of the same files. Driven by random
+// A followed session's view (`spool serve` on a live JSONL or SQLite session) must always be what a full
+// read gives: after every look, the watched state — and a replica folded from the ops it published, what
+// a browser holds — deep-equals viewFromSnapshot over a fresh snapshot of the same session. Driven by random
 // sequences of what writers do to a session (calls settling, records written late or never, output
 // batches and bases, operations opening, settling and reusing ids, the session record changing, the
 // transcript cleared), written in-process between looks so nothing is written while a look reads.
 // The real thing — `spool mcp` with streaming, failing and background calls — is in
 // session-follow-mcp.test.ts.
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, renameSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { liveWriter, type SessionEntry } from "../../src/cli/session-catalog.js";
@@ -16,21 +18,52 @@ import { RUN_INFO, viewFromSnapshot, type RunInfo, type SessionView } from "../.
 import type { ToolResultMessage } from "../../src/context/index.js";
 import { applyImmutable, encoder, type Encoder, type Op } from "../../src/delta/index.js";
 import { callRecord, createStateHost, OPEN_OPERATIONS, operationScope, outputList, TRANSCRIPT, type OpenOperation } from "../../src/harness/index.js";
-import { appendList, deleteList, list, openJsonlStore, readJsonlSnapshot, retireScope, setValue, value, type Store } from "../../src/store/index.js";
+import {
+  appendList,
+  deleteList,
+  list,
+  openJsonlStore,
+  openSqliteStore,
+  readJsonlSnapshot,
+  retireScope,
+  setValue,
+  value,
+  type SessionSnapshot,
+  type Store,
+} from "../../src/store/index.js";
+import { compileStoreForChildren } from "../store/helpers/compile-store.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
+import { until } from "../support/until.js";
 
-afterAll(removeTempDirs);
+let writerProcess: ChildProcess | undefined;
+afterAll(() => {
+  writerProcess?.kill("SIGKILL");
+  return removeTempDirs();
+});
 
 const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
+type Backend = "jsonl" | "sqlite";
+
+/** A fresh full read of the session, as `spool serve` would read it whole. */
+async function freshRead<R>(backend: Backend, file: string, id: string, read: (snap: SessionSnapshot) => R): Promise<R> {
+  if (backend === "jsonl") return read(readJsonlSnapshot(file));
+  const store = await openSqliteStore(file, { create: false, sessionId: id });
+  try {
+    return read(store);
+  } finally {
+    await store.close();
+  }
+}
+
 /** A session under a fresh root whose writer is this process, and a watch following it with a replica of its state. */
-async function liveSession(id = "s1") {
+async function liveSession(backend: Backend = "jsonl", id = "s1") {
   const root = tempDir("spool-follow-");
   const dir = join(root, "sessions", id);
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, "session.jsonl");
-  const store = await openJsonlStore(file, { sessionId: id });
-  const entry: SessionEntry = { id, dir, file, backend: "jsonl" };
+  const file = join(dir, `session.${backend}`);
+  const store = backend === "jsonl" ? await openJsonlStore(file, { sessionId: id }) : await openSqliteStore(file, { sessionId: id });
+  const entry: SessionEntry = { id, dir, file, backend };
   const host = createStateHost();
   const reports: string[] = [];
   const watch = watchSessions(host, { list: async () => [entry], report: (l) => reports.push(l) });
@@ -45,8 +78,7 @@ async function liveSession(id = "s1") {
       subscribed = true;
       state.subscribe((ops) => void (replica = applyImmutable(replica, ops as Op[])));
     }
-    const snap = readJsonlSnapshot(file);
-    const expected = json(viewFromSnapshot(id, snap, liveWriter(snap) !== undefined));
+    const expected = await freshRead(backend, file, id, (snap) => json(viewFromSnapshot(id, snap, liveWriter(snap) !== undefined)));
     expect(json(state?.value)).toEqual(expected);
     expect(json(replica)).toEqual(expected);
     return expected as SessionView;
@@ -234,11 +266,11 @@ function writer(store: Store) {
   };
 }
 
-describe("a followed session's view", () => {
+describe.each(["jsonl", "sqlite"] as const)("a followed %s session's view", (backend) => {
   it("equals a full read after every look, for random sequences of writes (and is read whole only when it must be)", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(cmd, { maxLength: 60 }), async (cmds) => {
-        const s = await liveSession();
+        const s = await liveSession(backend);
         const w = writer(s.store);
         await w.start();
         await s.look();
@@ -276,7 +308,7 @@ describe("a followed session's view", () => {
   }, 120_000);
 
   it("a session of one call recorded before per-call records shows the session record's details, then not once a second call settles", async () => {
-    const s = await liveSession();
+    const s = await liveSession(backend);
     await s.store.commit([setValue(RUN_INFO, info({ details: { exitCode: 0, spillPath: "/spill/a" } }))]);
     await s.store.commit([appendList(TRANSCRIPT, result("call-1", "one"))]);
     expect((await s.look()).calls[0]!.output!.details).toEqual({ exitCode: 0, spillPath: "/spill/a" });
@@ -288,7 +320,7 @@ describe("a followed session's view", () => {
     await s.store.close();
   });
 
-  it("another session list growing, or the log replaced by another file, makes the watch read the session whole", async () => {
+  it.runIf(backend === "jsonl")("another session list growing, or the log replaced by another file, makes the watch read the session whole", async () => {
     const s = await liveSession();
     await s.store.commit([setValue(RUN_INFO, info())]);
     await s.store.commit([appendList(TRANSCRIPT, result("call-1", "one"))]);
@@ -310,4 +342,36 @@ describe("a followed session's view", () => {
     expect(seen.calls.map((c) => c.output!.content[0].text)).toEqual(["uno", "dos"]);
     expect(s.watch.rebuilds).toBe(3);
   });
+});
+
+describe("a followed SQLite session whose writer commits while the watch looks", () => {
+  it("shows every call once, open or settled: a look reads one committed state", async () => {
+    const root = tempDir("spool-follow-");
+    const dir = join(root, "sessions", "s1");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "session.sqlite");
+    const child = join(dirname(fileURLToPath(import.meta.url)), "fixtures/settle-loop-child.mjs");
+    writerProcess = spawn(process.execPath, [child, compileStoreForChildren(), file, "s1"], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    writerProcess.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    await until(() => out.includes("ready"));
+    const host = createStateHost();
+    const entry: SessionEntry = { id: "s1", dir, file, backend: "sqlite" };
+    const watch = watchSessions(host, { list: async () => [entry], report: (l) => expect.fail(l) });
+    let looks = 0;
+    let last = 0;
+    const deadline = Date.now() + 3000;
+    while (Date.now() < deadline || looks < 50) {
+      await watch.refresh();
+      const view = host.get(`session:s1`)?.value as SessionView | undefined;
+      if (!view) continue;
+      const ids = view.calls.map((c) => Number(c.id.slice("call-".length)));
+      // Calls 1…n in order, each once: settled ones from the transcript, then the one still open.
+      expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
+      if (ids.length > last) looks++;
+      last = ids.length;
+    }
+    expect(watch.rebuilds).toBe(1);
+    writerProcess.kill("SIGKILL");
+  }, 30_000);
 });

@@ -46,7 +46,7 @@ function immediate<T>(db: Db, fn: () => T): T {
   }
 }
 
-const pragma = (db: Db, name: string): number => Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0] as number;
+export const pragma = (db: Db, name: string): number => Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0] as number;
 
 /** Opens a database file, creating or checking the schema. */
 export function openDatabase(path: string, durability: Durability, create: boolean): Db {
@@ -95,7 +95,7 @@ interface Row {
   tag: string | null;
 }
 
-class SqliteStore implements Store {
+export class SqliteStore implements Store {
   readonly #db: Db;
   readonly #sid: string;
   readonly #run: (tx: PreparedTransaction) => number;
@@ -226,7 +226,7 @@ class SqliteStore implements Store {
   }
 }
 
-function ensureSession(db: Db, path: string, sessionId: string, create: boolean): void {
+export function ensureSession(db: Db, path: string, sessionId: string, create: boolean): void {
   const exists = db.prepare(SQL.nextSeq).get(sessionId) !== undefined;
   if (exists) return;
   if (!create) throw new SessionNotFoundError(`${path} session ${JSON.stringify(sessionId)}`);
