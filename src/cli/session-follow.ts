@@ -1,5 +1,5 @@
-// A followed session's view, kept current in O(what changed): `spool serve` holds one per live JSONL
-// session. It keeps what it read — the transcript up to the last seq read, each settled call's record
+// A followed session's view, kept current in O(what changed): `spool serve` holds one per live JSONL or
+// SQLite session. It keeps what it read — the transcript up to the last seq read, each settled call's record
 // until that record has an end, the latest-activity fold after each settled call, each open call's
 // output folded up to its last batch — and on a change reads only what lies past it: transcript
 // entries after that seq, output batches after the last folded, the session record, the open
