@@ -13,8 +13,10 @@ import type { PacedOutput } from "./paced-output.js";
  * collections is what grows V8's young generation (measured: 134 MB of new space on a 1 GB session).
  */
 export const CHUNK_CHARS = 16 * 1024;
-/** Kept in memory below this; also the size of each read from the file. */
+/** Kept in memory below this. */
 export const MEMORY_BYTES = 1 << 20;
+/** Read back from the file this much at a time. */
+export const READ_BYTES = 64 * 1024;
 
 export class DeferredText {
   readonly #dir: string;
@@ -62,7 +64,7 @@ export class DeferredText {
   async writeTo(out: PacedOutput): Promise<void> {
     for (let pos = 0; pos < this.#fileBytes; ) {
       // A fresh buffer each time: a stream may still hold the previous one when it has taken it.
-      const buf = Buffer.allocUnsafe(Math.min(MEMORY_BYTES, this.#fileBytes - pos));
+      const buf = Buffer.allocUnsafe(Math.min(READ_BYTES, this.#fileBytes - pos));
       const n = readSync(this.#fd!, buf, 0, buf.length, pos);
       if (n === 0) throw new Error(`the temporary file of held-back output ended at ${pos} of ${this.#fileBytes} bytes`);
       await out.write(n === buf.length ? buf : buf.subarray(0, n));
