@@ -17,7 +17,9 @@ import { findEntry, loadSession, withSnapshot, type LoadedSession, type SessionE
 import type { RunInfo } from "../../src/cli/session-view.js";
 import { storeTarget } from "../../src/cli/store-option.js";
 import type { ToolResultMessage } from "../../src/context/index.js";
+import type { WireOp } from "../../src/delta/index.js";
 import { callRecord, OPEN_OPERATIONS, outputList, SESSION_RECORD, TRANSCRIPT, type OpenOperation } from "../../src/harness/index.js";
+import type { ToolOutputState } from "../../src/output/index.js";
 import { appendList, listPostgresSpills, openPostgresStore, openSessionRepo, setValue, sidecarDir, type Store, type Write } from "../../src/store/index.js";
 import { testDatabase, uniqueSession } from "../store/helpers/pg.js";
 import { runSpool, SPOOL_BIN } from "../support/cli.js";
@@ -120,7 +122,7 @@ const LATEST = "2027-03-01T00:00:00.000Z";
 /** A process id no process has (above Linux's largest pid_max): the session's writer is gone. */
 const DEAD_PID = 2 ** 22 + 1;
 
-function truncationOf(chars: number, cut: boolean) {
+function truncationOf(chars: number, cut: boolean): ToolOutputState["truncation"] {
   return {
     truncated: cut,
     truncatedBy: cut ? "bytes" : null,
@@ -189,7 +191,9 @@ async function openOperations(store: Store): Promise<void> {
     setValue(OPEN_OPERATIONS, ops),
     setValue(callRecord("open-1"), { command: "tail -f log", cwd: "/w", pid: 1, startedAt: at(9_000_000), endedAt: null, status: "running", exitCode: null }),
   ]);
-  const base = (t: string, truncation?: unknown) => [["r", { content: [{ type: "text", text: t }], details: {}, terminate: false, ...(truncation ? { truncation } : {}) }]];
+  const base = (t: string, truncation?: ToolOutputState["truncation"]): WireOp[] => [
+    ["r", { content: [{ type: "text", text: t }], details: {}, terminate: false, ...(truncation ? { truncation } : {}) }],
+  ];
   await store.commit([appendList(outputList("op-a", "open-1"), base(text(3000, "flush1")), "base")]);
   await store.commit([appendList(outputList("op-a", "open-1"), base(text(5000, "flush2")), "base")]);
   await store.commit([appendList(outputList("op-b", "open-3"), base(text(800, "read"), truncationOf(800, false)), "base")]);
@@ -251,7 +255,8 @@ describe.each<Backend>(["jsonl", "sqlite", "postgres"])("spool inspect on a %s s
     ]);
     await m.store.close();
     await expectInspectUnchanged(m, `${backend}, stopped`);
-  });
+    // Five binary runs and four whole-view oracles over 5,000 calls: about 15 s for JSONL on a quiet machine.
+  }, 180_000);
 });
 
 describe("spool inspect, the rest of what streaming changed", () => {
@@ -260,7 +265,17 @@ describe("spool inspect, the rest of what streaming changed", () => {
       const m = await makeSession(backend);
       const truncation = truncationOf(120, true);
       await m.store.commit([
-        setValue(SESSION_RECORD, { command: "ls", cwd: "/w", pid: 1, startedAt: at(0), endedAt: at(5000), status: "succeeded", exitCode: 0, truncation, details: { exitCode: 0 } }),
+        setValue(SESSION_RECORD, {
+          command: "ls",
+          cwd: "/w",
+          pid: 1,
+          startedAt: at(0),
+          endedAt: at(5000),
+          status: "succeeded",
+          exitCode: 0,
+          truncation,
+          details: { exitCode: 0 },
+        }),
         appendList(TRANSCRIPT, { role: "tool", toolCallId: "call-1", toolName: "bash", isError: false, content: [{ type: "text", text: text(120, "only") }] }),
       ]);
       await m.store.close();
