@@ -77,7 +77,7 @@ async function timeCommits(store, makeWrites, n) {
   return Number(process.hrtime.bigint() - t0) / 1e9;
 }
 
-// SPOOL_BENCH_SECTIONS=scale (comma-separated: commit, recover, workload, scale, open) runs only those.
+// SPOOL_BENCH_SECTIONS=scale (comma-separated: commit, recover, workload, scale, open, inspect) runs only those.
 const want = (section) => !process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.split(",").includes(section);
 
 // ---- 1. commit throughput --------------------------------------------------------------------
@@ -472,9 +472,18 @@ if (want("open"))
 
 // `spool inspect` on a long session as `spool run --session` leaves it (bench/run-session.gen.mjs),
 // timed as a fresh process with the session's files dropped from the page cache (dd iflag=nocache);
-// wall time and peak RSS from /usr/bin/time. SPOOL_BENCH_INSPECT_MB sets the log size (default 1000;
-// 0 skips the row).
-const INSPECT_MB = Number(process.env.SPOOL_BENCH_INSPECT_MB ?? 1000);
+// wall time and peak RSS from /usr/bin/time, text and --json, output to /dev/null.
+// SPOOL_BENCH_INSPECT_MB: the log sizes, comma-separated (default 100,1000; 0 skips the rows).
+// SPOOL_BENCH_INSPECT_BEFORE: another build's dist/bin/main.js (e.g. main's, built in /tmp), run
+// interleaved with this one on the same session, with a before/after ratio row per size.
+// SPOOL_BENCH_INSPECT_RUNS: runs per build and output (default 3; rows are medians).
+// Section "inspect" (SPOOL_BENCH_SECTIONS=inspect runs only these rows).
+const INSPECT_MB = (process.env.SPOOL_BENCH_INSPECT_MB ?? "100,1000")
+  .split(",")
+  .map(Number)
+  .filter((n) => n > 0);
+const INSPECT_BEFORE = process.env.SPOOL_BENCH_INSPECT_BEFORE;
+const INSPECT_RUNS = Number(process.env.SPOOL_BENCH_INSPECT_RUNS ?? 3);
 function dropFromPageCache(dir) {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     if (e.isDirectory()) dropFromPageCache(join(dir, e.name));
@@ -482,41 +491,63 @@ function dropFromPageCache(dir) {
   }
 }
 const INSPECT_TIMEOUT_S = Number(process.env.SPOOL_BENCH_INSPECT_TIMEOUT_S ?? 900);
-if (want("open") && INSPECT_MB > 0) {
-  const inspectRoot = join(root, "inspect-root");
-  const { file, calls } = await buildRunSession(join(inspectRoot, "sessions"), "long-session", INSPECT_MB * 1e6);
-  const label = `spool inspect, ${MB(sizeOf(file)).toFixed(0)} MB session log (${calls} calls), cold`;
-  const main = new URL("../dist/bin/main.js", import.meta.url).pathname;
-  const runs = [];
-  for (let r = 0; r < 3; r++) {
-    dropFromPageCache(join(inspectRoot, "sessions", "long-session"));
-    const args = ["-f", "%e %M", "timeout", "-s", "KILL", String(INSPECT_TIMEOUT_S), process.execPath, main, "inspect", "long-session", "--root", inspectRoot];
-    const res = spawnSync("/usr/bin/time", args, { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", maxBuffer: 1 << 26 });
-    const m = /([\d.]+) (\d+)\s*$/.exec(res.stderr);
-    if (res.status === 137) {
-      row("open", `${label}: wall`, "jsonl/process", INSPECT_TIMEOUT_S, "s", `did not finish: killed after ${INSPECT_TIMEOUT_S} s`);
-      break;
-    }
-    if (res.status !== 0 || m === null) {
-      row("open", `${label}: wall`, "jsonl/process", Number.NaN, "s", `failed: ${res.stderr.slice(-300).replace(/\s+/g, " ")}`);
-      break;
-    }
-    runs.push({ s: Number(m[1]), rssMB: Number(m[2]) / 1024 });
-  }
-  if (runs.length > 0) {
-    const mid = (xs) => xs.sort((a, c) => a - c)[xs.length >> 1];
-    row("open", `${label}: wall`, "jsonl/process", mid(runs.map((x) => x.s)), "s", `median of ${runs.length}`);
-    row("open", `${label}: peak RSS`, "jsonl/process", mid(runs.map((x) => x.rssMB)), "MB", `median of ${runs.length}`);
-  }
-  rmSync(inspectRoot, { recursive: true, force: true });
+/** One cold `inspect` run: { s, rssMB }, or { failed } with why. */
+function inspectOnce(main, inspectRoot, json) {
+  dropFromPageCache(join(inspectRoot, "sessions", "long-session"));
+  const cmd = [process.execPath, main, "inspect", "long-session", "--root", inspectRoot, ...(json ? ["--json"] : [])];
+  const args = ["-f", "%e %M", "timeout", "-s", "KILL", String(INSPECT_TIMEOUT_S), ...cmd];
+  const res = spawnSync("/usr/bin/time", args, { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", maxBuffer: 1 << 26 });
+  const m = /([\d.]+) (\d+)\s*$/.exec(res.stderr);
+  if (res.status === 137) return { failed: `did not finish: killed after ${INSPECT_TIMEOUT_S} s` };
+  if (res.status !== 0 || m === null) return { failed: `failed: ${res.stderr.slice(-300).replace(/\s+/g, " ")}` };
+  return { s: Number(m[1]), rssMB: Number(m[2]) / 1024 };
 }
+if (want("inspect"))
+  for (const mb of INSPECT_MB) {
+    const inspectRoot = join(root, "inspect-root");
+    const { file, calls } = await buildRunSession(join(inspectRoot, "sessions"), "long-session", mb * 1e6);
+    const label = `spool inspect, ${MB(sizeOf(file)).toFixed(0)} MB session log (${calls} calls), cold`;
+    const builds = [
+      { who: "this build", main: new URL("../dist/bin/main.js", import.meta.url).pathname },
+      ...(INSPECT_BEFORE ? [{ who: "before", main: INSPECT_BEFORE }] : []),
+    ];
+    const mid = (xs) => [...xs].sort((a, c) => a - c)[xs.length >> 1];
+    for (const json of [false, true]) {
+      const name = `${label}${json ? ", --json" : ""}`;
+      const runs = new Map(builds.map((b) => [b.who, []]));
+      const failed = new Map();
+      // Interleaved, so the machine's other load falls on both builds alike.
+      for (let r = 0; r < INSPECT_RUNS; r++) {
+        for (const b of builds) {
+          if (failed.has(b.who)) continue;
+          const x = inspectOnce(b.main, inspectRoot, json);
+          if (x.failed) failed.set(b.who, x.failed);
+          else runs.get(b.who).push(x);
+        }
+      }
+      const got = {};
+      for (const b of builds) {
+        const xs = runs.get(b.who);
+        if (failed.has(b.who)) row("inspect", `${name}: wall`, `jsonl ${b.who}`, Number.NaN, "s", failed.get(b.who));
+        if (xs.length === 0) continue;
+        got[b.who] = { s: mid(xs.map((x) => x.s)), rssMB: mid(xs.map((x) => x.rssMB)) };
+        row("inspect", `${name}: wall`, `jsonl ${b.who}`, got[b.who].s, "s", `median of ${xs.length}`);
+        row("inspect", `${name}: peak RSS`, `jsonl ${b.who}`, got[b.who].rssMB, "MB", `median of ${xs.length}`);
+      }
+      if (got.before && got["this build"]) {
+        row("inspect", `${name}: wall, before / this build`, "jsonl", got.before.s / got["this build"].s, "×");
+        row("inspect", `${name}: peak RSS, before / this build`, "jsonl", got.before.rssMB / got["this build"].rssMB, "×");
+      }
+    }
+    rmSync(inspectRoot, { recursive: true, force: true });
+  }
 
 rmSync(root, { recursive: true, force: true });
 await cluster?.stop();
 
 if (!JSON_OUT) {
   console.log(`spool/store benchmark — node ${process.version}, ${new Date().toISOString()}`);
-  for (const section of ["commit", "recover", "workload", "scale", "open"].filter(want)) {
+  for (const section of ["commit", "recover", "workload", "scale", "open", "inspect"].filter(want)) {
     console.log(`\n## ${section}`);
     const w = Math.max(...rows.filter((r) => r.section === section).map((r) => r.name.length));
     for (const r of rows.filter((x) => x.section === section)) {

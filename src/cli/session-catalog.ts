@@ -108,12 +108,13 @@ function pick(all: SessionEntry[], id: string, where: string): SessionEntry {
   throw new SessionLookupError(`no session "${id}" ${where}; \`spool sessions\` lists them`);
 }
 
-export async function withSnapshot<R>(entry: SessionEntry, read: (snap: SessionSnapshot) => R): Promise<R> {
+/** `read` may be async (a report streamed out page by page): the snapshot stays open until it settles. */
+export async function withSnapshot<R>(entry: SessionEntry, read: (snap: SessionSnapshot) => R | PromiseLike<R>): Promise<R> {
   if (entry.backend === "jsonl") return read(readJsonlSnapshot(entry.file));
   if (entry.backend === "postgres") return read(await readPostgresSnapshot(entry.url, entry.id));
   const store = await openSqliteStore(entry.file, { create: false, sessionId: entry.id });
   try {
-    return read(store);
+    return await read(store);
   } finally {
     await store.close();
   }
@@ -150,7 +151,11 @@ export function liveWriter(snap: Pick<SessionSnapshot, "get">): number | undefin
 export { alive as processAlive };
 
 /** A session's line in the session list; `bytes`: what its directory holds. */
-export function summaryOf(entry: SessionEntry, view: SessionView, bytes: number): SessionSummary {
+export function summaryOf(
+  entry: SessionEntry,
+  view: Pick<SessionView, "command" | "status" | "startedAt" | "endedAt" | "lastActivityAt" | "exitCode">,
+  bytes: number,
+): SessionSummary {
   return {
     id: entry.id,
     command: view.command,
@@ -163,13 +168,24 @@ export function summaryOf(entry: SessionEntry, view: SessionView, bytes: number)
   };
 }
 
+/** Whether the session's writer still runs, and which process it is when it runs on this machine. */
+export function livenessOf(entry: SessionEntry, snap: Pick<SessionSnapshot, "get">): { live: boolean; writer?: number } {
+  // A database session's writer may be on another machine: its lease says whether it lives.
+  if (entry.backend === "postgres") return { live: entry.live === true };
+  const writer = liveWriter(snap);
+  return writer === undefined ? { live: false } : { live: true, writer };
+}
+
 /** The view and summary of a session from a snapshot of it (a fresh one, or a follower's). */
 export function sessionFromSnapshot(entry: SessionEntry, snap: Pick<SessionSnapshot, "get" | "readList">): LoadedSession {
-  // A database session's writer may be on another machine: its lease says whether it lives.
-  const writer = entry.backend === "postgres" ? undefined : liveWriter(snap);
-  const live = entry.backend === "postgres" ? entry.live === true : writer !== undefined;
-  const view = viewFromSnapshot(entry.id, snap, live);
+  const liveness = livenessOf(entry, snap);
+  const view = viewFromSnapshot(entry.id, snap, liveness.live);
   const summary = summaryOf(entry, view, directorySize(entry.dir));
+  return { entry, view, summary, ...liveness, warnings: sessionWarnings(entry, snap, liveness.live) };
+}
+
+/** Damage that does not stop a session loading: an open operation of a stopped run whose sidecar is missing. */
+export function sessionWarnings(entry: SessionEntry, snap: Pick<SessionSnapshot, "get">, live: boolean): string[] {
   const warnings: string[] = [];
   if (entry.backend === "jsonl" && !live) {
     for (const opId of Object.keys(snap.get(OPEN_OPERATIONS) ?? {})) {
@@ -181,7 +197,7 @@ export function sessionFromSnapshot(entry: SessionEntry, snap: Pick<SessionSnaps
       }
     }
   }
-  return { entry, view, summary, live, warnings, ...(writer !== undefined ? { writer } : {}) };
+  return warnings;
 }
 
 export async function loadSession(entry: SessionEntry): Promise<LoadedSession> {

@@ -151,26 +151,58 @@ export function openCall(c: ToolCall, output: ToolOutputState | undefined, run: 
   return { id: c.toolCallId, name: c.toolName, args: c.args, output, ended: false, isError: false, ...(run ? { run: callRun(run) } : {}) };
 }
 
+/** Reads calls' records, folding each into the session's latest activity as it goes. */
+export interface CallRecords {
+  record(callId: string): RunInfo | undefined;
+  /** The latest start or end read so far; before any record, the session's own end (or start). */
+  readonly lastActivityAt: string | null | undefined;
+}
+
+export function callRecords(snap: Pick<SessionSnapshot, "get">, info: RunInfo): CallRecords {
+  let at: string | null | undefined = info.endedAt ?? info.startedAt;
+  return {
+    record(callId) {
+      const run = snap.get(callRecord(callId));
+      at = laterRun(at, run);
+      return run;
+    },
+    get lastActivityAt() {
+      return at;
+    },
+  };
+}
+
+/**
+ * The settled calls of `transcript` (an array, or entries read page by page), each with its record.
+ * Sessions recorded before per-call records kept one call's details in the session record (`info`):
+ * a transcript of one entry takes them from there, known once a second entry is read or is not there.
+ */
+export function* settledCalls(transcript: Iterable<ToolResultMessage>, records: CallRecords, info: RunInfo): Generator<CallView, void, undefined> {
+  const entries = transcript[Symbol.iterator]();
+  const first = entries.next();
+  if (first.done) return;
+  let next = entries.next();
+  yield settledCall(first.value, records.record(first.value.toolCallId), next.done ? info : undefined);
+  for (; !next.done; next = entries.next()) yield settledCall(next.value, records.record(next.value.toolCallId), undefined);
+}
+
+/** The calls still running (or that never settled), each with its output as of its last durable flush. */
+export function* unsettledCalls(snap: Pick<SessionSnapshot, "get" | "readList">, records: CallRecords): Generator<CallView, void, undefined> {
+  for (const [opId, op] of Object.entries(snap.get(OPEN_OPERATIONS) ?? {})) {
+    for (const c of op.calls) yield openCall(c, readDurableOutput(snap, opId, c.toolCallId).output, records.record(c.toolCallId));
+  }
+}
+
 /**
  * A session as its log holds it: settled calls from the transcript, unsettled ones from their last
  * durable flush. Reads all of it; a followed session keeps its view current with followView instead.
  */
 export function viewFromSnapshot(id: string, snap: Pick<SessionSnapshot, "get" | "readList">, live: boolean): SessionView {
   const info = runInfoOf(snap);
-  const view: SessionView = { id, ...sessionHeader(info, live), lastActivityAt: info.endedAt ?? info.startedAt, calls: [], transcript: readTranscript(snap) };
-  const recordOf = (callId: string): RunInfo | undefined => {
-    const run = snap.get(callRecord(callId));
-    view.lastActivityAt = laterRun(view.lastActivityAt, run);
-    return run;
-  };
-  // Sessions recorded before per-call records kept one call's details in the session record.
-  const legacy = view.transcript.length === 1 ? info : undefined;
-  for (const m of view.transcript) view.calls.push(settledCall(m, recordOf(m.toolCallId), legacy));
-  const open = snap.get(OPEN_OPERATIONS) ?? {};
-  for (const [opId, op] of Object.entries(open)) {
-    for (const c of op.calls) view.calls.push(openCall(c, readDurableOutput(snap, opId, c.toolCallId).output, recordOf(c.toolCallId)));
-  }
-  return view;
+  const transcript = readTranscript(snap);
+  const records = callRecords(snap, info);
+  const calls = [...settledCalls(transcript, records, info), ...unsettledCalls(snap, records)];
+  return { id, ...sessionHeader(info, live), lastActivityAt: records.lastActivityAt, calls, transcript };
 }
 
 export function directorySize(dir: string): number {

@@ -11,7 +11,8 @@ import { createWorkspace, type ToolResultMessage, type Workspace } from "../cont
 import { applyImmutable } from "../delta/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { DEFAULT_ROOT, newSessionId, openSessionRepo, sessionsDir, setValue, type PostgresRepoOptions, type RepoBackend, type Store } from "../store/index.js";
-import { createHarness, OPEN_OPERATIONS, readTranscript, type Harness } from "./harness.js";
+import { createHarness, OPEN_OPERATIONS, type Harness } from "./harness.js";
+import { readTranscript } from "./transcript.js";
 import { callRecord, SESSION_RECORD, type SessionRecord, type SessionStatus } from "./session-record.js";
 import type { ToolDefinition } from "./tool.js";
 import { createAgentTools, type AgentToolsOptions } from "./tools/agent-tools.js";

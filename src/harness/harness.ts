@@ -14,6 +14,7 @@ import { appendList, ephemeralScope, list, retireScope, setValue, value, type Ep
 import type { HarnessEvent, HarnessListener } from "./events.js";
 import { createProcessHost, type ProcessHost } from "./processes.js";
 import { HarnessError, type ToolCall, type ToolContext, type ToolDefinition } from "./tool.js";
+import { readTranscript, TRANSCRIPT } from "./transcript.js";
 
 export interface HarnessOptions {
   readonly store: Store;
@@ -69,7 +70,6 @@ export interface Harness {
 
 /** Operations started and not yet settled, with their calls: what recover() lists after a crash. */
 export const OPEN_OPERATIONS = value<Record<string, OpenOperation>>("harness", "operations");
-export const TRANSCRIPT = list<ToolResultMessage>("transcript");
 
 export const operationScope = (operationId: string): EphemeralScope => ephemeralScope(`op:${operationId}`);
 export const outputList = (operationId: string, toolCallId: string): ValueList<WireOp[], EphemeralScope> =>
@@ -98,18 +98,6 @@ export function readDurableOutput(
   let state: ToolOutputState | undefined;
   for (const wire of batches) state = apply(state, dec.decode(wire));
   return { output: state, replayed: batches.length };
-}
-
-/** Every settled tool result of a session, in order. */
-export function readTranscript(store: Pick<Store, "readList">): ToolResultMessage[] {
-  const out: ToolResultMessage[] = [];
-  let cursor: number | undefined;
-  for (;;) {
-    const page = store.readList(TRANSCRIPT, cursor !== undefined ? { cursor } : {});
-    for (const el of page.elements) out.push(el.value);
-    if (page.cursor === undefined) return out;
-    cursor = page.cursor;
-  }
 }
 
 function errorText(err: unknown): string {

@@ -1,7 +1,8 @@
 // spool/harness — running tool calls end to end (events, durable output in ephemeral scopes, settlement
 // with the transcript, crash recovery and seeded replay), the lane view, the replicated-state host and
 // the built-in tools (bash, read, recall). It may import every layer below it; nothing below imports it.
-export { createHarness, readDurableOutput, readTranscript, operationScope, outputList, OPEN_OPERATIONS, TRANSCRIPT } from "./harness.js";
+export { createHarness, readDurableOutput, operationScope, outputList, OPEN_OPERATIONS } from "./harness.js";
+export { readTranscript, transcriptEntries, TRANSCRIPT } from "./transcript.js";
 export type { Harness, HarnessOptions, OpenOperation, RecoveredCall, RecoveredOperation } from "./harness.js";
 export { HarnessError, type ToolCall, type ToolContext, type ToolDefinition } from "./tool.js";
 export type { HarnessEvent, HarnessListener } from "./events.js";
