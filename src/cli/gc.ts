@@ -5,7 +5,7 @@ import { formatBytes } from "../capture/index.js";
 import { join } from "node:path";
 import { DEFAULT_ROOT, gcPostgresSessions, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
-import { listSessions, loadSession } from "./session-catalog.js";
+import { listSessions, loadSummary } from "./session-catalog.js";
 import { ROOT } from "./shared-options.js";
 import { STORE, storeTarget } from "./store-option.js";
 import { UsageError } from "./usage-error.js";
@@ -56,9 +56,9 @@ export const gcCommand = defineCommand({
     let removed = 0;
     let kept = 0;
     for (const entry of listSessions(root)) {
-      let loaded: Awaited<ReturnType<typeof loadSession>>;
+      let loaded: Awaited<ReturnType<typeof loadSummary>>;
       try {
-        loaded = await loadSession(entry);
+        loaded = await loadSummary(entry);
       } catch (err) {
         process.stderr.write(`spool gc: skipping ${entry.id}: ${(err as Error).message}\n`);
         kept++;

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { SpoolError } from "../errors/index.js";
-import { OPEN_OPERATIONS, operationScope } from "../harness/index.js";
+import { OPEN_OPERATIONS, operationScope, transcriptEntries } from "../harness/index.js";
 import {
   isSessionId,
   listPostgresSessions,
@@ -17,7 +17,7 @@ import {
   type SessionSnapshot,
 } from "../store/index.js";
 import type { StoreTarget } from "./store-option.js";
-import { directorySize, RUN_INFO, viewFromSnapshot, type SessionSummary, type SessionView } from "./session-view.js";
+import { callRecords, directorySize, RUN_INFO, runInfoOf, sessionHeader, viewFromSnapshot, type SessionSummary, type SessionView } from "./session-view.js";
 
 export interface SessionEntry {
   readonly id: string;
@@ -202,4 +202,26 @@ export function sessionWarnings(entry: SessionEntry, snap: Pick<SessionSnapshot,
 
 export async function loadSession(entry: SessionEntry): Promise<LoadedSession> {
   return withSnapshot(entry, (snap) => sessionFromSnapshot(entry, snap));
+}
+
+/** Transcript entries held at a time while a summary folds the call records. */
+const SUMMARY_PAGE = 100;
+
+/**
+ * A session's summary without its view (`spool sessions`, `gc`): the latest activity folded over the
+ * call records as the transcript is read page by page, so memory is one page whatever the session's
+ * length (the whole view of a 1 GB `spool run` log held 1.3 GB). The same summary as sessionFromSnapshot's.
+ */
+export function summaryFromSnapshot(entry: SessionEntry, snap: Pick<SessionSnapshot, "get" | "readList">): Omit<LoadedSession, "view"> {
+  const liveness = livenessOf(entry, snap);
+  const info = runInfoOf(snap);
+  const records = callRecords(snap, info);
+  for (const m of transcriptEntries(snap, SUMMARY_PAGE)) records.record(m.toolCallId);
+  for (const op of Object.values(snap.get(OPEN_OPERATIONS) ?? {})) for (const c of op.calls) records.record(c.toolCallId);
+  const summary = summaryOf(entry, { ...sessionHeader(info, liveness.live), lastActivityAt: records.lastActivityAt }, directorySize(entry.dir));
+  return { entry, summary, ...liveness, warnings: sessionWarnings(entry, snap, liveness.live) };
+}
+
+export async function loadSummary(entry: SessionEntry): Promise<Omit<LoadedSession, "view">> {
+  return withSnapshot(entry, (snap) => summaryFromSnapshot(entry, snap));
 }

@@ -2,7 +2,7 @@
 import { formatBytes } from "../capture/index.js";
 import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
-import { listEntries, loadSession, sessionDirWarnings } from "./session-catalog.js";
+import { listEntries, loadSummary, sessionDirWarnings } from "./session-catalog.js";
 import { JSON_OUTPUT, ROOT } from "./shared-options.js";
 import { STORE, storeTarget } from "./store-option.js";
 
@@ -20,7 +20,7 @@ export const sessionsCommand = defineCommand({
     if (target.kind !== "postgres") for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool sessions: warning: ${warning}\n`);
     for (const entry of await listEntries(root, target)) {
       try {
-        const loaded = await loadSession(entry);
+        const loaded = await loadSummary(entry);
         rows.push(loaded.summary);
         for (const warning of loaded.warnings) process.stderr.write(`spool sessions: warning: ${warning}\n`);
       } catch (err) {
