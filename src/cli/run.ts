@@ -13,7 +13,7 @@ import {
   createHarness,
   createStateHost,
   OPEN_OPERATIONS,
-  readTranscript,
+  transcriptLength,
   type MutableState,
 } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
@@ -119,7 +119,7 @@ function parse(values: OptionValues<typeof OPTIONS>, positionals: readonly strin
 /** Runs already in the session (settled or not), so a new run gets fresh operation and call ids. */
 function harnessRunNumber(store: Store): number {
   const open = Object.keys(store.get(OPEN_OPERATIONS) ?? {}).length;
-  return readTranscript(store).length + open + 1;
+  return transcriptLength(store) + open + 1;
 }
 
 /** How the run ended: the session's status and spool's exit code (124 timed out, 130 Ctrl-C). */

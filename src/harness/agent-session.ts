@@ -12,7 +12,7 @@ import { applyImmutable } from "../delta/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { DEFAULT_ROOT, newSessionId, openSessionRepo, sessionsDir, setValue, type PostgresRepoOptions, type RepoBackend, type Store } from "../store/index.js";
 import { createHarness, OPEN_OPERATIONS, type Harness } from "./harness.js";
-import { readTranscript } from "./transcript.js";
+import { transcriptLength } from "./transcript.js";
 import { callRecord, SESSION_RECORD, type SessionRecord, type SessionStatus } from "./session-record.js";
 import type { ToolDefinition } from "./tool.js";
 import { createAgentTools, type AgentToolsOptions } from "./tools/agent-tools.js";
@@ -104,7 +104,7 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
   const harness = createHarness({ store, workspace, tools });
 
   // Operation numbers continue after whatever the session already holds (a store passed in).
-  let seq = readTranscript(store).length + Object.keys(store.get(OPEN_OPERATIONS) ?? {}).length;
+  let seq = transcriptLength(store) + Object.keys(store.get(OPEN_OPERATIONS) ?? {}).length;
   const followers = new Map<string, (ops: Parameters<typeof applyImmutable>[1]) => void>();
   harness.on((e) => {
     if (e.type === "tool_update") followers.get(e.toolCallId)?.(e.ops);

@@ -2,7 +2,7 @@
 // with the transcript, crash recovery and seeded replay), the lane view, the replicated-state host and
 // the built-in tools (bash, read, recall). It may import every layer below it; nothing below imports it.
 export { createHarness, readDurableOutput, operationScope, outputList, OPEN_OPERATIONS } from "./harness.js";
-export { readTranscript, transcriptEntries, TRANSCRIPT } from "./transcript.js";
+export { readTranscript, transcriptEntries, transcriptLength, TRANSCRIPT } from "./transcript.js";
 export type { Harness, HarnessOptions, OpenOperation, RecoveredCall, RecoveredOperation } from "./harness.js";
 export { HarnessError, type ToolCall, type ToolContext, type ToolDefinition } from "./tool.js";
 export type { HarnessEvent, HarnessListener } from "./events.js";
@@ -14,7 +14,7 @@ export { describeStatus, MAX_WAIT_SECONDS, type ProcessHost, type ProcessInfo, t
 export { createReadTool, type ReadArgs } from "./tools/read.js";
 export { createRecallTool, type RecallArgs } from "./tools/recall.js";
 export { createAgentTools, type AgentToolsOptions } from "./tools/agent-tools.js";
-export { type ReadToolOptions } from "./tools/read.js";
+export type { ReadToolOptions } from "./tools/read.js";
 export {
   openAgentSession,
   AgentSessionClosedError,

@@ -19,6 +19,13 @@ export function* transcriptEntries(store: Pick<Store, "readList">, pageSize?: nu
   }
 }
 
+/** How many settled tool results the session holds, read a page at a time (memory: one page). */
+export function transcriptLength(store: Pick<Store, "readList">): number {
+  let n = 0;
+  for (const _ of transcriptEntries(store)) n++;
+  return n;
+}
+
 /** Every settled tool result of a session, in order. */
 export function readTranscript(store: Pick<Store, "readList">): ToolResultMessage[] {
   return [...transcriptEntries(store)];
