@@ -6,13 +6,14 @@ import { statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { pipeChild, ptyChild, type Child } from "./child.js";
+import { FULL_BYTES, fileChild, openDirectSpill, spillSpaceLow, type DirectSpill } from "./file-child.js";
 import { monotonicMs } from "./clock.js";
-import { CallbackError, CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError } from "./errors.js";
+import { CallbackError, CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError } from "./errors.js";
 import { resolveLimits } from "./limits.js";
 import { DEFAULT_COLS, DEFAULT_ROWS, OutputCapture } from "./output-capture.js";
 import { exitCodeOf, guardAgainstOrphans, resolveShell, signalGroup, terminateGroup } from "./process-group.js";
 import { AdaptivePublisher } from "./publisher.js";
-import { SpillWriter, validateSpill } from "./spill.js";
+import { SpillWriter, discardSpillFile, validateSpill } from "./spill.js";
 import type { CaptureUpdate, CaptureView, ExecOptions, ExecResult, SpillOptions } from "./types.js";
 import { deriveUpdate, measureUpdate, metadataOf } from "./updates.js";
 
@@ -26,9 +27,15 @@ const DEFAULT_KILL_GRACE_MS = 1000;
  */
 const EXIT_GROUP_GRACE_MS = 500;
 const GROUP_POLL_MS = 25;
+/** After a SIGKILL, how long the group may take to be gone before its file is read to the end anyway. */
+const KILLED_GONE_MS = 250;
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const groupAlive = (pid: number): boolean => signalGroup(pid, 0 as unknown as NodeJS.Signals);
+async function untilGone(pid: number, ms: number): Promise<void> {
+  const ends = monotonicMs() + ms;
+  while (groupAlive(pid) && monotonicMs() < ends) await pause(GROUP_POLL_MS / 5);
+}
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function checkMs(name: string, v: number | undefined): void {
@@ -95,7 +102,9 @@ export function start(command: string, options: ExecOptions = {}): RunningComman
   if (!isDir) throw new MissingCwdError(cwd);
   const shell = resolveShell(options.shell);
   const size = { cols: options.cols ?? DEFAULT_COLS, rows: options.rows ?? DEFAULT_ROWS };
-  const execution = new Execution(command, options, new OutputCapture(limits, size), spill);
+  // With a spill the command writes straight into it (file-child.ts), unless it runs on a terminal.
+  const direct = spill && spill.direct !== false && options.pty !== true ? openDirectSpill(spill) : undefined;
+  const execution = new Execution(command, options, new OutputCapture(limits, size), spill, direct);
   const result = execution.run(shell, cwd, buildEnv(options.env, options.pty === true));
   return {
     pid: execution.pid,
@@ -114,6 +123,11 @@ class Execution {
   private readonly publisher: AdaptivePublisher<CaptureView, CaptureUpdate> | undefined;
   private readonly rawPrefixLimit: number;
   private spillWriter: SpillWriter | undefined;
+  /** The command's own output file is the spill; its path is shown once the limits are crossed. */
+  private directShown = false;
+  private directDiscarded = false;
+  /** The process group is stopped (SIGSTOP) while the file's reader catches up. */
+  private groupStopped = false;
   private spillClosed = false;
   /**
    * The latest update went out while spill writes were still pending. A paced update can carry the
@@ -122,7 +136,6 @@ class Execution {
    */
   private publishedBeforeSpillClosed = false;
   private prefix: Buffer[] = [];
-  private prefixBytes = 0;
   private paused = false;
   private spillPauses = 0;
   private failure: CaptureError | undefined;
@@ -144,6 +157,7 @@ class Execution {
     private readonly options: ExecOptions,
     private readonly capture: OutputCapture,
     private readonly spill: SpillOptions | undefined,
+    private readonly direct: DirectSpill | undefined,
   ) {
     // Raw bytes kept for the spill before any limit is crossed. ANSI- or CR-heavy output can be far
     // bigger raw than clean, so past this the spill starts anyway and memory stays bounded.
@@ -151,11 +165,11 @@ class Execution {
     const onUpdate = options.onUpdate;
     if (onUpdate) {
       this.publisher = new AdaptivePublisher<CaptureView, CaptureUpdate>({
-        snapshot: () => this.capture.view(this.spillWriter?.path),
+        snapshot: () => this.capture.view(this.spillPath),
         update: deriveUpdate,
         measure: measureUpdate,
         publish: (update) => {
-          this.publishedBeforeSpillClosed = this.spillWriter !== undefined && !this.spillClosed;
+          this.publishedBeforeSpillClosed = this.spillPath !== undefined && !this.spillClosed;
           onUpdate(update);
         },
         onError: (e) => this.fail(new CallbackError(e)),
@@ -170,7 +184,11 @@ class Execution {
   }
 
   view(): CaptureView {
-    return this.capture.view(this.spillWriter?.path);
+    return this.capture.view(this.spillPath);
+  }
+
+  private get spillPath(): string | undefined {
+    return this.spillWriter?.path ?? (this.directShown ? this.direct?.path : undefined);
   }
 
   write(input: string): void {
@@ -206,15 +224,19 @@ class Execution {
         },
       };
       const { pty, cols, rows } = this.options;
+      const stdin = this.options.stdin === "pipe";
       this.child = pty
         ? ptyChild(shell, this.command, cwd, env, cols ?? DEFAULT_COLS, rows ?? DEFAULT_ROWS)
-        : pipeChild(shell, this.command, cwd, env, this.options.stdin === "pipe");
+        : this.direct
+          ? fileChild(shell, this.command, cwd, env, stdin, this.direct)
+          : pipeChild(shell, this.command, cwd, env, stdin);
       this.child.onSpawnError((e) => {
         if (this.child.pid === undefined) this.rejectNow(new SpawnError(shell, e));
       });
       if (this.child.pid === undefined) return;
       this.releaseGuard = guardAgainstOrphans(this.child.pid);
       this.child.onData((chunk) => this.onData(chunk));
+      this.child.onBacklog((behind) => this.holdBack(behind));
       this.child.onOutputClosed(() => {
         this.outputOpen = false;
         this.maybeFinish();
@@ -222,7 +244,9 @@ class Execution {
       this.child.onExit((code, signal) => {
         this.exit = { code, signal };
         this.groupEnded = this.endGroupAfterExit();
-        this.armExitGrace();
+        // A file has no end of its own: it is read to the end once nothing in the group can write.
+        if (this.child.outputEndsWithGroup) void this.groupEnded.then(() => this.child.closeOutput());
+        else this.armExitGrace();
         this.maybeFinish();
       });
       if (this.options.timeoutMs !== undefined) {
@@ -251,13 +275,12 @@ class Execution {
     this.lastDataAt = monotonicMs();
     if (this.spillWriter) {
       if (!this.spillWriter.write(chunk)) this.pauseForSpill();
-    } else if (this.spill) {
+    } else if (this.spill && !this.direct) {
       // The chunk is the pipes' reused read buffer: what is kept is copied.
       this.prefix.push(Buffer.from(chunk));
-      this.prefixBytes += chunk.length;
     }
     this.capture.push(chunk);
-    if (this.spill && !this.spillWriter && (this.capture.truncatedBy !== null || this.prefixBytes > this.rawPrefixLimit)) {
+    if (this.spill && this.spillPath === undefined && (this.capture.truncatedBy !== null || this.capture.rawBytes > this.rawPrefixLimit)) {
       this.startSpill();
     }
     this.publish(false);
@@ -276,6 +299,12 @@ class Execution {
 
   private startSpill(): void {
     if (!this.spill || this.failure) return;
+    if (this.direct) {
+      // Already on disk, written by the command itself: only the path is new.
+      this.directShown = true;
+      this.publish(true);
+      return;
+    }
     try {
       this.spillWriter = SpillWriter.create(this.spill, (e) => this.fail(e));
     } catch (e) {
@@ -286,7 +315,6 @@ class Execution {
     let ok = true;
     for (const c of this.prefix) ok = this.spillWriter.write(c);
     this.prefix = [];
-    this.prefixBytes = 0;
     if (!ok) this.pauseForSpill();
     this.publish(true);
   }
@@ -304,6 +332,29 @@ class Execution {
     this.child.resume();
   }
 
+  /**
+   * The command writing its spill file never waits for spool; when the reader falls far behind
+   * (file-tail.ts) the group is stopped until it has caught up, so a timeout still ends the run
+   * soon and the file grows no faster than spool reads it.
+   */
+  private holdBack(behind: boolean): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    if (behind && !this.groupStopped && !this.killStarted && !this.finishing) {
+      this.groupStopped = signalGroup(pid, "SIGSTOP");
+      if (this.groupStopped) this.spillPauses++;
+    } else if (!behind) {
+      this.continueGroup();
+    }
+  }
+
+  /** A stopped process acts on SIGTERM only once continued. */
+  private continueGroup(): void {
+    if (!this.groupStopped || this.child.pid === undefined) return;
+    this.groupStopped = false;
+    signalGroup(this.child.pid, "SIGCONT");
+  }
+
   private fail(error: CaptureError): void {
     if (this.failure) return;
     this.failure = error;
@@ -316,6 +367,7 @@ class Execution {
     if (this.killStarted || this.child.pid === undefined || this.finishing) return;
     this.killStarted = true;
     this.cancelKill = terminateGroup(this.child.pid, this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    this.continueGroup();
   }
 
   /** After exit, wait while the pipes still deliver (or the spill drains), then stop waiting for them. */
@@ -357,14 +409,35 @@ class Execution {
     if (pid === undefined) return;
     const graceEnds = monotonicMs() + EXIT_GROUP_GRACE_MS;
     while (!this.killStarted && groupAlive(pid) && monotonicMs() < graceEnds) await pause(GROUP_POLL_MS);
-    // A timeout or abort already signalled the group; cleanup() finishes that job.
-    if (this.killStarted || !groupAlive(pid)) return;
     const killGrace = this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    if (this.killStarted) {
+      // A timeout or abort already signalled the group; cleanup() finishes that job — before the
+      // file is read to its end, when the command writes one.
+      if (this.child.outputEndsWithGroup) await this.endSignalledGroup(pid, killGrace);
+      return;
+    }
+    if (!groupAlive(pid)) return;
     const cancel = terminateGroup(pid, killGrace);
+    this.continueGroup();
     const killEnds = monotonicMs() + killGrace + GROUP_POLL_MS * 4;
     while (groupAlive(pid) && monotonicMs() < killEnds) await pause(GROUP_POLL_MS);
     cancel();
     signalGroup(pid, "SIGKILL");
+    if (this.child.outputEndsWithGroup) await untilGone(pid, KILLED_GONE_MS);
+  }
+
+  /**
+   * The rule the pipes follow after a timeout or abort, for a file: what survived the leader's exit
+   * gets the kill grace as long as it still writes (a test runner printing its summary on SIGTERM),
+   * and is SIGKILLed once it has been quiet for EXIT_STDIO_GRACE_MS.
+   */
+  private async endSignalledGroup(pid: number, killGrace: number): Promise<void> {
+    const exitedAt = monotonicMs();
+    const ends = exitedAt + killGrace;
+    const writing = (): boolean => monotonicMs() - Math.max(exitedAt, this.lastDataAt) < EXIT_STDIO_GRACE_MS;
+    while (groupAlive(pid) && monotonicMs() < ends && writing()) await pause(GROUP_POLL_MS);
+    signalGroup(pid, "SIGKILL");
+    await untilGone(pid, KILLED_GONE_MS);
   }
 
   private async finish(): Promise<void> {
@@ -374,7 +447,7 @@ class Execution {
     this.cleanup();
     if (!this.failure) {
       this.capture.end();
-      if (this.spill && !this.spillWriter && this.capture.truncatedBy !== null) this.startSpill();
+      if (this.spill && this.spillPath === undefined && this.capture.truncatedBy !== null) this.startSpill();
     }
     if (this.spillWriter) {
       try {
@@ -384,7 +457,13 @@ class Execution {
       }
       this.spillClosed = true;
     }
-    const view = this.capture.view(this.spillWriter?.path);
+    if (this.direct) {
+      // The command's writes to a full disk failed where spool cannot see them: no lossy success.
+      if (spillSpaceLow(this.direct.path, FULL_BYTES)) this.failure ??= new SpillError(this.direct.path, new Error("ENOSPC: no space left on device"));
+      this.spillClosed = true;
+      if (!this.directShown) this.discardDirect();
+    }
+    const view = this.capture.view(this.spillPath);
     if (this.failure) {
       if (!(this.failure instanceof CallbackError) && this.publisher) {
         try {
@@ -417,11 +496,22 @@ class Execution {
     });
   }
 
+  /** A spill the limits never called for is not left behind (nor the directories made for it). */
+  private discardDirect(): void {
+    if (this.directDiscarded || !this.direct) return;
+    this.directDiscarded = true;
+    discardSpillFile(this.direct);
+  }
+
   private rejectNow(error: CaptureError, view?: CaptureView): void {
     this.finishing = true;
     this.cleanup();
     this.publisher?.dispose();
     this.spillWriter?.destroy();
+    if (this.direct) {
+      this.child.closeOutput();
+      if (!this.directShown) this.discardDirect();
+    }
     error.view = view;
     this.settle.reject(error);
   }

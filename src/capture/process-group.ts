@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
 
-export type GroupChild = ChildProcessByStdio<Writable | null, Readable, Readable>;
+export type GroupChild = ChildProcessByStdio<Writable | null, Readable | null, Readable | null>;
 
 let defaultShell: string | undefined;
 export function resolveShell(shell?: string): string {
@@ -14,9 +14,11 @@ export function resolveShell(shell?: string): string {
   return defaultShell;
 }
 
-export function spawnInGroup(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv, stdin = false): GroupChild {
+/** `output`: a descriptor the command's stdout and stderr both go to, instead of two pipes. */
+export function spawnInGroup(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv, stdin = false, output?: number): GroupChild {
   // stdin is closed unless the caller will write to it, so nothing can hang waiting on a prompt.
-  return spawn(shell, ["-c", command], { cwd, env, detached: true, stdio: [stdin ? "pipe" : "ignore", "pipe", "pipe"] }) as GroupChild;
+  const out = output ?? "pipe";
+  return spawn(shell, ["-c", command], { cwd, env, detached: true, stdio: [stdin ? "pipe" : "ignore", out, out] }) as GroupChild;
 }
 
 /** Signals the whole group; false when the group is already gone. */
