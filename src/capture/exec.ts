@@ -1,5 +1,6 @@
 // exec: run a shell command and own its output — one arrival-ordered bounded view of stdout+stderr
-// (or of a pseudo-terminal), paced updates, a lossless spill once the limits are crossed, and a
+// (or of a pseudo-terminal), paced updates, a lossless spill once the limits are crossed (written by
+// the command itself when it can: file-child.ts; else from the pipes), and a
 // process group that is killed whole on timeout, abort or failure. `start` is the same run as a
 // handle: the exact current view, input to the command, and a kill, for commands that keep running.
 import { statSync } from "node:fs";
@@ -11,7 +12,7 @@ import { monotonicMs } from "./clock.js";
 import { CallbackError, CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError } from "./errors.js";
 import { resolveLimits } from "./limits.js";
 import { DEFAULT_COLS, DEFAULT_ROWS, OutputCapture } from "./output-capture.js";
-import { exitCodeOf, guardAgainstOrphans, resolveShell, signalGroup, terminateGroup } from "./process-group.js";
+import { exitCodeOf, groupAlive, guardAgainstOrphans, killWhenQuiet, resolveShell, signalGroup, terminateGroup, untilGone } from "./process-group.js";
 import { AdaptivePublisher } from "./publisher.js";
 import { SpillWriter, discardSpillFile, validateSpill } from "./spill.js";
 import type { CaptureUpdate, CaptureView, ExecOptions, ExecResult, SpillOptions } from "./types.js";
@@ -27,15 +28,8 @@ const DEFAULT_KILL_GRACE_MS = 1000;
  */
 const EXIT_GROUP_GRACE_MS = 500;
 const GROUP_POLL_MS = 25;
-/** After a SIGKILL, how long the group may take to be gone before its file is read to the end anyway. */
-const KILLED_GONE_MS = 250;
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const groupAlive = (pid: number): boolean => signalGroup(pid, 0 as unknown as NodeJS.Signals);
-async function untilGone(pid: number, ms: number): Promise<void> {
-  const ends = monotonicMs() + ms;
-  while (groupAlive(pid) && monotonicMs() < ends) await pause(GROUP_POLL_MS / 5);
-}
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function checkMs(name: string, v: number | undefined): void {
@@ -413,7 +407,7 @@ class Execution {
     if (this.killStarted) {
       // A timeout or abort already signalled the group; cleanup() finishes that job — before the
       // file is read to its end, when the command writes one.
-      if (this.child.outputEndsWithGroup) await this.endSignalledGroup(pid, killGrace);
+      if (this.child.outputEndsWithGroup) await killWhenQuiet(pid, killGrace, EXIT_STDIO_GRACE_MS, () => this.lastDataAt);
       return;
     }
     if (!groupAlive(pid)) return;
@@ -423,21 +417,7 @@ class Execution {
     while (groupAlive(pid) && monotonicMs() < killEnds) await pause(GROUP_POLL_MS);
     cancel();
     signalGroup(pid, "SIGKILL");
-    if (this.child.outputEndsWithGroup) await untilGone(pid, KILLED_GONE_MS);
-  }
-
-  /**
-   * The rule the pipes follow after a timeout or abort, for a file: what survived the leader's exit
-   * gets the kill grace as long as it still writes (a test runner printing its summary on SIGTERM),
-   * and is SIGKILLed once it has been quiet for EXIT_STDIO_GRACE_MS.
-   */
-  private async endSignalledGroup(pid: number, killGrace: number): Promise<void> {
-    const exitedAt = monotonicMs();
-    const ends = exitedAt + killGrace;
-    const writing = (): boolean => monotonicMs() - Math.max(exitedAt, this.lastDataAt) < EXIT_STDIO_GRACE_MS;
-    while (groupAlive(pid) && monotonicMs() < ends && writing()) await pause(GROUP_POLL_MS);
-    signalGroup(pid, "SIGKILL");
-    await untilGone(pid, KILLED_GONE_MS);
+    if (this.child.outputEndsWithGroup) await untilGone(pid);
   }
 
   private async finish(): Promise<void> {

@@ -4,6 +4,7 @@ import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { existsSync } from "node:fs";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
+import { monotonicMs } from "./clock.js";
 
 export type GroupChild = ChildProcessByStdio<Writable | null, Readable | null, Readable | null>;
 
@@ -29,6 +30,31 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
   } catch {
     return false;
   }
+}
+
+export const groupAlive = (pid: number): boolean => signalGroup(pid, 0 as unknown as NodeJS.Signals);
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** After a SIGKILL: how long the group may take to be gone before the caller goes on anyway. */
+const KILLED_GONE_MS = 250;
+
+export async function untilGone(pid: number, ms = KILLED_GONE_MS): Promise<void> {
+  const ends = monotonicMs() + ms;
+  while (groupAlive(pid) && monotonicMs() < ends) await pause(5);
+}
+
+/**
+ * After a SIGTERM to the group and its leader's exit: what survived gets up to `graceMs` as long as it
+ * still writes (`lastOutputAt` within `quietMs`; a test runner printing its summary on SIGTERM), and
+ * is SIGKILLed once it has been quiet that long. Resolves when the group is gone.
+ */
+export async function killWhenQuiet(pid: number, graceMs: number, quietMs: number, lastOutputAt: () => number): Promise<void> {
+  const since = monotonicMs();
+  const ends = since + graceMs;
+  const writing = (): boolean => monotonicMs() - Math.max(since, lastOutputAt()) < quietMs;
+  while (groupAlive(pid) && monotonicMs() < ends && writing()) await pause(25);
+  signalGroup(pid, "SIGKILL");
+  await untilGone(pid);
 }
 
 /** SIGTERM to the group now, SIGKILL after the grace period. Returns a cancel for the SIGKILL. */

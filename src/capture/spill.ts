@@ -1,6 +1,8 @@
-// The spill file: raw bytes, byte-identical to the command's output, appended in order.
-// Created synchronously at the moment the limits are crossed, so its path can be published at once;
-// the name is taken exclusively (O_EXCL) so an earlier spill is never overwritten.
+// The spill file: raw bytes, byte-identical to the command's output, appended in order; the name is
+// taken exclusively (O_EXCL) so an earlier spill is never overwritten. Usually the command writes it
+// itself (file-child.ts): created before the spawn, its path published once the limits are crossed,
+// removed at the end if they never were. On pipes (no direct spill) it is created synchronously at the
+// moment the limits are crossed, so its path can be published at once, and written by SpillWriter:
 //
 // The pipes hand over chunks that are only valid during the call (one reused read buffer), so they are
 // copied into a few fixed staging buffers, reused from write to write: memory stays flat however long
