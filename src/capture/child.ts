@@ -34,7 +34,9 @@ export interface Child {
    */
   readonly outputEndsWithGroup: boolean;
   /** Only a file's reader can fall behind its writer: true when it has, false once it has caught up. */
-  onBacklog(listener: (behind: boolean) => void): void;
+  onBacklog?(listener: (behind: boolean) => void): void;
+  /** Only a file can be cut under its reader (see file-tail.ts): what was cut is gone from it. */
+  onTruncated?(listener: () => void): void;
   /** False when the command has no open input. */
   write(data: string): boolean;
 }
@@ -89,7 +91,6 @@ export function pipeChild(shell: string, command: string, cwd: string, env: Node
       input?.destroy();
     },
     outputEndsWithGroup: false,
-    onBacklog: () => {},
     write: inputWriter(input),
   };
 }
@@ -167,7 +168,6 @@ export function ptyChild(shell: string, command: string, cwd: string, env: NodeJ
       outputOpen = false;
     },
     outputEndsWithGroup: false,
-    onBacklog: () => {},
     write: (data) => {
       if (!term || exited) return false;
       term.write(data);

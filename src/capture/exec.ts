@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { pipeChild, ptyChild, type Child } from "./child.js";
-import { FULL_BYTES, fileChild, openDirectSpill, spillSpaceLow, type DirectSpill } from "./file-child.js";
+import { FULL_BYTES, fileChild, keepDirectSpill, openDirectSpill, spillSpaceLow, type DirectSpill } from "./file-child.js";
 import { monotonicMs } from "./clock.js";
 import { CallbackError, CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError } from "./errors.js";
 import { resolveLimits } from "./limits.js";
@@ -31,6 +31,8 @@ const GROUP_POLL_MS = 25;
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const MAX_TIMER_MS = 2 ** 31 - 1;
+const CUT_MESSAGE =
+  "the command truncated its own output file (it opened /dev/stdout or /dev/stderr for writing, which on a file empties it); use >&2 instead, or run it with spill.direct: false";
 
 function checkMs(name: string, v: number | undefined): void {
   if (v === undefined) return;
@@ -120,6 +122,8 @@ class Execution {
   /** The command's own output file is the spill; its path is shown once the limits are crossed. */
   private directShown = false;
   private directDiscarded = false;
+  /** The command emptied its own output file (it reopened /dev/stdout or /dev/stderr for writing). */
+  private directCut = false;
   /** The process group is stopped (SIGSTOP) while the file's reader catches up. */
   private groupStopped = false;
   private spillClosed = false;
@@ -230,7 +234,8 @@ class Execution {
       if (this.child.pid === undefined) return;
       this.releaseGuard = guardAgainstOrphans(this.child.pid);
       this.child.onData((chunk) => this.onData(chunk));
-      this.child.onBacklog((behind) => this.holdBack(behind));
+      this.child.onBacklog?.((behind) => this.holdBack(behind));
+      this.child.onTruncated?.(() => (this.directCut = true));
       this.child.onOutputClosed(() => {
         this.outputOpen = false;
         this.maybeFinish();
@@ -440,8 +445,11 @@ class Execution {
     if (this.direct) {
       // The command's writes to a full disk failed where spool cannot see them: no lossy success.
       if (spillSpaceLow(this.direct.path, FULL_BYTES)) this.failure ??= new SpillError(this.direct.path, new Error("ENOSPC: no space left on device"));
+      // The view has every byte (reading started again at 0), the file lost what was cut.
+      if (this.directCut && this.directShown) this.failure ??= new SpillError(this.direct.path, new Error(CUT_MESSAGE));
       this.spillClosed = true;
-      if (!this.directShown) this.discardDirect();
+      if (this.directShown) keepDirectSpill(this.direct);
+      else this.discardDirect();
     }
     const view = this.capture.view(this.spillPath);
     if (this.failure) {

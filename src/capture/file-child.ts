@@ -8,7 +8,7 @@
 //
 // What changes for the command: its stdout and stderr are a regular file, not pipes (no SIGPIPE, and
 // interleaving is the true order of its writes); its own file-size limit applies to its output.
-import { closeSync, openSync, readFileSync, statfsSync } from "node:fs";
+import { chmodSync, closeSync, fchmodSync, openSync, readFileSync, statfsSync } from "node:fs";
 import { READ_BUFFER_BYTES, inputWriter, type Child } from "./child.js";
 import { FileTail } from "./file-tail.js";
 import { spawnInGroup } from "./process-group.js";
@@ -75,11 +75,25 @@ export function openDirectSpill(spill: SpillOptions): DirectSpill | undefined {
   }
   try {
     if (spillSpaceLow(file.path, MIN_FREE_BYTES)) throw new Error("low on space");
-    return { ...file, readFd: openSync(file.path, "r") };
+    const readFd = openSync(file.path, "r");
+    // Read-only while the command runs: its own descriptor is open already, and a reopen of
+    // /dev/stdout for writing (which would empty the file) fails as it does on the pipes —
+    // unless the command runs as root (see file-tail.ts).
+    fchmodSync(file.fd, 0o400);
+    return { ...file, readFd };
   } catch {
     closeSync(file.fd);
     discardSpillFile(file);
     return undefined;
+  }
+}
+
+/** The run is over: the file kept as the spill gets the pipes' spill mode back (0600). */
+export function keepDirectSpill(spill: DirectSpill): void {
+  try {
+    chmodSync(spill.path, 0o600);
+  } catch {
+    // Removed under us: the view already names it; nothing to restore.
   }
 }
 
@@ -91,6 +105,7 @@ export function fileChild(shell: string, command: string, cwd: string, env: Node
   const dataListeners: ((chunk: Buffer) => void)[] = [];
   const closed: (() => void)[] = [];
   const backlog: ((behind: boolean) => void)[] = [];
+  const truncated: (() => void)[] = [];
   let child: ReturnType<typeof spawnInGroup>;
   try {
     child = spawnInGroup(shell, command, cwd, env, stdin, spill.fd);
@@ -101,17 +116,17 @@ export function fileChild(shell: string, command: string, cwd: string, env: Node
   } finally {
     closeSync(spill.fd);
   }
-  const tail = new FileTail(
-    spill.path,
-    spill.readFd,
-    Buffer.allocUnsafe(READ_BUFFER_BYTES),
-    (chunk) => {
+  const tail = new FileTail(spill.path, spill.readFd, Buffer.allocUnsafe(READ_BUFFER_BYTES), {
+    onChunk: (chunk) => {
       for (const l of dataListeners) l(chunk);
     },
-    (behind) => {
+    onBacklog: (behind) => {
       for (const l of backlog) l(behind);
     },
-  );
+    onTruncated: () => {
+      for (const l of truncated) l();
+    },
+  });
   const input = child.stdin;
   let closing = false;
   return {
@@ -132,6 +147,7 @@ export function fileChild(shell: string, command: string, cwd: string, env: Node
     },
     outputEndsWithGroup: true,
     onBacklog: (l) => void backlog.push(l),
+    onTruncated: (l) => void truncated.push(l),
     write: inputWriter(input),
   };
 }

@@ -50,17 +50,15 @@ describe("FileTail", () => {
         const wfd = openSync(path, "ax", 0o600);
         const got: Buffer[] = [];
         const live = new OutputCapture(resolveLimits({ maxBytes: 2000, maxLines: 20, retain: "tail" }));
-        const tail = new FileTail(
-          path,
-          openSync(path, "r"),
-          Buffer.alloc(4096),
-          (chunk) => {
+        const tail = new FileTail(path, openSync(path, "r"), Buffer.alloc(4096), {
+          onChunk: (chunk) => {
             got.push(Buffer.from(chunk));
             live.push(chunk);
             chunk.fill(0xff); // the buffer is reused: nothing may keep a view of it
           },
-          () => {},
-        );
+          onBacklog: () => {},
+          onTruncated: () => {},
+        });
         const all: Buffer[] = [];
         for (const w of writes) {
           const bytes = Buffer.from(w.text.join("").repeat(w.repeat), "latin1");
@@ -87,13 +85,7 @@ describe("FileTail", () => {
     const wfd = openSync(path, "ax");
     writeSync(wfd, "a".repeat(100_000));
     let got = 0;
-    const tail = new FileTail(
-      path,
-      openSync(path, "r"),
-      Buffer.alloc(1024),
-      (c) => (got += c.length),
-      () => {},
-    );
+    const tail = new FileTail(path, openSync(path, "r"), Buffer.alloc(1024), { onChunk: (c) => (got += c.length), onBacklog: () => {}, onTruncated: () => {} });
     const done = tail.finish();
     writeSync(wfd, "b".repeat(100_000));
     await done;
@@ -124,6 +116,7 @@ describe("exec with the command writing its spill", () => {
       const full = execFileSync("sh", ["-c", command], { maxBuffer: 64 * 1024 * 1024 });
       expect(readFileSync(direct.spillPath).equals(full)).toBe(true);
       expect(readFileSync(piped.spillPath!).equals(full)).toBe(true);
+      // Read-only while the command ran; the pipes' spill mode once kept.
       expect(statSync(direct.spillPath).mode & 0o777).toBe(0o600);
     }
   });
@@ -160,6 +153,28 @@ describe("exec with the command writing its spill", () => {
     const silent = await exec("exec >&- 2>&-; sleep 0.1; exit 4", { capture: { spill } });
     expect(silent.text).toBe("");
     expect(silent.exitCode).toBe(4);
+  });
+
+  it("a command that empties its output file by reopening /dev/stderr: the view still has every byte when the cut is seen", async () => {
+    // Running as root the reopen succeeds (O_TRUNC empties the file); otherwise it fails as on the
+    // pipes (the file is read-only while the command runs). Either way nothing before it is lost.
+    const command = "seq 1 500; sleep 0.3; echo err > /dev/stderr; sleep 0.3; echo after";
+    const r = await exec(command, { capture: { spill: { dir: fresh("cut") } } });
+    const seq = Array.from({ length: 500 }, (_, i) => `${i + 1}\n`).join("");
+    expect(r.text.startsWith(seq)).toBe(true);
+    expect(r.text.endsWith("after\n")).toBe(true);
+    if (process.getuid?.() === 0) expect(r.text).toBe(`${seq}err\nafter\n`);
+    expect(r.spillPath).toBeUndefined();
+  });
+
+  it("past the limits, a spill that the command cut is a failure, not a lossy success", async () => {
+    if (process.getuid?.() !== 0) return; // the reopen fails for other users: nothing is cut
+    const err = await exec("seq 1 20000; sleep 0.3; echo err > /dev/stderr; sleep 0.3; echo after", {
+      capture: { spill: { dir: fresh("cut-big") } },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SpillError);
+    expect((err as SpillError).message).toContain("/dev/stderr");
+    expect((err as SpillError).view?.text.endsWith("err\nafter\n")).toBe(true);
   });
 
   it("binary output: flagged, and the spill holds its bytes", async () => {
@@ -215,10 +230,23 @@ describe("exec with the command writing its spill", () => {
   });
 
   it("a writer far faster than the capture is held back: a timeout still ends the run soon, every byte read", async () => {
+    // Cursor-up lines go through the terminal model (~25 MB/s here); yes writes ~1 GB/s, so unbounded
+    // it would leave ~1.5 GB (a minute of reading) after the timeout. Bounded, what is left is the
+    // lag bound plus what yes wrote while one read was being processed (the emulator's first read
+    // takes ~100 ms): ~100 MB at most.
     const started = Date.now();
-    const r = await exec("yes", { timeoutMs: 1500, capture: { spill: { dir: fresh("yes") } } });
+    const r = await exec("yes $'\\e[1Aline'", { timeoutMs: 1500, capture: { spill: { dir: fresh("yes") } } });
     expect(r.timedOut).toBe(true);
     expect(r.spillPauses).toBeGreaterThan(0);
+    expect(statSync(r.spillPath!).size).toBe(r.rawBytes);
+    expect(r.rawBytes).toBeLessThan(400_000_000);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it("plain yes under a timeout: every byte written is read, and the run ends soon", async () => {
+    const started = Date.now();
+    const r = await exec("yes", { timeoutMs: 1000, capture: { spill: { dir: fresh("yes-plain") } } });
+    expect(r.timedOut).toBe(true);
     expect(statSync(r.spillPath!).size).toBe(r.rawBytes);
     expect(r.truncation.totalLines).toBe(r.rawBytes / 2);
     expect(Date.now() - started).toBeLessThan(8000);
