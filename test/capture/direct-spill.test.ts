@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileTail } from "../../src/capture/file-tail.js";
-import { OutputCapture, SpillError, exec, resolveLimits, start, type CaptureView, type ExecResult } from "../../src/capture/index.js";
+import { OutputCapture, SpawnError, SpillError, exec, resolveLimits, start, type CaptureView, type ExecResult } from "../../src/capture/index.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
 
@@ -337,6 +337,13 @@ describe("the spill written by the command, under failures", () => {
     expect(result.code).toBe("SPOOL_CAPTURE_SPILL");
     expect(result.message).toContain("ENOSPC");
     expect(result.spillPath).toBeDefined();
+  });
+
+  it("a shell that cannot be spawned: SpawnError, and no spill file or directory is left", async () => {
+    const dir = fresh("nospawn");
+    const err = await exec("echo hi", { shell: join(work, "no-such-shell"), capture: { spill: { dir } } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SpawnError);
+    await until(() => !existsSync(dir), "the spill directory to be removed", 2000);
   });
 
   it("a spill directory that cannot be created leaves the run on the pipes, which report it once the limits are crossed", async () => {
