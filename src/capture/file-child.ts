@@ -6,8 +6,9 @@
 // (and `GEN | cat > file` itself at 0.78–0.85×). Writing to a file the command never waits for spool.
 // The spill is byte-identical by construction and nothing is written twice.
 //
-// What changes for the command: its stdout and stderr are a regular file, not pipes (no SIGPIPE, and
-// interleaving is the true order of its writes); its own file-size limit applies to its output.
+// What changes for the command: its stdout and stderr are a regular file, not pipes — no SIGPIPE,
+// interleaving is the true order of its writes, a file-size limit it sets itself applies to its
+// output, and reopening /dev/stdout or /dev/stderr for writing would empty the file (file-tail.ts).
 import { chmodSync, closeSync, fchmodSync, openSync, readFileSync, statfsSync } from "node:fs";
 import { READ_BUFFER_BYTES, inputWriter, type Child } from "./child.js";
 import { FileTail } from "./file-tail.js";
@@ -21,7 +22,7 @@ let available: boolean | undefined;
  * Linux only (where inotify and /proc are, and where it was measured), and only with no file-size
  * limit: the command inherits the limit, and would hit it on its output where a pipe never does.
  */
-export function directSpillAvailable(): boolean {
+function directSpillAvailable(): boolean {
   if (available === undefined) {
     available = false;
     if (process.platform === "linux") {
@@ -43,7 +44,10 @@ export function directSpillAvailable(): boolean {
  * spool cannot see them, and a small output (no spill needed) would be lost with them.
  */
 const MIN_FREE_BYTES = 64 * 1024 * 1024;
-/** What counts as a full disk at the end of a run (ext4 refuses writes with a few blocks still free). */
+/**
+ * What counts as a full disk at the end of a run: a margin over zero, as the blocks statfs counts free
+ * and the ones a write can still get are not quite the same (delayed allocation, metadata).
+ */
 export const FULL_BYTES = 1024 * 1024;
 
 /** Free space for this user on the file system that holds `path` is at most `bytes` (false when unknown). */

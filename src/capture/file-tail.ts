@@ -77,11 +77,6 @@ export class FileTail {
     this.pump();
   }
 
-  /** Bytes read (and delivered) so far. */
-  get bytesRead(): number {
-    return this.offset;
-  }
-
   pause(): void {
     this.paused = true;
   }
@@ -102,13 +97,8 @@ export class FileTail {
     return this.ended;
   }
 
-  /** Stops at once; what is not read yet is left unread. */
-  close(): Promise<void> {
-    this.stop();
-    return this.ended;
-  }
-
   private pollFaster(): void {
+    if (this.closed) return;
     clearInterval(this.timer);
     this.timer = setInterval(() => this.pump(), POLL_WITHOUT_WATCH_MS);
     this.timer.unref();

@@ -38,19 +38,22 @@ function viewOf(r: ExecResult): CaptureView {
 
 describe("FileTail", () => {
   it("delivers exactly the bytes appended, whatever the chunking and timing, and a capture of them equals one of the whole", async () => {
+    // Whole sequences only (the tail's reads cut them anywhere): a CSI left open across a newline
+    // (`ESC [` then LF) makes the terminal model's view depend on where the reads fall, whatever
+    // feeds it — pipes included; see docs/performance.md §2.
     const piece = fc.oneof(
-      fc.constantFrom("\n", "\r\n", "\r", "\x1b[31m", "\x1b[0m", "\x1b[", "2m", "é", "😀"),
+      fc.constantFrom("\n", "\r\n", "\r", "\x1b[31m", "\x1b[0m", "\x1b[2A", "é", "😀"),
       fc.stringMatching(/^[a-z ]{0,60}$/),
-      fc.uint8Array({ maxLength: 8 }).map((a) => Buffer.from(a).toString("latin1")),
+      fc.uint8Array({ maxLength: 8 }).map((a) => Buffer.from(a.map((b) => (b === 0x1b ? 0x1a : b))).toString("latin1")),
     );
-    const write = fc.record({ text: fc.array(piece, { maxLength: 30 }), repeat: fc.integer({ min: 1, max: 3000 }), delay: fc.constantFrom(0, 0, 1, 5) });
+    const write = fc.record({ text: fc.array(piece, { maxLength: 30 }), repeat: fc.integer({ min: 1, max: 300 }), delay: fc.constantFrom(0, 0, 1, 5) });
     await fc.assert(
       fc.asyncProperty(fc.array(write, { minLength: 1, maxLength: 12 }), async (writes) => {
         const path = fresh("tail");
         const wfd = openSync(path, "ax", 0o600);
         const got: Buffer[] = [];
         const live = new OutputCapture(resolveLimits({ maxBytes: 2000, maxLines: 20, retain: "tail" }));
-        const tail = new FileTail(path, openSync(path, "r"), Buffer.alloc(4096), {
+        const tail = new FileTail(path, openSync(path, "r"), Buffer.alloc(16 * 1024), {
           onChunk: (chunk) => {
             got.push(Buffer.from(chunk));
             live.push(chunk);
