@@ -3,9 +3,10 @@
 // Each spool run happens in a fresh child process so its peak RSS is the capturing process's own.
 // Targets: throughput ≥ 0.85 × baseline on 1 GiB of plain lines and ≥ 0.6 × on 100 MiB of coloured
 // ones; peak RSS ≤ 150 MB and within 20 MB between the 100 MiB and 1 GiB runs; at full force
-// ≤ 12 updates/s and ≤ 200 KB/s of update bytes. The wall-clock ratio depends on how the scheduler
-// treats a two-process pipeline on a shared machine; the capturing process's CPU per MiB is the
-// stable figure (what spool itself controls).
+// ≤ 12 updates/s and ≤ 200 KB/s of update bytes. With a spill the command writes the spill file
+// itself and spool follows it (src/capture/file-child.ts), so the generator never waits for spool;
+// the wall-clock ratio then depends on the CPU share the two get on a shared machine; the capturing
+// process's CPU per MiB is the stable figure (what spool itself controls).
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,10 +1,12 @@
-// One shape for the two ways a command runs: on pipes (stdout and stderr interleaved in arrival
-// order, stdin closed unless asked for) or under a pseudo-terminal (one stream; the program sees a
-// terminal, so it colours, draws progress and line-buffers as it would for a person). Either way the
-// command leads its own process group, so the group can be signalled whole.
+// One shape for the ways a command runs: on pipes (stdout and stderr interleaved in arrival order,
+// stdin closed unless asked for), writing into its spill file (file-child.ts), or under a
+// pseudo-terminal (one stream; the program sees a terminal, so it colours, draws progress and
+// line-buffers as it would for a person). Either way the command leads its own process group, so the
+// group can be signalled whole.
 import { closeSync, constants as fsConstants, openSync } from "node:fs";
 import { createRequire } from "node:module";
 import { constants } from "node:os";
+import type { Writable } from "node:stream";
 import type { IPty } from "@lydell/node-pty";
 import { readPipe } from "./pipe-reader.js";
 import { spawnInGroup } from "./process-group.js";
@@ -20,10 +22,33 @@ export interface Child {
   onSpawnError(listener: (error: Error) => void): void;
   pause(): void;
   resume(): void;
-  /** Stops reading output (a backgrounded grandchild may hold the streams open forever). */
+  /**
+   * Ends the output. Pipes and the terminal stop reading at once (a backgrounded grandchild may hold
+   * them open forever); a file the command writes is read to its current end first. onOutputClosed
+   * follows either way.
+   */
   closeOutput(): void;
+  /**
+   * Pipes and the terminal end by themselves when their writers close them; a file never does, so
+   * the owner calls closeOutput once the process group is gone.
+   */
+  readonly outputEndsWithGroup: boolean;
+  /** Only a file's reader can fall behind its writer: true when it has, false once it has caught up. */
+  onBacklog?(listener: (behind: boolean) => void): void;
+  /** Only a file can be cut under its reader (see file-tail.ts): what was cut is gone from it. */
+  onTruncated?(listener: () => void): void;
   /** False when the command has no open input. */
   write(data: string): boolean;
+}
+
+/** The command's stdin as `Child.write` uses it: false once it is closed. */
+export function inputWriter(input: Writable | null | undefined): (data: string) => boolean {
+  input?.on("error", () => {});
+  return (data) => {
+    if (!input || input.destroyed || !input.writable) return false;
+    input.write(data);
+    return true;
+  };
 }
 
 /**
@@ -31,12 +56,11 @@ export interface Child {
  * read (see pipe-reader.ts). Reads rarely fill it: a socketpair holds ~208 KiB, and the average read
  * on 1 GiB of output measured ~48 KiB with a 64 KiB buffer, ~120 KiB with 256 KiB.
  */
-const READ_BUFFER_BYTES = 256 * 1024;
+export const READ_BUFFER_BYTES = 256 * 1024;
 
 export function pipeChild(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv, stdin: boolean): Child {
   const child = spawnInGroup(shell, command, cwd, env, stdin);
   const input = child.stdin;
-  input?.on("error", () => {});
   const dataListeners: ((chunk: Buffer) => void)[] = [];
   const closed: (() => void)[] = [];
   let open = 2;
@@ -66,11 +90,8 @@ export function pipeChild(shell: string, command: string, cwd: string, env: Node
       for (const pipe of pipes) pipe.destroy();
       input?.destroy();
     },
-    write: (data) => {
-      if (!input || input.destroyed || !input.writable) return false;
-      input.write(data);
-      return true;
-    },
+    outputEndsWithGroup: false,
+    write: inputWriter(input),
   };
 }
 
@@ -146,6 +167,7 @@ export function ptyChild(shell: string, command: string, cwd: string, env: NodeJ
     closeOutput: () => {
       outputOpen = false;
     },
+    outputEndsWithGroup: false,
     write: (data) => {
       if (!term || exited) return false;
       term.write(data);

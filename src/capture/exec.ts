@@ -1,18 +1,20 @@
 // exec: run a shell command and own its output — one arrival-ordered bounded view of stdout+stderr
-// (or of a pseudo-terminal), paced updates, a lossless spill once the limits are crossed, and a
+// (or of a pseudo-terminal), paced updates, a lossless spill once the limits are crossed (written by
+// the command itself when it can: file-child.ts; else from the pipes), and a
 // process group that is killed whole on timeout, abort or failure. `start` is the same run as a
 // handle: the exact current view, input to the command, and a kill, for commands that keep running.
 import { statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { pipeChild, ptyChild, type Child } from "./child.js";
+import { FULL_BYTES, fileChild, keepDirectSpill, openDirectSpill, spillSpaceLow, type DirectSpill } from "./file-child.js";
 import { monotonicMs } from "./clock.js";
-import { CallbackError, CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError } from "./errors.js";
+import { CallbackError, CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError } from "./errors.js";
 import { resolveLimits } from "./limits.js";
 import { DEFAULT_COLS, DEFAULT_ROWS, OutputCapture } from "./output-capture.js";
-import { exitCodeOf, guardAgainstOrphans, resolveShell, signalGroup, terminateGroup } from "./process-group.js";
+import { exitCodeOf, groupAlive, guardAgainstOrphans, killWhenQuiet, resolveShell, signalGroup, terminateGroup, untilGone } from "./process-group.js";
 import { AdaptivePublisher } from "./publisher.js";
-import { SpillWriter, validateSpill } from "./spill.js";
+import { SpillWriter, discardSpillFile, validateSpill } from "./spill.js";
 import type { CaptureUpdate, CaptureView, ExecOptions, ExecResult, SpillOptions } from "./types.js";
 import { deriveUpdate, measureUpdate, metadataOf } from "./updates.js";
 
@@ -28,8 +30,9 @@ const EXIT_GROUP_GRACE_MS = 500;
 const GROUP_POLL_MS = 25;
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const groupAlive = (pid: number): boolean => signalGroup(pid, 0 as unknown as NodeJS.Signals);
 const MAX_TIMER_MS = 2 ** 31 - 1;
+const CUT_MESSAGE =
+  "the command truncated its own output file (it opened /dev/stdout or /dev/stderr for writing, which on a file empties it); use >&2 instead, or run it with spill.direct: false";
 
 function checkMs(name: string, v: number | undefined): void {
   if (v === undefined) return;
@@ -95,7 +98,9 @@ export function start(command: string, options: ExecOptions = {}): RunningComman
   if (!isDir) throw new MissingCwdError(cwd);
   const shell = resolveShell(options.shell);
   const size = { cols: options.cols ?? DEFAULT_COLS, rows: options.rows ?? DEFAULT_ROWS };
-  const execution = new Execution(command, options, new OutputCapture(limits, size), spill);
+  // With a spill the command writes straight into it (file-child.ts), unless it runs on a terminal.
+  const direct = spill && spill.direct !== false && options.pty !== true ? openDirectSpill(spill) : undefined;
+  const execution = new Execution(command, options, new OutputCapture(limits, size), spill, direct);
   const result = execution.run(shell, cwd, buildEnv(options.env, options.pty === true));
   return {
     pid: execution.pid,
@@ -114,6 +119,13 @@ class Execution {
   private readonly publisher: AdaptivePublisher<CaptureView, CaptureUpdate> | undefined;
   private readonly rawPrefixLimit: number;
   private spillWriter: SpillWriter | undefined;
+  /** The command's own output file is the spill; its path is shown once the limits are crossed. */
+  private directShown = false;
+  private directDiscarded = false;
+  /** The command emptied its own output file (it reopened /dev/stdout or /dev/stderr for writing). */
+  private directCut = false;
+  /** The process group is stopped (SIGSTOP) while the file's reader catches up. */
+  private groupStopped = false;
   private spillClosed = false;
   /**
    * The latest update went out while spill writes were still pending. A paced update can carry the
@@ -122,7 +134,6 @@ class Execution {
    */
   private publishedBeforeSpillClosed = false;
   private prefix: Buffer[] = [];
-  private prefixBytes = 0;
   private paused = false;
   private spillPauses = 0;
   private failure: CaptureError | undefined;
@@ -144,6 +155,7 @@ class Execution {
     private readonly options: ExecOptions,
     private readonly capture: OutputCapture,
     private readonly spill: SpillOptions | undefined,
+    private readonly direct: DirectSpill | undefined,
   ) {
     // Raw bytes kept for the spill before any limit is crossed. ANSI- or CR-heavy output can be far
     // bigger raw than clean, so past this the spill starts anyway and memory stays bounded.
@@ -151,11 +163,11 @@ class Execution {
     const onUpdate = options.onUpdate;
     if (onUpdate) {
       this.publisher = new AdaptivePublisher<CaptureView, CaptureUpdate>({
-        snapshot: () => this.capture.view(this.spillWriter?.path),
+        snapshot: () => this.capture.view(this.spillPath),
         update: deriveUpdate,
         measure: measureUpdate,
         publish: (update) => {
-          this.publishedBeforeSpillClosed = this.spillWriter !== undefined && !this.spillClosed;
+          this.publishedBeforeSpillClosed = this.spillPath !== undefined && !this.spillClosed;
           onUpdate(update);
         },
         onError: (e) => this.fail(new CallbackError(e)),
@@ -170,7 +182,11 @@ class Execution {
   }
 
   view(): CaptureView {
-    return this.capture.view(this.spillWriter?.path);
+    return this.capture.view(this.spillPath);
+  }
+
+  private get spillPath(): string | undefined {
+    return this.spillWriter?.path ?? (this.directShown ? this.direct?.path : undefined);
   }
 
   write(input: string): void {
@@ -206,15 +222,20 @@ class Execution {
         },
       };
       const { pty, cols, rows } = this.options;
+      const stdin = this.options.stdin === "pipe";
       this.child = pty
         ? ptyChild(shell, this.command, cwd, env, cols ?? DEFAULT_COLS, rows ?? DEFAULT_ROWS)
-        : pipeChild(shell, this.command, cwd, env, this.options.stdin === "pipe");
+        : this.direct
+          ? fileChild(shell, this.command, cwd, env, stdin, this.direct)
+          : pipeChild(shell, this.command, cwd, env, stdin);
       this.child.onSpawnError((e) => {
         if (this.child.pid === undefined) this.rejectNow(new SpawnError(shell, e));
       });
       if (this.child.pid === undefined) return;
       this.releaseGuard = guardAgainstOrphans(this.child.pid);
       this.child.onData((chunk) => this.onData(chunk));
+      this.child.onBacklog?.((behind) => this.holdBack(behind));
+      this.child.onTruncated?.(() => (this.directCut = true));
       this.child.onOutputClosed(() => {
         this.outputOpen = false;
         this.maybeFinish();
@@ -222,7 +243,9 @@ class Execution {
       this.child.onExit((code, signal) => {
         this.exit = { code, signal };
         this.groupEnded = this.endGroupAfterExit();
-        this.armExitGrace();
+        // A file has no end of its own: it is read to the end once nothing in the group can write.
+        if (this.child.outputEndsWithGroup) void this.groupEnded.then(() => this.child.closeOutput());
+        else this.armExitGrace();
         this.maybeFinish();
       });
       if (this.options.timeoutMs !== undefined) {
@@ -251,13 +274,12 @@ class Execution {
     this.lastDataAt = monotonicMs();
     if (this.spillWriter) {
       if (!this.spillWriter.write(chunk)) this.pauseForSpill();
-    } else if (this.spill) {
+    } else if (this.spill && !this.direct) {
       // The chunk is the pipes' reused read buffer: what is kept is copied.
       this.prefix.push(Buffer.from(chunk));
-      this.prefixBytes += chunk.length;
     }
     this.capture.push(chunk);
-    if (this.spill && !this.spillWriter && (this.capture.truncatedBy !== null || this.prefixBytes > this.rawPrefixLimit)) {
+    if (this.spill && this.spillPath === undefined && (this.capture.truncatedBy !== null || this.capture.rawBytes > this.rawPrefixLimit)) {
       this.startSpill();
     }
     this.publish(false);
@@ -276,6 +298,12 @@ class Execution {
 
   private startSpill(): void {
     if (!this.spill || this.failure) return;
+    if (this.direct) {
+      // Already on disk, written by the command itself: only the path is new.
+      this.directShown = true;
+      this.publish(true);
+      return;
+    }
     try {
       this.spillWriter = SpillWriter.create(this.spill, (e) => this.fail(e));
     } catch (e) {
@@ -286,7 +314,6 @@ class Execution {
     let ok = true;
     for (const c of this.prefix) ok = this.spillWriter.write(c);
     this.prefix = [];
-    this.prefixBytes = 0;
     if (!ok) this.pauseForSpill();
     this.publish(true);
   }
@@ -304,6 +331,29 @@ class Execution {
     this.child.resume();
   }
 
+  /**
+   * The command writing its spill file never waits for spool; when the reader falls far behind
+   * (file-tail.ts) the group is stopped until it has caught up, so a timeout still ends the run
+   * soon and the file grows no faster than spool reads it.
+   */
+  private holdBack(behind: boolean): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    if (behind && !this.groupStopped && !this.killStarted && !this.finishing) {
+      this.groupStopped = signalGroup(pid, "SIGSTOP");
+      if (this.groupStopped) this.spillPauses++;
+    } else if (!behind) {
+      this.continueGroup();
+    }
+  }
+
+  /** A stopped process acts on SIGTERM only once continued. */
+  private continueGroup(): void {
+    if (!this.groupStopped || this.child.pid === undefined) return;
+    this.groupStopped = false;
+    signalGroup(this.child.pid, "SIGCONT");
+  }
+
   private fail(error: CaptureError): void {
     if (this.failure) return;
     this.failure = error;
@@ -316,6 +366,7 @@ class Execution {
     if (this.killStarted || this.child.pid === undefined || this.finishing) return;
     this.killStarted = true;
     this.cancelKill = terminateGroup(this.child.pid, this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    this.continueGroup();
   }
 
   /** After exit, wait while the pipes still deliver (or the spill drains), then stop waiting for them. */
@@ -357,14 +408,21 @@ class Execution {
     if (pid === undefined) return;
     const graceEnds = monotonicMs() + EXIT_GROUP_GRACE_MS;
     while (!this.killStarted && groupAlive(pid) && monotonicMs() < graceEnds) await pause(GROUP_POLL_MS);
-    // A timeout or abort already signalled the group; cleanup() finishes that job.
-    if (this.killStarted || !groupAlive(pid)) return;
     const killGrace = this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    if (this.killStarted) {
+      // A timeout or abort already signalled the group; cleanup() finishes that job — before the
+      // file is read to its end, when the command writes one.
+      if (this.child.outputEndsWithGroup) await killWhenQuiet(pid, killGrace, EXIT_STDIO_GRACE_MS, () => this.lastDataAt);
+      return;
+    }
+    if (!groupAlive(pid)) return;
     const cancel = terminateGroup(pid, killGrace);
+    this.continueGroup();
     const killEnds = monotonicMs() + killGrace + GROUP_POLL_MS * 4;
     while (groupAlive(pid) && monotonicMs() < killEnds) await pause(GROUP_POLL_MS);
     cancel();
     signalGroup(pid, "SIGKILL");
+    if (this.child.outputEndsWithGroup) await untilGone(pid);
   }
 
   private async finish(): Promise<void> {
@@ -374,7 +432,7 @@ class Execution {
     this.cleanup();
     if (!this.failure) {
       this.capture.end();
-      if (this.spill && !this.spillWriter && this.capture.truncatedBy !== null) this.startSpill();
+      if (this.spill && this.spillPath === undefined && this.capture.truncatedBy !== null) this.startSpill();
     }
     if (this.spillWriter) {
       try {
@@ -384,7 +442,16 @@ class Execution {
       }
       this.spillClosed = true;
     }
-    const view = this.capture.view(this.spillWriter?.path);
+    if (this.direct) {
+      // The command's writes to a full disk failed where spool cannot see them: no lossy success.
+      if (spillSpaceLow(this.direct.path, FULL_BYTES)) this.failure ??= new SpillError(this.direct.path, new Error("ENOSPC: no space left on device"));
+      // The view has every byte (reading started again at 0), the file lost what was cut.
+      if (this.directCut && this.directShown) this.failure ??= new SpillError(this.direct.path, new Error(CUT_MESSAGE));
+      this.spillClosed = true;
+      if (this.directShown) keepDirectSpill(this.direct);
+      else this.discardDirect();
+    }
+    const view = this.capture.view(this.spillPath);
     if (this.failure) {
       if (!(this.failure instanceof CallbackError) && this.publisher) {
         try {
@@ -417,11 +484,22 @@ class Execution {
     });
   }
 
+  /** A spill the limits never called for is not left behind (nor the directories made for it). */
+  private discardDirect(): void {
+    if (this.directDiscarded || !this.direct) return;
+    this.directDiscarded = true;
+    discardSpillFile(this.direct);
+  }
+
   private rejectNow(error: CaptureError, view?: CaptureView): void {
     this.finishing = true;
     this.cleanup();
     this.publisher?.dispose();
     this.spillWriter?.destroy();
+    if (this.direct) {
+      this.child.closeOutput();
+      if (!this.directShown) this.discardDirect();
+    }
     error.view = view;
     this.settle.reject(error);
   }

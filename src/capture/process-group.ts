@@ -4,8 +4,9 @@ import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { existsSync } from "node:fs";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
+import { monotonicMs } from "./clock.js";
 
-export type GroupChild = ChildProcessByStdio<Writable | null, Readable, Readable>;
+export type GroupChild = ChildProcessByStdio<Writable | null, Readable | null, Readable | null>;
 
 let defaultShell: string | undefined;
 export function resolveShell(shell?: string): string {
@@ -14,9 +15,11 @@ export function resolveShell(shell?: string): string {
   return defaultShell;
 }
 
-export function spawnInGroup(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv, stdin = false): GroupChild {
+/** `output`: a descriptor the command's stdout and stderr both go to, instead of two pipes. */
+export function spawnInGroup(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv, stdin = false, output?: number): GroupChild {
   // stdin is closed unless the caller will write to it, so nothing can hang waiting on a prompt.
-  return spawn(shell, ["-c", command], { cwd, env, detached: true, stdio: [stdin ? "pipe" : "ignore", "pipe", "pipe"] }) as GroupChild;
+  const out = output ?? "pipe";
+  return spawn(shell, ["-c", command], { cwd, env, detached: true, stdio: [stdin ? "pipe" : "ignore", out, out] }) as GroupChild;
 }
 
 /** Signals the whole group; false when the group is already gone. */
@@ -27,6 +30,31 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
   } catch {
     return false;
   }
+}
+
+export const groupAlive = (pid: number): boolean => signalGroup(pid, 0 as unknown as NodeJS.Signals);
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** After a SIGKILL: how long the group may take to be gone before the caller goes on anyway. */
+const KILLED_GONE_MS = 250;
+
+export async function untilGone(pid: number, ms = KILLED_GONE_MS): Promise<void> {
+  const ends = monotonicMs() + ms;
+  while (groupAlive(pid) && monotonicMs() < ends) await pause(5);
+}
+
+/**
+ * After a SIGTERM to the group and its leader's exit: what survived gets up to `graceMs` as long as it
+ * still writes (`lastOutputAt` within `quietMs`; a test runner printing its summary on SIGTERM), and
+ * is SIGKILLed once it has been quiet that long. Resolves when the group is gone.
+ */
+export async function killWhenQuiet(pid: number, graceMs: number, quietMs: number, lastOutputAt: () => number): Promise<void> {
+  const since = monotonicMs();
+  const ends = since + graceMs;
+  const writing = (): boolean => monotonicMs() - Math.max(since, lastOutputAt()) < quietMs;
+  while (groupAlive(pid) && monotonicMs() < ends && writing()) await pause(25);
+  signalGroup(pid, "SIGKILL");
+  await untilGone(pid);
 }
 
 /** SIGTERM to the group now, SIGKILL after the grace period. Returns a cancel for the SIGKILL. */

@@ -1,15 +1,17 @@
-// The spill file: raw bytes, byte-identical to the command's output, appended in order.
-// Created synchronously at the moment the limits are crossed, so its path can be published at once;
-// the name is taken exclusively (O_EXCL) so an earlier spill is never overwritten.
+// The spill file: raw bytes, byte-identical to the command's output, appended in order; the name is
+// taken exclusively (O_EXCL) so an earlier spill is never overwritten. Usually the command writes it
+// itself (file-child.ts): created before the spawn, its path published once the limits are crossed,
+// removed at the end if they never were. On pipes (no direct spill) it is created synchronously at the
+// moment the limits are crossed, so its path can be published at once, and written by SpillWriter:
 //
 // The pipes hand over chunks that are only valid during the call (one reused read buffer), so they are
 // copied into a few fixed staging buffers, reused from write to write: memory stays flat however long
 // the output (a fresh buffer per chunk is what grew the C heap), and one write goes to disk per staging
 // buffer rather than one per read. At most one write is in flight; whatever arrives meanwhile is
 // batched into the next one.
-import { close as closeFd, mkdirSync, openSync, write as writeFd } from "node:fs";
+import { close as closeFd, mkdirSync, openSync, rmdirSync, unlinkSync, write as writeFd } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { InvalidOptionsError, SpillError } from "./errors.js";
 import type { SpillOptions } from "./types.js";
 
@@ -39,11 +41,71 @@ export function validateSpill(spill: SpillOptions): void {
   if (hwm !== undefined && (!Number.isInteger(hwm) || hwm <= 0)) {
     throw new InvalidOptionsError(`spill.highWaterMark must be a positive integer, got ${JSON.stringify(hwm)}`);
   }
+  if (spill.direct !== undefined && typeof spill.direct !== "boolean") {
+    throw new InvalidOptionsError(`spill.direct must be a boolean, got ${JSON.stringify(spill.direct)}`);
+  }
   if (spill.subdir !== undefined && spill.subdir !== "" && !SAFE_ID.test(spill.subdir)) {
     throw new InvalidOptionsError(`spill.subdir ${JSON.stringify(spill.subdir)} must be one plain folder name`);
   }
   if (spill.id !== undefined && !SAFE_ID.test(spill.id)) {
     throw new InvalidOptionsError(`spill.id ${JSON.stringify(spill.id)} must be 1–128 characters of letters, digits, "_", "-" and "." (not first)`);
+  }
+}
+
+/** A spill file just created: opened for appending, and the first directory its creation made, if any. */
+export interface SpillFile {
+  readonly path: string;
+  readonly fd: number;
+  readonly createdDir: string | undefined;
+}
+
+/**
+ * `<dir>/<subdir>/<id>.log`, created exclusively (0600, O_APPEND): a taken name gets `-2`, `-3`, …
+ * Throws SpillError when the directory or the file cannot be created.
+ */
+export function createSpillFile(spill: SpillOptions): SpillFile {
+  const dir = join(spill.dir, spill.subdir ?? "spill");
+  const stem = spill.id ?? `${Date.now().toString(36)}-${randomHex(4)}`;
+  let path = join(dir, `${stem}.log`);
+  try {
+    let createdDir = mkdirSync(dir, { recursive: true });
+    for (let n = 2, retries = 0; ; ) {
+      try {
+        return { path, fd: openSync(path, "ax", 0o600), createdDir };
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        // Another capture discarded its file and the directory it had made, between our mkdir and open.
+        if (code === "ENOENT" && retries++ < 3) {
+          createdDir = mkdirSync(dir, { recursive: true }) ?? createdDir;
+          continue;
+        }
+        if (code !== "EEXIST" || n > 1000) throw error;
+        path = join(dir, `${stem}-${n++}.log`);
+      }
+    }
+  } catch (cause) {
+    throw new SpillError(path, cause);
+  }
+}
+
+/**
+ * Removes a spill file that was never published, and the directories its creation made if they are
+ * empty now (another capture's file in them keeps them).
+ */
+export function discardSpillFile(file: SpillFile): void {
+  try {
+    unlinkSync(file.path);
+  } catch {
+    // Already gone: nothing to discard.
+  }
+  if (file.createdDir === undefined) return;
+  for (let d = dirname(file.path); ; d = dirname(d)) {
+    try {
+      rmdirSync(d);
+    } catch {
+      return;
+    }
+    if (d === file.createdDir || d === dirname(d)) return;
   }
 }
 
@@ -77,22 +139,8 @@ export class SpillWriter {
 
   /** Throws SpillError when the directory or file cannot be created. */
   static create(spill: SpillOptions, onError: (error: SpillError) => void): SpillWriter {
-    const dir = join(spill.dir, spill.subdir ?? "spill");
-    const stem = spill.id ?? `${Date.now().toString(36)}-${randomHex(4)}`;
-    let path = join(dir, `${stem}.log`);
-    try {
-      mkdirSync(dir, { recursive: true });
-      for (let n = 2; ; n++) {
-        try {
-          return new SpillWriter(path, openSync(path, "wx", 0o600), spill.highWaterMark ?? HIGH_WATER_MARK, onError);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "EEXIST" || n > 1000) throw error;
-          path = join(dir, `${stem}-${n}.log`);
-        }
-      }
-    } catch (cause) {
-      throw new SpillError(path, cause);
-    }
+    const file = createSpillFile(spill);
+    return new SpillWriter(file.path, file.fd, spill.highWaterMark ?? HIGH_WATER_MARK, onError);
   }
 
   get failed(): boolean {

@@ -67,7 +67,14 @@ export interface SpillOptions {
   readonly subdir?: string;
   /** File stem, e.g. the tool call id. Default: a random id. Never overwrites: a taken name gets `-2`, `-3`, … */
   readonly id?: string;
-  /** Bytes buffered for the disk before the process's pipes are paused. Default 1 MiB. */
+  /**
+   * Default true: the command writes its stdout and stderr straight into the spill file, which spool
+   * follows (Linux, no file-size limit, 64 MiB free; else as with false). The file is removed at the
+   * end if the limits were never crossed. false: the output comes through pipes and spool writes the
+   * spill once the limits are crossed.
+   */
+  readonly direct?: boolean;
+  /** With the pipes: bytes buffered for the disk before the process's pipes are paused. Default 1 MiB. */
   readonly highWaterMark?: number;
 }
 
@@ -109,6 +116,9 @@ export interface ExecResult extends CaptureView {
   readonly timedOut: boolean;
   readonly aborted: boolean;
   readonly durationMs: number;
-  /** Times the pipes were paused because the spill file was behind (disk slower than the process). */
+  /**
+   * Times the command was held back: its pipes paused because the spill file was behind (disk slower
+   * than the process), or, writing the spill itself, its group stopped while spool caught up.
+   */
   readonly spillPauses: number;
 }

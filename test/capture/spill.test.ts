@@ -44,7 +44,7 @@ describe("spill behaviour", () => {
     const command = `node ${gen} 99 20000000 ansi`;
     const redirected = join(work, "bp.out");
     execFileSync("sh", ["-c", `${command} > ${redirected}`]);
-    const r = await exec(command, { capture: { spill: { dir: work, id: "bp", highWaterMark: 16 * 1024 } } });
+    const r = await exec(command, { capture: { spill: { dir: work, id: "bp", highWaterMark: 16 * 1024, direct: false } } });
     expect(r.spillPauses).toBeGreaterThan(0);
     expect(sha(r.spillPath!)).toBe(sha(redirected));
   });

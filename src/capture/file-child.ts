@@ -1,0 +1,157 @@
+// A command that writes its stdout and stderr straight into its spill file (one descriptor for both,
+// O_APPEND), while spool follows the file (file-tail.ts) into the same capture as the pipes feed.
+//
+// Why: on a pipe the command blocks whenever the ~208 KiB socket buffer is full and spool is not
+// running; on two cores shared with other work that capped 1 GiB at ~0.68× the speed of `GEN > file`
+// (and `GEN | cat > file` itself at 0.78–0.85×). Writing to a file the command never waits for spool.
+// The spill is byte-identical by construction and nothing is written twice.
+//
+// What changes for the command: its stdout and stderr are a regular file, not pipes — no SIGPIPE,
+// interleaving is the true order of its writes, a file-size limit it sets itself applies to its
+// output, and reopening /dev/stdout or /dev/stderr for writing would empty the file (file-tail.ts).
+import { chmodSync, closeSync, fchmodSync, openSync, readFileSync, statfsSync } from "node:fs";
+import { READ_BUFFER_BYTES, inputWriter, type Child } from "./child.js";
+import { FileTail } from "./file-tail.js";
+import { spawnInGroup } from "./process-group.js";
+import { createSpillFile, discardSpillFile, type SpillFile } from "./spill.js";
+import type { SpillOptions } from "./types.js";
+
+let available: boolean | undefined;
+
+/**
+ * Linux only (where inotify and /proc are, and where it was measured), and only with no file-size
+ * limit: the command inherits the limit, and would hit it on its output where a pipe never does.
+ */
+function directSpillAvailable(): boolean {
+  if (available === undefined) {
+    available = false;
+    if (process.platform === "linux") {
+      try {
+        const line = readFileSync("/proc/self/limits", "utf8")
+          .split("\n")
+          .find((l) => l.startsWith("Max file size"));
+        available = line !== undefined && line.slice("Max file size".length).trim().startsWith("unlimited");
+      } catch {
+        available = false;
+      }
+    }
+  }
+  return available;
+}
+
+/**
+ * Below this much free space the pipes take the run: a command's writes to a full disk fail where
+ * spool cannot see them, and a small output (no spill needed) would be lost with them.
+ */
+const MIN_FREE_BYTES = 64 * 1024 * 1024;
+/**
+ * What counts as a full disk at the end of a run: a margin over zero, as the blocks statfs counts free
+ * and the ones a write can still get are not quite the same (delayed allocation, metadata).
+ */
+export const FULL_BYTES = 1024 * 1024;
+
+/** Free space for this user on the file system that holds `path` is at most `bytes` (false when unknown). */
+export function spillSpaceLow(path: string, bytes: number): boolean {
+  try {
+    const fs = statfsSync(path);
+    // root may write into the blocks reserved for it.
+    const blocks = process.getuid?.() === 0 ? fs.bfree : fs.bavail;
+    return blocks * fs.bsize <= bytes;
+  } catch {
+    return false;
+  }
+}
+
+/** The spill file opened for the command (fd) and for spool's reader (readFd). */
+export interface DirectSpill extends SpillFile {
+  readonly readFd: number;
+}
+
+/** undefined when the command cannot write its spill itself: the pipes and a SpillWriter take over. */
+export function openDirectSpill(spill: SpillOptions): DirectSpill | undefined {
+  if (!directSpillAvailable()) return undefined;
+  let file: SpillFile;
+  try {
+    file = createSpillFile(spill);
+  } catch {
+    // The pipe path creates its spill only when the limits are crossed, and reports it failing then.
+    return undefined;
+  }
+  try {
+    if (spillSpaceLow(file.path, MIN_FREE_BYTES)) throw new Error("low on space");
+    const readFd = openSync(file.path, "r");
+    // Read-only while the command runs: its own descriptor is open already, and a reopen of
+    // /dev/stdout for writing (which would empty the file) fails as it does on the pipes —
+    // unless the command runs as root (see file-tail.ts).
+    fchmodSync(file.fd, 0o400);
+    return { ...file, readFd };
+  } catch {
+    closeSync(file.fd);
+    discardSpillFile(file);
+    return undefined;
+  }
+}
+
+/** The run is over: the file kept as the spill gets the pipes' spill mode back (0600). */
+export function keepDirectSpill(spill: DirectSpill): void {
+  try {
+    chmodSync(spill.path, 0o600);
+  } catch {
+    // Removed under us: the view already names it; nothing to restore.
+  }
+}
+
+/**
+ * Spawns the command with the spill file as its stdout and stderr. The writing descriptor is the
+ * command's alone after the spawn (spool's copy is closed); spool reads through `readFd`.
+ */
+export function fileChild(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv, stdin: boolean, spill: DirectSpill): Child {
+  const dataListeners: ((chunk: Buffer) => void)[] = [];
+  const closed: (() => void)[] = [];
+  const backlog: ((behind: boolean) => void)[] = [];
+  const truncated: (() => void)[] = [];
+  let child: ReturnType<typeof spawnInGroup>;
+  try {
+    child = spawnInGroup(shell, command, cwd, env, stdin, spill.fd);
+  } catch (e) {
+    closeSync(spill.readFd);
+    discardSpillFile(spill);
+    throw e;
+  } finally {
+    closeSync(spill.fd);
+  }
+  const tail = new FileTail(spill.path, spill.readFd, Buffer.allocUnsafe(READ_BUFFER_BYTES), {
+    onChunk: (chunk) => {
+      for (const l of dataListeners) l(chunk);
+    },
+    onBacklog: (behind) => {
+      for (const l of backlog) l(behind);
+    },
+    onTruncated: () => {
+      for (const l of truncated) l();
+    },
+  });
+  const input = child.stdin;
+  let closing = false;
+  return {
+    pid: child.pid,
+    onData: (l) => void dataListeners.push(l),
+    onOutputClosed: (l) => void closed.push(l),
+    onExit: (l) => void child.on("exit", l),
+    onSpawnError: (l) => void child.on("error", l),
+    pause: () => tail.pause(),
+    resume: () => tail.resume(),
+    closeOutput: () => {
+      if (closing) return;
+      closing = true;
+      input?.destroy();
+      void tail.finish().then(() => {
+        for (const l of closed) l();
+      });
+    },
+    outputEndsWithGroup: true,
+    onBacklog: (l) => void backlog.push(l),
+    onTruncated: (l) => void truncated.push(l),
+    write: inputWriter(input),
+  };
+}

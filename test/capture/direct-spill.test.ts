@@ -1,0 +1,360 @@
+// The command writing its spill file itself (file-child.ts, file-tail.ts): the tail delivers exactly
+// the bytes written, in any chunking and timing; the view equals the pipe path's for the same output;
+// the file is the spill (byte-identical, kept only past the limits); the end, the kill and the crash
+// rules hold for a file, which has no end of file of its own. Real processes.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, openSync, readFileSync, readdirSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { FileTail } from "../../src/capture/file-tail.js";
+import { OutputCapture, SpawnError, SpillError, exec, resolveLimits, start, type CaptureView, type ExecResult } from "../../src/capture/index.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { until } from "../support/until.js";
+
+const work = tempDir("spool-direct-spill-");
+afterAll(removeTempDirs);
+const gen = fileURLToPath(new URL("./fixtures/gen.mjs", import.meta.url));
+const distCapture = fileURLToPath(new URL("../../dist/capture/index.js", import.meta.url));
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let n = 0;
+const fresh = (name: string) => join(work, `${name}-${++n}`);
+
+/** Running, not a zombie waiting to be reaped by whoever inherited it. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+function viewOf(r: ExecResult): CaptureView {
+  const { exitCode: _e, signal: _s, timedOut: _t, aborted: _a, durationMs: _d, spillPauses: _p, spillPath: _sp, ...view } = r;
+  return view;
+}
+
+describe("FileTail", () => {
+  it("delivers exactly the bytes appended, whatever the chunking and timing, and a capture of them equals one of the whole", async () => {
+    // Whole sequences only (the tail's reads cut them anywhere): a CSI left open across a newline
+    // (`ESC [` then LF) makes the terminal model's view depend on where the reads fall, whatever
+    // feeds it — pipes included; see docs/performance.md §2.
+    const piece = fc.oneof(
+      fc.constantFrom("\n", "\r\n", "\r", "\x1b[31m", "\x1b[0m", "\x1b[2A", "é", "😀"),
+      fc.stringMatching(/^[a-z ]{0,60}$/),
+      fc.uint8Array({ maxLength: 8 }).map((a) => Buffer.from(a.map((b) => (b === 0x1b ? 0x1a : b))).toString("latin1")),
+    );
+    const write = fc.record({ text: fc.array(piece, { maxLength: 30 }), repeat: fc.integer({ min: 1, max: 300 }), delay: fc.constantFrom(0, 0, 1, 5) });
+    await fc.assert(
+      fc.asyncProperty(fc.array(write, { minLength: 1, maxLength: 12 }), async (writes) => {
+        const path = fresh("tail");
+        const wfd = openSync(path, "ax", 0o600);
+        const got: Buffer[] = [];
+        const live = new OutputCapture(resolveLimits({ maxBytes: 2000, maxLines: 20, retain: "tail" }));
+        const tail = new FileTail(path, openSync(path, "r"), Buffer.alloc(16 * 1024), {
+          onChunk: (chunk) => {
+            got.push(Buffer.from(chunk));
+            live.push(chunk);
+            chunk.fill(0xff); // the buffer is reused: nothing may keep a view of it
+          },
+          onBacklog: () => {},
+          onTruncated: () => {},
+        });
+        const all: Buffer[] = [];
+        for (const w of writes) {
+          const bytes = Buffer.from(w.text.join("").repeat(w.repeat), "latin1");
+          writeSync(wfd, bytes);
+          all.push(bytes);
+          if (w.delay > 0) await pause(w.delay);
+        }
+        closeSync(wfd);
+        await tail.finish();
+        const whole = Buffer.concat(all);
+        expect(Buffer.concat(got).equals(whole)).toBe(true);
+        live.end();
+        const once = new OutputCapture(resolveLimits({ maxBytes: 2000, maxLines: 20, retain: "tail" }));
+        once.push(whole);
+        once.end();
+        expect(live.view()).toEqual(once.view());
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("reads up to the size the file has when finish is called, not what a writer adds later", async () => {
+    const path = fresh("bounded");
+    const wfd = openSync(path, "ax");
+    writeSync(wfd, "a".repeat(100_000));
+    let got = 0;
+    const tail = new FileTail(path, openSync(path, "r"), Buffer.alloc(1024), { onChunk: (c) => (got += c.length), onBacklog: () => {}, onTruncated: () => {} });
+    const done = tail.finish();
+    writeSync(wfd, "b".repeat(100_000));
+    await done;
+    closeSync(wfd);
+    expect(got).toBe(100_000);
+  });
+});
+
+describe("exec with the command writing its spill", () => {
+  const outputs = [
+    { seed: 1, size: 0, flags: [] },
+    { seed: 2, size: 900, flags: ["ansi"] },
+    { seed: 3, size: 300_000, flags: [] },
+    { seed: 4, size: 2_000_000, flags: ["ansi", "cr"] },
+    { seed: 5, size: 3_000_000, flags: ["invalid"] },
+    { seed: 6, size: 500_000, flags: ["nul"] },
+    { seed: 7, size: 6_000_000, flags: ["ansi", "cr", "invalid"] },
+  ];
+  it.each(outputs)("output $size bytes ($flags): the view equals the pipe path's, the spill is the output byte for byte", async ({ seed, size, flags }) => {
+    const command = `node ${gen} ${seed} ${size} ${flags.join(" ")}`;
+    const dir = fresh("same");
+    const limits = { maxBytes: 4096, maxLines: 50, retain: "tail" as const };
+    const direct = await exec(command, { capture: { limits, spill: { dir } } });
+    const piped = await exec(command, { capture: { limits, spill: { dir, direct: false } } });
+    expect(viewOf(direct)).toEqual(viewOf(piped));
+    expect(direct.spillPath === undefined).toBe(piped.spillPath === undefined);
+    if (direct.spillPath !== undefined) {
+      const full = execFileSync("sh", ["-c", command], { maxBuffer: 64 * 1024 * 1024 });
+      expect(readFileSync(direct.spillPath).equals(full)).toBe(true);
+      expect(readFileSync(piped.spillPath!).equals(full)).toBe(true);
+      // Read-only while the command ran; the pipes' spill mode once kept.
+      expect(statSync(direct.spillPath).mode & 0o777).toBe(0o600);
+    }
+  });
+
+  it("the file exists while the command runs and is gone, with the directories made for it, when the limits were never crossed", async () => {
+    const dir = fresh("small");
+    const running = start("echo hello; sleep 0.3; echo bye", { capture: { spill: { dir } } });
+    await until(() => existsSync(join(dir, "spill")) && readdirSync(join(dir, "spill")).length === 1, "the spill file to be created");
+    const r = await running.result;
+    expect(r.text).toBe("hello\nbye\n");
+    expect(r.spillPath).toBeUndefined();
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it("stdout and stderr interleave in the true order of the writes", async () => {
+    for (let i = 0; i < 5; i++) {
+      const r = await exec("echo out1; echo err1 >&2; echo out2; echo err2 >&2; printf a; printf b >&2; echo", {
+        capture: { spill: { dir: fresh("order") } },
+      });
+      expect(r.text).toBe("out1\nerr1\nout2\nerr2\nab\n");
+    }
+  });
+
+  it("a background job writing after the command exits, within the grace, is captured", async () => {
+    const r = await exec("(sleep 0.25; echo late) & echo early", { capture: { spill: { dir: fresh("late") } } });
+    expect(r.text).toBe("early\nlate\n");
+    expect(r.exitCode).toBe(0);
+  });
+
+  it("a command that closes its stdout early, or both outputs, ends normally", async () => {
+    const spill = { dir: fresh("closed") };
+    const r = await exec("echo first; exec 1>&-; echo err >&2; sleep 0.05; echo more >&2", { capture: { spill } });
+    expect(r.text).toBe("first\nerr\nmore\n");
+    const silent = await exec("exec >&- 2>&-; sleep 0.1; exit 4", { capture: { spill } });
+    expect(silent.text).toBe("");
+    expect(silent.exitCode).toBe(4);
+  });
+
+  it("a command that empties its output file by reopening /dev/stderr: the view still has every byte when the cut is seen", async () => {
+    // Running as root the reopen succeeds (O_TRUNC empties the file); otherwise it fails as on the
+    // pipes (the file is read-only while the command runs). Either way nothing before it is lost.
+    const command = "seq 1 500; sleep 0.3; echo err > /dev/stderr; sleep 0.3; echo after";
+    const r = await exec(command, { capture: { spill: { dir: fresh("cut") } } });
+    const seq = Array.from({ length: 500 }, (_, i) => `${i + 1}\n`).join("");
+    expect(r.text.startsWith(seq)).toBe(true);
+    expect(r.text.endsWith("after\n")).toBe(true);
+    if (process.getuid?.() === 0) expect(r.text).toBe(`${seq}err\nafter\n`);
+    expect(r.spillPath).toBeUndefined();
+  });
+
+  it("past the limits, a spill that the command cut is a failure, not a lossy success", async () => {
+    if (process.getuid?.() !== 0) return; // the reopen fails for other users: nothing is cut
+    const err = await exec("seq 1 20000; sleep 0.3; echo err > /dev/stderr; sleep 0.3; echo after", {
+      capture: { spill: { dir: fresh("cut-big") } },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SpillError);
+    expect((err as SpillError).message).toContain("/dev/stderr");
+    expect((err as SpillError).view?.text.endsWith("err\nafter\n")).toBe(true);
+  });
+
+  it("binary output: flagged, and the spill holds its bytes", async () => {
+    const dir = fresh("binary");
+    const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 256));
+    const file = join(work, `binary-${n}.bin`);
+    writeFileSync(file, bytes);
+    const r = await exec(`cat ${file}`, { capture: { spill: { dir } } });
+    const piped = await exec(`cat ${file}`, { capture: { spill: { dir, direct: false } } });
+    expect(r.binary).toBe(true);
+    expect(viewOf(r)).toEqual(viewOf(piped));
+    expect(readFileSync(r.spillPath!).equals(bytes)).toBe(true);
+  });
+
+  it("input through stdin reaches the command", async () => {
+    const running = start("head -n 1", { stdin: "pipe", capture: { spill: { dir: fresh("stdin") } } });
+    running.write("hello\n");
+    const r = await running.result;
+    expect(r.text).toBe("hello\n");
+  });
+
+  it("a timeout ends the group, keeps what a SIGTERM handler prints, and reads the file to its end", async () => {
+    const r = await exec("trap 'echo summary; exit 3' TERM; seq 1 20000; while :; do sleep 0.02; done", {
+      timeoutMs: 400,
+      capture: { limits: { maxLines: 100 }, spill: { dir: fresh("timeout") } },
+    });
+    expect(r.timedOut).toBe(true);
+    expect(r.exitCode).toBe(3);
+    // bash reports the killed sleep ("Terminated") before running the trap.
+    expect(r.text.endsWith("\nsummary\n")).toBe(true);
+    const spilled = readFileSync(r.spillPath!, "utf8");
+    expect(spilled.startsWith(Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join(""))).toBe(true);
+    expect(spilled.endsWith("summary\n")).toBe(true);
+    expect(r.rawBytes).toBe(Buffer.byteLength(spilled));
+    expect(r.truncation.totalLines).toBe(spilled.split("\n").length - 1);
+  });
+
+  it("an abort kills a grandchild that ignores SIGTERM, and the run ends", async () => {
+    const ac = new AbortController();
+    const started = Date.now();
+    const pending = exec("sh -c 'trap \"\" TERM; echo $$; while :; do echo tick; sleep 0.01; done' & wait", {
+      signal: ac.signal,
+      killGraceMs: 300,
+      capture: { spill: { dir: fresh("abort") } },
+    });
+    await pause(300);
+    ac.abort();
+    const r = await pending;
+    expect(r.aborted).toBe(true);
+    const pid = Number(r.text.split("\n")[0]);
+    expect(alive(pid)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("a writer far faster than the capture is held back: a timeout still ends the run soon, every byte read", async () => {
+    // Cursor-up lines go through the terminal model (~25 MB/s here); yes writes ~1 GB/s, so unbounded
+    // it would leave ~1.5 GB (a minute of reading) after the timeout. Bounded, what is left is the
+    // lag bound plus what yes wrote while one read was being processed (the emulator's first read
+    // takes ~100 ms): ~100 MB at most.
+    const started = Date.now();
+    const r = await exec("yes $'\\e[1Aline'", { timeoutMs: 1500, capture: { spill: { dir: fresh("yes") } } });
+    expect(r.timedOut).toBe(true);
+    expect(r.spillPauses).toBeGreaterThan(0);
+    expect(statSync(r.spillPath!).size).toBe(r.rawBytes);
+    expect(r.rawBytes).toBeLessThan(400_000_000);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it("plain yes under a timeout: every byte written is read, and the run ends soon", async () => {
+    const started = Date.now();
+    const r = await exec("yes", { timeoutMs: 1000, capture: { spill: { dir: fresh("yes-plain") } } });
+    expect(r.timedOut).toBe(true);
+    expect(statSync(r.spillPath!).size).toBe(r.rawBytes);
+    expect(r.truncation.totalLines).toBe(r.rawBytes / 2);
+    expect(Date.now() - started).toBeLessThan(8000);
+  });
+
+  it("memory stays bounded on a fast generator", () => {
+    const script = join(work, "rss.mjs");
+    writeFileSync(
+      script,
+      `import { exec } from ${JSON.stringify(distCapture)};
+       const r = await exec("node ${gen} 9 300000000", { capture: { limits: { retain: "tail" }, spill: { dir: ${JSON.stringify(fresh("rss"))} } } });
+       console.log(JSON.stringify({ raw: r.rawBytes, rssMB: process.resourceUsage().maxRSS / 1024 }));`,
+    );
+    const out = JSON.parse(execFileSync("node", [script], { encoding: "utf8" })) as { raw: number; rssMB: number };
+    expect(out.raw).toBe(300_000_000);
+    expect(out.rssMB).toBeLessThan(150);
+  });
+});
+
+describe("the spill written by the command, under failures", () => {
+  it("a capturing process SIGKILLed mid-run leaves a spill with everything the command had written", async () => {
+    const dir = fresh("crash");
+    const script = join(work, "crash-direct.mjs");
+    const count = join(work, "crash-direct.count");
+    // The command records, after each write, how many bytes it has written in all.
+    const writer = join(work, "crash-writer.mjs");
+    writeFileSync(
+      writer,
+      `import { writeSync, writeFileSync } from "node:fs";
+       let total = 0;
+       for (let i = 0; ; i++) {
+         const line = "line " + i + " " + "x".repeat(i % 300) + "\\n";
+         total += writeSync(1, line);
+         if (i % 50 === 0) writeFileSync(${JSON.stringify(count)}, String(total));
+       }`,
+    );
+    writeFileSync(
+      script,
+      `import { exec } from ${JSON.stringify(distCapture)};
+       await exec("node ${writer}", {
+         capture: { spill: { dir: ${JSON.stringify(dir)}, id: "crash" } },
+         onUpdate: (u) => { if ((u.kind === "replace" ? u.view.spillPath : u.metadata.spillPath)) process.stdout.write("spilling\\n"); },
+       });`,
+    );
+    const child = spawn("node", [script], { stdio: ["ignore", "pipe", "inherit"] });
+    let said = "";
+    child.stdout.on("data", (d: Buffer) => (said += d.toString()));
+    await until(() => said.includes("spilling"), "the spill to be published", 20_000);
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    const spillPath = join(dir, "spill", "crash.log");
+    // The orphan guard kills the command's group once the capturing process is gone.
+    await until(() => {
+      const a = statSync(spillPath).size;
+      return new Promise<boolean>((r) => setTimeout(() => r(statSync(spillPath).size === a), 300));
+    }, "the command to stop writing");
+    const spilled = readFileSync(spillPath, "utf8");
+    const recorded = Number(readFileSync(count, "utf8"));
+    expect(Buffer.byteLength(spilled)).toBeGreaterThanOrEqual(recorded);
+    const lines = spilled.split("\n");
+    lines.pop(); // the last line may be cut by the kill
+    lines.forEach((l, i) => expect(l).toBe(`line ${i} ${"x".repeat(i % 300)}`));
+  });
+
+  it("a disk that fills up under the command fails the run rather than return a lossy result", () => {
+    // A 72 MiB tmpfs in a private mount namespace: enough for the command to write its spill itself
+    // (64 MiB free at the start), too small for its 100 MB of output.
+    const mnt = fresh("full");
+    const script = join(work, "full.mjs");
+    writeFileSync(
+      script,
+      `import { exec } from ${JSON.stringify(distCapture)};
+       try {
+         const r = await exec("node ${gen} 11 100000000", { capture: { spill: { dir: ${JSON.stringify(mnt)} } } });
+         console.log(JSON.stringify({ ok: true, raw: r.rawBytes, exitCode: r.exitCode }));
+       } catch (e) {
+         console.log(JSON.stringify({ code: e.code, message: e.message, spillPath: e.view?.spillPath }));
+       }`,
+    );
+    const probe = spawnSync("unshare", ["-m", "sh", "-c", `mkdir -p ${mnt} && mount -t tmpfs -o size=72m tmpfs ${mnt} && echo ok`], { encoding: "utf8" });
+    if (probe.stdout.trim() !== "ok") {
+      console.warn("skipped: no private mount namespace for a small tmpfs here");
+      return;
+    }
+    const out = execFileSync("unshare", ["-m", "sh", "-c", `mount -t tmpfs -o size=72m tmpfs ${mnt} && exec node ${script}`], { encoding: "utf8" });
+    const result = JSON.parse(out) as { ok?: boolean; code?: string; message?: string; spillPath?: string };
+    expect(result.ok).toBeUndefined();
+    expect(result.code).toBe("SPOOL_CAPTURE_SPILL");
+    expect(result.message).toContain("ENOSPC");
+    expect(result.spillPath).toBeDefined();
+  });
+
+  it("a shell that cannot be spawned: SpawnError, and no spill file or directory is left", async () => {
+    const dir = fresh("nospawn");
+    const err = await exec("echo hi", { shell: join(work, "no-such-shell"), capture: { spill: { dir } } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SpawnError);
+    await until(() => !existsSync(dir), "the spill directory to be removed", 2000);
+  });
+
+  it("a spill directory that cannot be created leaves the run on the pipes, which report it once the limits are crossed", async () => {
+    const dir = fresh("blocked");
+    execFileSync("sh", ["-c", `mkdir -p ${dir} && echo x > ${dir}/spill`]);
+    const small = await exec("seq 1 10", { capture: { spill: { dir } } });
+    expect(small.text).toBe(Array.from({ length: 10 }, (_, i) => `${i + 1}\n`).join(""));
+    const err = await exec("seq 1 100000", { capture: { spill: { dir } } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SpillError);
+  });
+});
