@@ -16,6 +16,10 @@ import { fileURLToPath } from "node:url";
 const here = fileURLToPath(new URL(".", import.meta.url));
 const genPath = join(here, "capture.gen.mjs");
 const MiB = 1024 * 1024;
+// Which way the output reaches the spill: "default" (what exec picks for this user: the command writes
+// its spill file itself, except as root, where the pipes carry it), "direct" or "pipes".
+const SPILL_PATH = process.env.SPOOL_BENCH_SPILL ?? "default";
+if (!["default", "direct", "pipes"].includes(SPILL_PATH)) throw new Error(`SPOOL_BENCH_SPILL must be default, direct or pipes, got ${SPILL_PATH}`);
 
 if (process.argv[2] === "--child") {
   // The capturing process: only exec, its publisher and the spill run here.
@@ -26,7 +30,7 @@ if (process.argv[2] === "--child") {
   const started = performance.now();
   const r = await exec(`node ${genPath} ${bytes} ${seed} ${flavour}`, {
     ...(mode === "pty" ? { pty: true } : {}),
-    capture: { limits: { retain: "tail" }, spill: { dir } },
+    capture: { limits: { retain: "tail" }, spill: { dir, ...(SPILL_PATH === "default" ? {} : { direct: SPILL_PATH === "direct" }) } },
     onUpdate: (u) => {
       updates++;
       updateBytes += Buffer.byteLength(JSON.stringify(u));
@@ -115,7 +119,8 @@ try {
 
 const fmt = (n, d = 1) => n.toFixed(d);
 if (!ptyOnly) {
-  console.log(`node ${process.version}, ${repeats} interleaved repeats per size (median time; max RSS/updates over repeats)`);
+  const taken = SPILL_PATH !== "default" ? SPILL_PATH : process.geteuid?.() === 0 ? "pipes (the default as root)" : "direct (the default)";
+  console.log(`node ${process.version}, ${repeats} interleaved repeats per size (median time; max RSS/updates over repeats); spill path: ${taken}`);
   console.log(
     "| input | baseline sh -c 'GEN > file' | spool exec (tail + spill) | throughput ratio | spool CPU (user+sys) | peak RSS (capturing process) | updates/s | update KB/s |",
   );

@@ -9,7 +9,7 @@ import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { pipeChild, ptyChild, type Child } from "./child.js";
 import { FULL_BYTES, fileChild, keepDirectSpill, openDirectSpill, spillSpaceLow, type DirectSpill } from "./file-child.js";
 import { monotonicMs } from "./clock.js";
-import { CallbackError, CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError } from "./errors.js";
+import { CallbackError, type CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError } from "./errors.js";
 import { resolveLimits } from "./limits.js";
 import { DEFAULT_COLS, DEFAULT_ROWS, OutputCapture } from "./output-capture.js";
 import { exitCodeOf, groupAlive, guardAgainstOrphans, killWhenQuiet, resolveShell, signalGroup, terminateGroup, untilGone } from "./process-group.js";
@@ -99,7 +99,9 @@ export function start(command: string, options: ExecOptions = {}): RunningComman
   const shell = resolveShell(options.shell);
   const size = { cols: options.cols ?? DEFAULT_COLS, rows: options.rows ?? DEFAULT_ROWS };
   // With a spill the command writes straight into it (file-child.ts), unless it runs on a terminal.
-  const direct = spill && spill.direct !== false && options.pty !== true ? openDirectSpill(spill) : undefined;
+  // As root a command can reopen /dev/stdout for writing despite the file being read-only, which
+  // empties it and can lose output spool has not read yet: root gets the pipes unless it asks.
+  const direct = spill && options.pty !== true && (spill.direct ?? process.geteuid?.() !== 0) ? openDirectSpill(spill) : undefined;
   const execution = new Execution(command, options, new OutputCapture(limits, size), spill, direct);
   const result = execution.run(shell, cwd, buildEnv(options.env, options.pty === true));
   return {

@@ -15,15 +15,15 @@ export { describeTruncation, formatBytes } from "./describe.js";
 export { isHighSurrogate, isLowSurrogate, utf8Length, utf8Prefix, utf8Suffix } from "./utf8.js";
 export { countLines } from "./window.js";
 export { CallbackError, CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError } from "./errors.js";
-export {
-  type CaptureLimits,
-  type CaptureMetadata,
-  type CaptureUpdate,
-  type CaptureView,
-  type ExecOptions,
-  type ExecResult,
-  type Retain,
-  type SpillOptions,
-  type TruncatedBy,
-  type Truncation,
+export type {
+  CaptureLimits,
+  CaptureMetadata,
+  CaptureUpdate,
+  CaptureView,
+  ExecOptions,
+  ExecResult,
+  Retain,
+  SpillOptions,
+  TruncatedBy,
+  Truncation,
 } from "./types.js";

@@ -68,10 +68,12 @@ export interface SpillOptions {
   /** File stem, e.g. the tool call id. Default: a random id. Never overwrites: a taken name gets `-2`, `-3`, … */
   readonly id?: string;
   /**
-   * Default true: the command writes its stdout and stderr straight into the spill file, which spool
-   * follows (Linux, no file-size limit, 64 MiB free; else as with false). The file is removed at the
-   * end if the limits were never crossed. false: the output comes through pipes and spool writes the
-   * spill once the limits are crossed.
+   * true: the command writes its stdout and stderr straight into the spill file, which spool follows
+   * (Linux, no file-size limit, 64 MiB free; else as with false). The file is removed at the end if the
+   * limits were never crossed. false: the output comes through pipes and spool writes the spill once the
+   * limits are crossed. Default: true, unless spool runs as root — root can reopen /dev/stdout or
+   * /dev/stderr for writing (`echo x > /dev/stderr`), which empties a file and could lose output not yet
+   * read; on the pipes that open fails and nothing already written is lost.
    */
   readonly direct?: boolean;
   /** With the pipes: bytes buffered for the disk before the process's pipes are paused. Default 1 MiB. */

@@ -111,7 +111,7 @@ describe("exec with the command writing its spill", () => {
     const command = `node ${gen} ${seed} ${size} ${flags.join(" ")}`;
     const dir = fresh("same");
     const limits = { maxBytes: 4096, maxLines: 50, retain: "tail" as const };
-    const direct = await exec(command, { capture: { limits, spill: { dir } } });
+    const direct = await exec(command, { capture: { limits, spill: { direct: true, dir } } });
     const piped = await exec(command, { capture: { limits, spill: { dir, direct: false } } });
     expect(viewOf(direct)).toEqual(viewOf(piped));
     expect(direct.spillPath === undefined).toBe(piped.spillPath === undefined);
@@ -126,7 +126,7 @@ describe("exec with the command writing its spill", () => {
 
   it("the file exists while the command runs and is gone, with the directories made for it, when the limits were never crossed", async () => {
     const dir = fresh("small");
-    const running = start("echo hello; sleep 0.3; echo bye", { capture: { spill: { dir } } });
+    const running = start("echo hello; sleep 0.3; echo bye", { capture: { spill: { direct: true, dir } } });
     await until(() => existsSync(join(dir, "spill")) && readdirSync(join(dir, "spill")).length === 1, "the spill file to be created");
     const r = await running.result;
     expect(r.text).toBe("hello\nbye\n");
@@ -137,14 +137,14 @@ describe("exec with the command writing its spill", () => {
   it("stdout and stderr interleave in the true order of the writes", async () => {
     for (let i = 0; i < 5; i++) {
       const r = await exec("echo out1; echo err1 >&2; echo out2; echo err2 >&2; printf a; printf b >&2; echo", {
-        capture: { spill: { dir: fresh("order") } },
+        capture: { spill: { direct: true, dir: fresh("order") } },
       });
       expect(r.text).toBe("out1\nerr1\nout2\nerr2\nab\n");
     }
   });
 
   it("a background job writing after the command exits, within the grace, is captured", async () => {
-    const r = await exec("(sleep 0.25; echo late) & echo early", { capture: { spill: { dir: fresh("late") } } });
+    const r = await exec("(sleep 0.25; echo late) & echo early", { capture: { spill: { direct: true, dir: fresh("late") } } });
     expect(r.text).toBe("early\nlate\n");
     expect(r.exitCode).toBe(0);
   });
@@ -162,7 +162,7 @@ describe("exec with the command writing its spill", () => {
     // Running as root the reopen succeeds (O_TRUNC empties the file); otherwise it fails as on the
     // pipes (the file is read-only while the command runs). Either way nothing before it is lost.
     const command = "seq 1 500; sleep 0.3; echo err > /dev/stderr; sleep 0.3; echo after";
-    const r = await exec(command, { capture: { spill: { dir: fresh("cut") } } });
+    const r = await exec(command, { capture: { spill: { direct: true, dir: fresh("cut") } } });
     const seq = Array.from({ length: 500 }, (_, i) => `${i + 1}\n`).join("");
     expect(r.text.startsWith(seq)).toBe(true);
     expect(r.text.endsWith("after\n")).toBe(true);
@@ -173,7 +173,7 @@ describe("exec with the command writing its spill", () => {
   it("past the limits, a spill that the command cut is a failure, not a lossy success", async () => {
     if (process.getuid?.() !== 0) return; // the reopen fails for other users: nothing is cut
     const err = await exec("seq 1 20000; sleep 0.3; echo err > /dev/stderr; sleep 0.3; echo after", {
-      capture: { spill: { dir: fresh("cut-big") } },
+      capture: { spill: { direct: true, dir: fresh("cut-big") } },
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SpillError);
     expect((err as SpillError).message).toContain("/dev/stderr");
@@ -185,7 +185,7 @@ describe("exec with the command writing its spill", () => {
     const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 256));
     const file = join(work, `binary-${n}.bin`);
     writeFileSync(file, bytes);
-    const r = await exec(`cat ${file}`, { capture: { spill: { dir } } });
+    const r = await exec(`cat ${file}`, { capture: { spill: { direct: true, dir } } });
     const piped = await exec(`cat ${file}`, { capture: { spill: { dir, direct: false } } });
     expect(r.binary).toBe(true);
     expect(viewOf(r)).toEqual(viewOf(piped));
@@ -193,7 +193,7 @@ describe("exec with the command writing its spill", () => {
   });
 
   it("input through stdin reaches the command", async () => {
-    const running = start("head -n 1", { stdin: "pipe", capture: { spill: { dir: fresh("stdin") } } });
+    const running = start("head -n 1", { stdin: "pipe", capture: { spill: { direct: true, dir: fresh("stdin") } } });
     running.write("hello\n");
     const r = await running.result;
     expect(r.text).toBe("hello\n");
@@ -202,7 +202,7 @@ describe("exec with the command writing its spill", () => {
   it("a timeout ends the group, keeps what a SIGTERM handler prints, and reads the file to its end", async () => {
     const r = await exec("trap 'echo summary; exit 3' TERM; seq 1 20000; while :; do sleep 0.02; done", {
       timeoutMs: 400,
-      capture: { limits: { maxLines: 100 }, spill: { dir: fresh("timeout") } },
+      capture: { limits: { maxLines: 100 }, spill: { direct: true, dir: fresh("timeout") } },
     });
     expect(r.timedOut).toBe(true);
     expect(r.exitCode).toBe(3);
@@ -221,7 +221,7 @@ describe("exec with the command writing its spill", () => {
     const pending = exec("sh -c 'trap \"\" TERM; echo $$; while :; do echo tick; sleep 0.01; done' & wait", {
       signal: ac.signal,
       killGraceMs: 300,
-      capture: { spill: { dir: fresh("abort") } },
+      capture: { spill: { direct: true, dir: fresh("abort") } },
     });
     await pause(300);
     ac.abort();
@@ -238,7 +238,7 @@ describe("exec with the command writing its spill", () => {
     // lag bound plus what yes wrote while one read was being processed (the emulator's first read
     // takes ~100 ms): ~100 MB at most.
     const started = Date.now();
-    const r = await exec("yes $'\\e[1Aline'", { timeoutMs: 1500, capture: { spill: { dir: fresh("yes") } } });
+    const r = await exec("yes $'\\e[1Aline'", { timeoutMs: 1500, capture: { spill: { direct: true, dir: fresh("yes") } } });
     expect(r.timedOut).toBe(true);
     expect(r.spillPauses).toBeGreaterThan(0);
     expect(statSync(r.spillPath!).size).toBe(r.rawBytes);
@@ -248,7 +248,7 @@ describe("exec with the command writing its spill", () => {
 
   it("plain yes under a timeout: every byte written is read, and the run ends soon", async () => {
     const started = Date.now();
-    const r = await exec("yes", { timeoutMs: 1000, capture: { spill: { dir: fresh("yes-plain") } } });
+    const r = await exec("yes", { timeoutMs: 1000, capture: { spill: { direct: true, dir: fresh("yes-plain") } } });
     expect(r.timedOut).toBe(true);
     expect(statSync(r.spillPath!).size).toBe(r.rawBytes);
     expect(r.truncation.totalLines).toBe(r.rawBytes / 2);
@@ -260,12 +260,32 @@ describe("exec with the command writing its spill", () => {
     writeFileSync(
       script,
       `import { exec } from ${JSON.stringify(distCapture)};
-       const r = await exec("node ${gen} 9 300000000", { capture: { limits: { retain: "tail" }, spill: { dir: ${JSON.stringify(fresh("rss"))} } } });
+       const r = await exec("node ${gen} 9 300000000", { capture: { limits: { retain: "tail" }, spill: { direct: true, dir: ${JSON.stringify(fresh("rss"))} } } });
        console.log(JSON.stringify({ raw: r.rawBytes, rssMB: process.resourceUsage().maxRSS / 1024 }));`,
     );
     const out = JSON.parse(execFileSync("node", [script], { encoding: "utf8" })) as { raw: number; rssMB: number };
     expect(out.raw).toBe(300_000_000);
     expect(out.rssMB).toBeLessThan(150);
+  });
+});
+
+describe("which path a spill takes by default", () => {
+  // `[ -f /dev/stdout ]`: a regular file when the command writes its spill, a socket on the pipes.
+  const probe = "if [ -f /dev/stdout ]; then echo file; else echo pipe; fi; echo usage; echo error > /dev/stderr";
+  const root = process.geteuid?.() === 0;
+
+  it.runIf(root)("as root, the pipes: reopening /dev/stderr cannot empty what the command wrote before", async () => {
+    const r = await exec(probe, { capture: { spill: { dir: fresh("root-default") } } });
+    const text = r.text;
+    expect(text.startsWith("pipe\nusage\n")).toBe(true);
+    // Asked for, root gets the file, and the reopen is its own to answer for.
+    const asked = await exec("if [ -f /dev/stdout ]; then echo file; else echo pipe; fi", { capture: { spill: { direct: true, dir: fresh("root-asked") } } });
+    expect(asked.text).toBe("file\n");
+  });
+
+  it.runIf(!root)("as another user, the file: a reopen of /dev/stderr is refused (read-only), and nothing is lost", async () => {
+    const r = await exec(probe, { capture: { spill: { dir: fresh("user-default") } } });
+    expect(r.text.startsWith("file\nusage\n")).toBe(true);
   });
 });
 
@@ -290,7 +310,7 @@ describe("the spill written by the command, under failures", () => {
       script,
       `import { exec } from ${JSON.stringify(distCapture)};
        await exec("node ${writer}", {
-         capture: { spill: { dir: ${JSON.stringify(dir)}, id: "crash" } },
+         capture: { spill: { direct: true, dir: ${JSON.stringify(dir)}, id: "crash" } },
          onUpdate: (u) => { if ((u.kind === "replace" ? u.view.spillPath : u.metadata.spillPath)) process.stdout.write("spilling\\n"); },
        });`,
     );
@@ -323,7 +343,7 @@ describe("the spill written by the command, under failures", () => {
       script,
       `import { exec } from ${JSON.stringify(distCapture)};
        try {
-         const r = await exec("node ${gen} 11 100000000", { capture: { spill: { dir: ${JSON.stringify(mnt)} } } });
+         const r = await exec("node ${gen} 11 100000000", { capture: { spill: { direct: true, dir: ${JSON.stringify(mnt)} } } });
          console.log(JSON.stringify({ ok: true, raw: r.rawBytes, exitCode: r.exitCode }));
        } catch (e) {
          console.log(JSON.stringify({ code: e.code, message: e.message, spillPath: e.view?.spillPath }));
@@ -344,7 +364,7 @@ describe("the spill written by the command, under failures", () => {
 
   it("a shell that cannot be spawned: SpawnError, and no spill file or directory is left", async () => {
     const dir = fresh("nospawn");
-    const err = await exec("echo hi", { shell: join(work, "no-such-shell"), capture: { spill: { dir } } }).catch((e: unknown) => e);
+    const err = await exec("echo hi", { shell: join(work, "no-such-shell"), capture: { spill: { direct: true, dir } } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SpawnError);
     await until(() => !existsSync(dir), "the spill directory to be removed", 2000);
   });
@@ -352,9 +372,9 @@ describe("the spill written by the command, under failures", () => {
   it("a spill directory that cannot be created leaves the run on the pipes, which report it once the limits are crossed", async () => {
     const dir = fresh("blocked");
     execFileSync("sh", ["-c", `mkdir -p ${dir} && echo x > ${dir}/spill`]);
-    const small = await exec("seq 1 10", { capture: { spill: { dir } } });
+    const small = await exec("seq 1 10", { capture: { spill: { direct: true, dir } } });
     expect(small.text).toBe(Array.from({ length: 10 }, (_, i) => `${i + 1}\n`).join(""));
-    const err = await exec("seq 1 100000", { capture: { spill: { dir } } }).catch((e: unknown) => e);
+    const err = await exec("seq 1 100000", { capture: { spill: { direct: true, dir } } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SpillError);
   });
 });
