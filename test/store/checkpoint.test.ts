@@ -30,9 +30,9 @@ import {
   type Scope,
   type ValueList,
 } from "../../src/store/index.js";
-import { checkpointPath } from "../../src/store/jsonl/checkpoint.js";
-import { sealLine } from "../../src/store/jsonl/line.js";
-import { SEGMENT_BYTES, SEGMENT_ELEMENTS } from "../../src/store/jsonl/main-state.js";
+import { CHECKPOINT_VERSION, checkpointPath } from "../../src/store/jsonl/checkpoint.js";
+import { partsChecksum, sealLine } from "../../src/store/jsonl/line.js";
+import { SEGMENT_BYTES, SEGMENT_ELEMENTS } from "../../src/store/jsonl/list-segments.js";
 import { VERIFY_WHOLE_BYTES } from "../../src/store/jsonl/main-scan.js";
 import { loadSession } from "../../src/store/jsonl/replay.js";
 import { snapshotOf } from "../../src/store/jsonl/snapshot.js";
@@ -68,6 +68,21 @@ function dump(r: Reader & Partial<Pick<Store, "stats">>): unknown {
   }
   if (r.stats) out.stats = r.stats();
   return out;
+}
+
+/** The checkpoint file's header (unsealed) and binary body. */
+function readCheckpointFile(main: string): { head: Record<string, any>; body: Buffer } {
+  const buf = readFileSync(checkpointPath(main));
+  const nl = buf.indexOf(10);
+  const head = JSON.parse(buf.toString("utf8", 0, nl));
+  delete head.h;
+  return { head, body: buf.subarray(nl + 1) };
+}
+
+/** Writes a checkpoint file from a header and a body, sealed and with the body's checksum, as the writer would. */
+function writeCheckpointFile(main: string, head: Record<string, any>, body: Buffer): void {
+  head.body = { length: body.length, h: partsChecksum([body]) };
+  writeFileSync(checkpointPath(main), Buffer.concat([Buffer.from(sealLine(JSON.stringify(head))), body]));
 }
 
 /** What a replay of every line holds, the checkpoint ignored. */
@@ -314,8 +329,8 @@ describe("lists over many segments", () => {
       }
     }
     await store.close();
-    const ckpt = JSON.parse(readFileSync(checkpointPath(main), "utf8")) as { index: { lists: [string, string, number[]][] } };
-    const segments = Object.fromEntries(ckpt.index.lists.map(([, k, flat]) => [k, flat.length / 7]));
+    const ckpt = readCheckpointFile(main).head as { index: { lists: [string, string, number][] } };
+    const segments = Object.fromEntries(ckpt.index.lists.map(([, k, count]) => [k, count]));
     expect(segments.x).toBeGreaterThan(3);
     expect(segments.y).toBeGreaterThan(3);
     const re = await openJsonlStore(main);
@@ -356,6 +371,8 @@ describe("lists over many segments", () => {
 describe("a checkpoint that does not match the log is ignored", () => {
   const steps: Step[] = [
     { kind: "bulk", key: "x", n: 1500, every: 40 },
+    // A second line of list x: a second segment.
+    { kind: "bulk", key: "x", n: 10, every: 4 },
     { kind: "set", key: "a", v: { n: 1 } },
     { kind: "append", key: "y", v: "y0", base: true },
     { kind: "set", key: "b", v: [1, 2] },
@@ -363,37 +380,98 @@ describe("a checkpoint that does not match the log is ignored", () => {
 
   it.each([
     [
-      "a damaged checkpoint file",
-      (main: string) => writeFileSync(checkpointPath(main), readFileSync(checkpointPath(main), "utf8").replace('"lines":', '"lines" :')),
+      "a damaged checkpoint header",
+      (main: string) =>
+        writeFileSync(checkpointPath(main), Buffer.from(readFileSync(checkpointPath(main)).toString("latin1").replace('"lines":', '"lines" :'), "latin1")),
     ],
     ["a truncated checkpoint file", (main: string) => truncateSync(checkpointPath(main), 40)],
+    ["a checkpoint cut inside its values", (main: string) => truncateSync(checkpointPath(main), statSync(checkpointPath(main)).size - 3)],
+    [
+      "a damaged value column (one byte flipped)",
+      (main: string) => {
+        const buf = readFileSync(checkpointPath(main));
+        buf[buf.indexOf(10) + 9]! ^= 0x10;
+        writeFileSync(checkpointPath(main), buf);
+      },
+    ],
     [
       "another session's checkpoint",
       (main: string) => {
-        const other = readFileSync(checkpointPath(main), "utf8").replace('"sessionId":"ck"', '"sessionId":"other"');
-        const body = JSON.parse(other);
-        delete body.h;
-        writeFileSync(checkpointPath(main), sealLine(JSON.stringify(body)));
+        const { head, body } = readCheckpointFile(main);
+        head.sessionId = "other";
+        writeCheckpointFile(main, head, body);
       },
     ],
     [
       "a forged index pointing past what it covers",
       (main: string) => {
-        const body = JSON.parse(readFileSync(checkpointPath(main), "utf8"));
-        delete body.h;
-        body.index.values[0][3] = body.length + 10;
-        writeFileSync(checkpointPath(main), sealLine(JSON.stringify(body)));
+        const { head, body } = readCheckpointFile(main);
+        // The first value's line offset (the offsets column follows the seqs).
+        body.writeDoubleLE(head.length + 10, 8 * head.index.values);
+        writeCheckpointFile(main, head, body);
+      },
+    ],
+    [
+      "a forged list segment ending past what it covers",
+      (main: string) => {
+        const { head, body } = readCheckpointFile(main);
+        // The first segment's numbers follow the values' four float64 columns; its end is the fifth.
+        body.writeDoubleLE(head.length + 10, 32 * head.index.values + 4 * 8);
+        writeCheckpointFile(main, head, body);
+      },
+    ],
+    [
+      "a forged list whose segments are out of order",
+      (main: string) => {
+        const { head, body } = readCheckpointFile(main);
+        const at = 32 * head.index.values;
+        const first = Buffer.from(body.subarray(at, at + 56));
+        body.copy(body, at, at + 56, at + 112);
+        first.copy(body, at + 56);
+        writeCheckpointFile(main, head, body);
+      },
+    ],
+    [
+      "a forged index naming one value twice",
+      (main: string) => {
+        const { head, body } = readCheckpointFile(main);
+        const n = head.index.values as number;
+        expect(n).toBe(2);
+        // Both names made the first one: its bytes twice, the ends moved to match.
+        const keyEnd = (i: number) => body.readUInt32LE(32 * n + 4 * i);
+        const keys = body.subarray(36 * n);
+        const first = keys.subarray(0, keyEnd(0));
+        body.writeUInt32LE(2 * first.length, 32 * n + 4);
+        const forged = Buffer.concat([body.subarray(0, 36 * n), first, first]);
+        head.index.keyBytes = 2 * first.length;
+        writeCheckpointFile(main, head, forged);
+      },
+    ],
+    [
+      "a checkpoint of the previous version (values as JSON arrays)",
+      (main: string) => {
+        const { head } = readCheckpointFile(main);
+        const { state } = loadSession(main, { repair: false, ignoreCheckpoint: true });
+        const v1 = { ...head, version: 1, index: { values: [] as unknown[], lists: head.index.lists } };
+        delete (v1 as Record<string, unknown>).body;
+        for (const r of state.sessionRecords()) if (r.write.op === "set") v1.index.values.push([r.write.ns, r.write.key, r.seq, 0, 0, 0]);
+        writeFileSync(checkpointPath(main), sealLine(JSON.stringify(v1)));
       },
     ],
   ])("%s", async (_name, spoil) => {
     const { main, model } = await build(steps, undefined);
     spoil(main);
     const expected = dump(model);
+    expect(loadSession(main, { repair: false }).checkpoint).toBeUndefined();
     expect(dump(readJsonlSnapshot(main))).toEqual(expected);
     expect(dump(fullReplay(main))).toEqual(expected);
     const re = await openJsonlStore(main);
     expect(dump(re)).toEqual(expected);
     await re.close();
+    // The writer's open replayed the log and wrote a checkpoint that matches again.
+    expect(readCheckpointFile(main).head.version).toBe(CHECKPOINT_VERSION);
+    expect(loadSession(main, { repair: false }).checkpoint).toBeDefined();
+    expect(dump(readJsonlSnapshot(main))).toEqual(expected);
   });
 
   it("a log cut back below the checkpoint (as a repair leaves it), then grown by a writer that died, is replayed", async () => {

@@ -7,6 +7,17 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { SessionChangedError } from "../errors.js";
 
+/** Fills `buf` from `position` (fewer bytes only at the end of the file); returns the bytes read. */
+export function readAt(fd: number, buf: Uint8Array, position: number): number {
+  let got = 0;
+  while (got < buf.length) {
+    const n = readSync(fd, buf, got, buf.length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
 export class LogSource {
   readonly path: string;
   readonly ino: number;
@@ -54,12 +65,7 @@ export class LogSource {
     const fd = this.#fd >= 0 ? this.#fd : openSync(this.path, "r");
     try {
       if (this.#fd < 0 && fstatSync(fd).ino !== this.ino) throw new SessionChangedError(this.path);
-      let got = 0;
-      while (got < length) {
-        const n = readSync(fd, buf, got, length - got, position + got);
-        if (n === 0) break;
-        got += n;
-      }
+      const got = readAt(fd, buf, position);
       return got === length ? buf : buf.subarray(0, got);
     } finally {
       if (this.#fd < 0) closeSync(fd);

@@ -6,7 +6,7 @@ import { hasNul } from "./log-file.js";
 import { openLineAt, verifiedChecksum } from "./line.js";
 import type { LogSource } from "./log-source.js";
 import { MainState } from "./main-state.js";
-import type { LineLoc } from "./main-state.js";
+import type { LineLoc } from "./list-segments.js";
 import { readCheckpoint, type CheckpointMeta, type LineMark } from "./checkpoint.js";
 import { checkMainHeader, type SessionHeader } from "./records.js";
 

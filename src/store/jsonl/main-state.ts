@@ -1,9 +1,10 @@
 // The session scope of a JSONL session, indexed rather than held: a value is the position of the line
 // that set it, and a list is a short array of segments, each a byte span of the main log holding up
-// to SEGMENT_ELEMENTS of its elements within SEGMENT_BYTES (or one longer line). Reads go to the file:
+// to SEGMENT_ELEMENTS of its elements within SEGMENT_BYTES (or one longer line; list-segments.ts). Reads go to the file:
 // a page reads the spans it needs, verifies the checksum of every line it passes over and parses
-// only those lines. So memory holds names and a few numbers per 1,024 elements or 256 KiB of log,
-// never the values, and the whole index is what a checkpoint saves (checkpoint.ts).
+// only those lines. So memory holds names and a few numbers per value (value-index.ts: ~55 bytes) and
+// per 1,024 elements or 256 KiB of log, never the values, and the whole index is what a checkpoint
+// saves (checkpoint.ts).
 // Measured before (every value and element held as JSON text, re-serialised on replay): 47% of a
 // 200,000-element open was garbage collection and 26% re-serialising elements.
 import { CorruptSessionError, SessionChangedError } from "../errors.js";
@@ -11,49 +12,22 @@ import type { NormalReadOptions } from "../read-options.js";
 import type { ListElement, ListPage, StoreStats } from "../store.js";
 import type { PreparedWrite } from "../write.js";
 import { openLineAt, verifiedChecksum } from "./line.js";
+import { ListSegments, type LineLoc, type Segment } from "./list-segments.js";
 import type { LogSource } from "./log-source.js";
 import type { DecodedWrite } from "./records.js";
+import { ValueIndex, type ValueColumns } from "./value-index.js";
 
-/** Where a complete line of the main log is: byte offset, length with its newline, 1-based line number. */
-export interface LineLoc {
-  readonly offset: number;
-  readonly length: number;
-  readonly line: number;
+/** The checkpoint form: values as columns; each list's segments, 7 numbers each (list-segments.ts). */
+export interface MainIndex {
+  readonly values: ValueColumns;
+  readonly lists: readonly CheckpointList[];
 }
 
-export const SEGMENT_ELEMENTS = 1024;
-export const SEGMENT_BYTES = 256 * 1024;
-
-interface ValueAt {
-  seq: number;
-  offset: number;
-  length: number;
-  line: number;
-}
-/** Elements firstSeq…lastSeq of one list lie in the lines firstLine…lastLine, bytes start…end. */
-interface Segment {
-  firstSeq: number;
-  lastSeq: number;
-  count: number;
-  start: number;
-  end: number;
-  firstLine: number;
-  lastLine: number;
-}
-interface ListAt {
+export interface CheckpointList {
   readonly ns: string;
   readonly key: string;
-  count: number;
-  readonly segs: Segment[];
+  readonly segments: Float64Array;
 }
-
-/** The checkpoint form: values [ns, key, seq, offset, length, line]; lists [ns, key, 7 numbers per segment]. */
-export interface MainIndex {
-  readonly values: readonly (readonly [string, string, number, number, number, number])[];
-  readonly lists: readonly (readonly [string, string, readonly number[]])[];
-}
-
-const SEGMENT_FIELDS = 7;
 
 /** Length-prefixing makes the pair unambiguous whatever characters the names contain. */
 const nameKey = (ns: string, key: string): string => `${ns.length}:${ns}${key}`;
@@ -65,8 +39,8 @@ interface ParsedLine {
 
 export class MainState {
   readonly #src: LogSource;
-  readonly #values = new Map<string, ValueAt>();
-  readonly #lists = new Map<string, ListAt>();
+  #values = new ValueIndex();
+  readonly #lists = new Map<string, ListSegments>();
   #elements = 0;
 
   constructor(src: LogSource) {
@@ -84,19 +58,19 @@ export class MainState {
       const s = seq + i;
       switch (w.op) {
         case "set":
-          this.#values.set(nameKey(w.ns, w.key), { seq: s, offset: at.offset, length: at.length, line: at.line });
+          this.#values.set(w.ns, w.key, s, at.offset, at.length, at.line);
           break;
         case "delete":
-          this.#values.delete(nameKey(w.ns, w.key));
+          this.#values.delete(w.ns, w.key);
           break;
         case "append": {
           const k = nameKey(w.ns, w.key);
           let l = this.#lists.get(k);
           if (l === undefined) {
-            l = { ns: w.ns, key: w.key, count: 0, segs: [] };
+            l = new ListSegments(w.ns, w.key);
             this.#lists.set(k, l);
           }
-          addElement(l, s, at);
+          l.add(s, at);
           this.#elements++;
           break;
         }
@@ -140,7 +114,7 @@ export class MainState {
   }
 
   get<T>(ns: string, key: string): T | undefined {
-    const v = this.#values.get(nameKey(ns, key));
+    const v = this.#values.get(ns, key);
     if (v === undefined) return undefined;
     const buf = this.#src.read(v.offset, v.length);
     if (buf[v.length - 1] !== 10) throw this.#moved(v.line, "the log's lines are not where the session's index puts them");
@@ -200,7 +174,6 @@ export class MainState {
   readList<T>(ns: string, key: string, o: NormalReadOptions): ListPage<T> {
     const l = this.#lists.get(nameKey(ns, key));
     if (l === undefined) return { elements: [] };
-    const segs = l.segs;
     const elements: ListElement<T>[] = [];
     /** Takes one element; true when the page is complete. */
     const take = (seq: number, w: Record<string, unknown>): boolean => {
@@ -211,8 +184,8 @@ export class MainState {
     const mine = (w: Record<string, unknown> | undefined): w is Record<string, unknown> => w?.op === "append" && w.ns === ns && w.key === key;
     if (!o.desc) {
       const after = o.cursor ?? -Infinity;
-      scan: for (let i = firstEndingAfter(segs, after); i < segs.length; i++) {
-        const seg = segs[i]!;
+      scan: for (let i = l.firstEndingAfter(after); i < l.length; i++) {
+        const seg = l.at(i);
         const { buf, starts } = this.#span(seg);
         for (let j = 0; j < starts.length; j++) {
           const s = starts[j]!;
@@ -233,8 +206,8 @@ export class MainState {
       }
     } else {
       const before = o.cursor ?? Infinity;
-      for (let i = lastStartingBefore(segs, before); i >= 0; i--) {
-        const seg = segs[i]!;
+      for (let i = l.lastStartingBefore(before); i >= 0; i--) {
+        const seg = l.at(i);
         const stopped = this.#backward(seg, (buf, s, e, line) => {
           // A line starting at or past the cursor holds nothing before it: passed over unparsed.
           const first = lineSeq(buf, s);
@@ -255,7 +228,7 @@ export class MainState {
     }
     const last = elements[elements.length - 1];
     if (last === undefined) return { elements };
-    const more = o.desc ? last.seq > segs[0]!.firstSeq : last.seq < segs[segs.length - 1]!.lastSeq;
+    const more = o.desc ? last.seq > l.firstSeq : last.seq < l.lastSeq;
     return more ? { elements, cursor: last.seq } : { elements };
   }
 
@@ -266,8 +239,7 @@ export class MainState {
   /** Every live value and element, one write each, in seq order: what a fork copies. Reads the whole log's live part. */
   *records(): Generator<{ seq: number; write: PreparedWrite }> {
     const out: { seq: number; write: PreparedWrite }[] = [];
-    for (const [k, v] of this.#values) {
-      const [ns, key] = splitKey(k);
+    for (const [ns, key, v] of this.#values.entries()) {
       out.push({ seq: v.seq, write: { op: "set", ns, key, json: JSON.stringify(this.get(ns, key)) } });
     }
     for (const l of this.#lists.values()) {
@@ -282,82 +254,27 @@ export class MainState {
     yield* out;
   }
 
-  /** The index as a checkpoint records it. */
+  /** The index as a checkpoint records it (views of the index's arrays, valid until the next change). */
   toIndex(): MainIndex {
-    const values: [string, string, number, number, number, number][] = [];
-    for (const [k, v] of this.#values) {
-      const [ns, key] = splitKey(k);
-      values.push([ns, key, v.seq, v.offset, v.length, v.line]);
-    }
-    const lists: [string, string, number[]][] = [];
-    for (const l of this.#lists.values()) {
-      const flat: number[] = [];
-      for (const s of l.segs) flat.push(s.firstSeq, s.lastSeq, s.count, s.start, s.end, s.firstLine, s.lastLine);
-      lists.push([l.ns, l.key, flat]);
-    }
-    return { values, lists };
+    const lists = [...this.#lists.values()].map((l) => ({ ns: l.ns, key: l.key, segments: l.numbers() }));
+    return { values: this.#values.columns(), lists };
   }
 
-  /** Restores a checkpoint's index; undefined when it is not well formed (the checkpoint is then ignored). */
-  static fromIndex(src: LogSource, index: unknown, coveredLength: number): MainState | undefined {
+  /** Restores a checkpoint's index, using its arrays as they are; undefined when it is not well formed (the checkpoint is then ignored). */
+  static fromIndex(src: LogSource, index: MainIndex, coveredLength: number): MainState | undefined {
     const state = new MainState(src);
-    const i = index as Partial<MainIndex> | null;
-    if (typeof i !== "object" || i === null || !Array.isArray(i.values) || !Array.isArray(i.lists)) return undefined;
-    const num = (x: unknown): x is number => typeof x === "number" && Number.isSafeInteger(x) && x >= 0;
-    const str = (x: unknown): x is string => typeof x === "string";
-    for (const v of i.values) {
-      if (!Array.isArray(v) || v.length !== 6 || !str(v[0]) || !str(v[1]) || !v.slice(2).every(num)) return undefined;
-      if (v[3] + v[4] > coveredLength) return undefined;
-      state.#values.set(nameKey(v[0], v[1]), { seq: v[2], offset: v[3], length: v[4], line: v[5] });
-    }
-    for (const l of i.lists) {
-      if (!Array.isArray(l) || l.length !== 3 || !str(l[0]) || !str(l[1]) || !Array.isArray(l[2])) return undefined;
-      const flat = l[2] as unknown[];
-      if (flat.length === 0 || flat.length % SEGMENT_FIELDS !== 0 || !flat.every(num)) return undefined;
-      const list: ListAt = { ns: l[0], key: l[1], count: 0, segs: [] };
-      for (let j = 0; j < flat.length; j += SEGMENT_FIELDS) {
-        const [firstSeq, lastSeq, count, start, end, firstLine, lastLine] = flat.slice(j, j + SEGMENT_FIELDS) as number[];
-        if (count! < 1 || lastSeq! < firstSeq! || end! <= start! || end! > coveredLength || lastLine! < firstLine!) return undefined;
-        list.segs.push({
-          firstSeq: firstSeq!,
-          lastSeq: lastSeq!,
-          count: count!,
-          start: start!,
-          end: end!,
-          firstLine: firstLine!,
-          lastLine: lastLine!,
-        });
-        list.count += count!;
-      }
-      state.#lists.set(nameKey(list.ns, list.key), list);
-      state.#elements += list.count;
+    const v = ValueIndex.fromColumns(index.values, coveredLength);
+    if (v === undefined) return undefined;
+    state.#values = v;
+    for (const { ns, key, segments } of index.lists) {
+      const k = nameKey(ns, key);
+      const l = ListSegments.fromNumbers(ns, key, segments, coveredLength);
+      if (l === undefined || state.#lists.has(k)) return undefined;
+      state.#lists.set(k, l);
+      state.#elements += l.count;
     }
     return state;
   }
-}
-
-function splitKey(k: string): [string, string] {
-  const colon = k.indexOf(":");
-  const len = Number(k.slice(0, colon));
-  return [k.slice(colon + 1, colon + 1 + len), k.slice(colon + 1 + len)];
-}
-
-/** A segment grows while it stays under both bounds; a line never straddles two segments. */
-function addElement(l: ListAt, seq: number, at: LineLoc): void {
-  const end = at.offset + at.length;
-  const cur = l.segs[l.segs.length - 1];
-  if (cur !== undefined && cur.end === end) {
-    cur.lastSeq = seq;
-    cur.count++;
-  } else if (cur !== undefined && cur.count < SEGMENT_ELEMENTS && end - cur.start <= SEGMENT_BYTES) {
-    cur.lastSeq = seq;
-    cur.count++;
-    cur.end = end;
-    cur.lastLine = at.line;
-  } else {
-    l.segs.push({ firstSeq: seq, lastSeq: seq, count: 1, start: at.offset, end, firstLine: at.line, lastLine: at.line });
-  }
-  l.count++;
 }
 
 const SEQ_PREFIX = Buffer.from('{"seq":');
@@ -373,28 +290,4 @@ function lineSeq(buf: Buffer, start: number): number | undefined {
     n = n * 10 + (c - 48);
   }
   return i > start + SEQ_PREFIX.length && buf[i] === 0x2c ? n : undefined;
-}
-
-/** The first segment holding an element after `seq`. */
-function firstEndingAfter(segs: readonly Segment[], seq: number): number {
-  let lo = 0;
-  let hi = segs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (segs[mid]!.lastSeq <= seq) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** The last segment holding an element before `seq` (-1 when none). */
-function lastStartingBefore(segs: readonly Segment[], seq: number): number {
-  let lo = 0;
-  let hi = segs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (segs[mid]!.firstSeq < seq) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo - 1;
 }
