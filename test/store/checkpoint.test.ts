@@ -415,8 +415,8 @@ describe("a checkpoint that does not match the log is ignored", () => {
       "a forged list segment ending past what it covers",
       (main: string) => {
         const { head, body } = readCheckpointFile(main);
-        // The first segment's numbers follow the values' four float64 columns; its end is the fifth.
-        body.writeDoubleLE(head.length + 10, 32 * head.index.values + 4 * 8);
+        // The first segment's numbers follow the values' three float64 columns; its end is the fifth.
+        body.writeDoubleLE(head.length + 10, 24 * head.index.values + 4 * 8);
         writeCheckpointFile(main, head, body);
       },
     ],
@@ -424,7 +424,7 @@ describe("a checkpoint that does not match the log is ignored", () => {
       "a forged list whose segments are out of order",
       (main: string) => {
         const { head, body } = readCheckpointFile(main);
-        const at = 32 * head.index.values;
+        const at = 24 * head.index.values;
         const first = Buffer.from(body.subarray(at, at + 56));
         body.copy(body, at, at + 56, at + 112);
         first.copy(body, at + 56);
@@ -437,12 +437,11 @@ describe("a checkpoint that does not match the log is ignored", () => {
         const { head, body } = readCheckpointFile(main);
         const n = head.index.values as number;
         expect(n).toBe(2);
-        // Both names made the first one: its bytes twice, the ends moved to match.
-        const keyEnd = (i: number) => body.readUInt32LE(32 * n + 4 * i);
-        const keys = body.subarray(36 * n);
-        const first = keys.subarray(0, keyEnd(0));
-        body.writeUInt32LE(2 * first.length, 32 * n + 4);
-        const forged = Buffer.concat([body.subarray(0, 36 * n), first, first]);
+        // Both names made the first one: its bytes twice, the ends moved to match (x's two segments sit between).
+        const ends = body.length - head.index.keyBytes - 4 * n;
+        const first = body.subarray(ends + 4 * n, ends + 4 * n + body.readUInt32LE(ends));
+        body.writeUInt32LE(2 * first.length, ends + 4);
+        const forged = Buffer.concat([body.subarray(0, ends + 4 * n), first, first]);
         head.index.keyBytes = 2 * first.length;
         writeCheckpointFile(main, head, forged);
       },

@@ -16,7 +16,7 @@ type Op = { kind: "set"; ns: string; key: string; at: ValueAt } | { kind: "delet
 const at: fc.Arbitrary<ValueAt> = fc.record({
   seq: fc.integer({ min: 1, max: 2 ** 40 }),
   offset: fc.integer({ min: 0, max: 2 ** 40 }),
-  length: fc.integer({ min: 1, max: 2 ** 33 }),
+  length: fc.integer({ min: 1, max: 2 ** 32 - 1 }),
   line: fc.integer({ min: 2, max: 2 ** 33 }),
 });
 /** Mostly a few namespaces, so that deletes hit names that are set and probe chains get long. */
@@ -152,7 +152,7 @@ describe("the JSONL value index", () => {
       [
         "a negative number",
         (c) => {
-          c.length.set([-1], 0);
+          c.offset.set([-1], 0);
           return c;
         },
       ],

@@ -22,8 +22,8 @@ import type { ValueColumns } from "./value-index.js";
 export const CHECKPOINT_FORMAT = "spool-checkpoint";
 export const CHECKPOINT_VERSION = 2;
 
-/** Bytes per value in the body: seq, offset, length and line as float64, the name's end as uint32. */
-const BYTES_PER_VALUE = 4 * 8 + 4;
+/** Bytes per value in the body: seq, offset and line as float64, the line's length and the name's end as uint32. */
+const BYTES_PER_VALUE = 3 * 8 + 2 * 4;
 const BYTES_PER_SEGMENT = SEGMENT_FIELDS * 8;
 const BIG_ENDIAN = endianness() === "BE";
 
@@ -107,7 +107,7 @@ function bytesOf(a: Float64Array | Uint32Array | Uint8Array): Uint8Array {
 export function writeCheckpoint(mainPath: string, meta: CheckpointMeta, index: MainIndex, durable: boolean): number {
   const v = index.values;
   // The float64 columns first, so every column starts at a multiple of its element size.
-  const body = [v.seq, v.offset, v.length, v.line, ...index.lists.map((l) => l.segments), v.keyEnd, v.keys].map(bytesOf);
+  const body = [v.seq, v.offset, v.line, ...index.lists.map((l) => l.segments), v.length, v.keyEnd, v.keys].map(bytesOf);
   const lists = index.lists.map((l) => [l.ns, l.key, l.segments.length / SEGMENT_FIELDS]);
   const header = {
     format: CHECKPOINT_FORMAT,
@@ -234,22 +234,22 @@ function readOpen(fd: number): Checkpoint | undefined {
   const bytes = new Uint8Array(new ArrayBuffer(body.length));
   if (readAt(fd, bytes, head.end) !== bytes.length || partsChecksum([bytes]) !== body.h) return undefined;
   const ab = bytes.buffer;
-  const floats = 32 * n + BYTES_PER_SEGMENT * segments;
+  const floats = 24 * n + BYTES_PER_SEGMENT * segments;
   if (BIG_ENDIAN) {
     Buffer.from(ab, 0, floats).swap64();
-    Buffer.from(ab, floats, 4 * n).swap32();
+    Buffer.from(ab, floats, 8 * n).swap32();
   }
   const values: ValueColumns = {
     namespaces: index.namespaces as string[],
     count: n,
     seq: new Float64Array(ab, 0, n),
     offset: new Float64Array(ab, 8 * n, n),
-    length: new Float64Array(ab, 16 * n, n),
-    line: new Float64Array(ab, 24 * n, n),
-    keyEnd: new Uint32Array(ab, floats, n),
-    keys: new Uint8Array(ab, floats + 4 * n, index.keyBytes),
+    line: new Float64Array(ab, 16 * n, n),
+    length: new Uint32Array(ab, floats, n),
+    keyEnd: new Uint32Array(ab, floats + 4 * n, n),
+    keys: new Uint8Array(ab, floats + 8 * n, index.keyBytes),
   };
-  let at = 32 * n;
+  let at = 24 * n;
   const lists: CheckpointList[] = (index.lists as [string, string, number][]).map(([ns, key, count]) => {
     const l = { ns, key, segments: new Float64Array(ab, at, count * SEGMENT_FIELDS) };
     at += count * BYTES_PER_SEGMENT;
