@@ -368,6 +368,57 @@ describe("lists over many segments", () => {
   });
 });
 
+describe("paging through lists while they grow", () => {
+  it("pages of any size, both ways, interleaved between lists and with appends in between, like the memory backend", async () => {
+    type Action =
+      | { kind: "append"; key: (typeof LISTS)[number]; n: number; kb: number }
+      | { kind: "page"; key: (typeof LISTS)[number]; desc: boolean; limit: number; times: number; from: "next" | "start" | "other list" };
+    const action: fc.Arbitrary<Action> = fc.oneof(
+      fc.record({ kind: fc.constant("append" as const), key: fc.constantFrom(...LISTS), n: fc.integer({ min: 1, max: 40 }), kb: fc.constantFrom(0, 0, 0, 30) }),
+      fc.record({
+        kind: fc.constant("page" as const),
+        key: fc.constantFrom(...LISTS),
+        desc: fc.boolean(),
+        limit: fc.integer({ min: 1, max: 30 }),
+        times: fc.integer({ min: 1, max: 6 }),
+        from: fc.constantFrom("next" as const, "next" as const, "start" as const, "other list" as const),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(action, { minLength: 20, maxLength: 120, size: "max" }), async (actions) => {
+        const main = newMain();
+        const store = await openJsonlStore(main, { sessionId: "pages" });
+        const model = createMemoryStore();
+        let n = 0;
+        /** Each list's paging state, per direction: the cursor of the next page. */
+        const cursors = new Map<string, number | undefined>();
+        for (const a of actions) {
+          if (a.kind === "append") {
+            // One line of several elements of one list, a value in between, now and then a big one.
+            const w: Write[] = Array.from({ length: a.n }, () => appendList(list("l", a.key), { n: n++, t: text(a.kb * 1024 + 10) }));
+            w.splice(a.n >> 1, 0, setValue(value("s", "a"), n));
+            await Promise.all([store.commit(w), model.commit(w)]);
+            continue;
+          }
+          // A run of pages of one list; the first from where that list's last page stopped, from its
+          // start, or from a cursor of the other list (a seq that is no element of this one).
+          const id = `${a.key}:${a.desc}`;
+          let cursor = a.from === "start" ? undefined : cursors.get(a.from === "next" ? id : `${a.key === "x" ? "y" : "x"}:${a.desc}`);
+          for (let t = 0; t < a.times; t++) {
+            const o: ListReadOptions = { order: a.desc ? "desc" : "asc", limit: a.limit, ...(cursor !== undefined ? { cursor } : {}) };
+            const page = store.readList(list("l", a.key), o);
+            expect(page).toEqual(model.readList(list("l", a.key), o));
+            cursor = page.cursor;
+          }
+          cursors.set(id, cursor);
+        }
+        await store.close();
+      }),
+      { numRuns: process.env.SPOOL_LONG === "1" ? 200 : 25 },
+    );
+  }, 300_000);
+});
+
 describe("a checkpoint that does not match the log is ignored", () => {
   const steps: Step[] = [
     { kind: "bulk", key: "x", n: 1500, every: 40 },

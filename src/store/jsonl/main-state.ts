@@ -32,6 +32,19 @@ export interface CheckpointList {
 /** Length-prefixing makes the pair unambiguous whatever characters the names contain. */
 const nameKey = (ns: string, key: string): string => `${ns.length}:${ns}${key}`;
 
+/**
+ * Where a page of `list` stopped: the next page, from `cursor` the same way, reads the segment that
+ * holds `offset` from there (a line start, line number `line`) forward, or backward from there (the
+ * end of line `line`). Segments never share bytes, so the offset names the segment.
+ */
+interface Resume {
+  readonly list: ListSegments;
+  readonly desc: boolean;
+  readonly cursor: number;
+  readonly offset: number;
+  readonly line: number;
+}
+
 interface ParsedLine {
   readonly seq: number;
   readonly w: readonly Record<string, unknown>[];
@@ -42,6 +55,7 @@ export class MainState {
   #values = new ValueIndex();
   readonly #lists = new Map<string, ListSegments>();
   #elements = 0;
+  #resume: Resume | undefined;
 
   constructor(src: LogSource) {
     this.#src = src;
@@ -126,33 +140,50 @@ export class MainState {
     return w.value as T;
   }
 
-  /** A segment's span, split into lines (starts relative to the buffer); the span must be whole lines. */
-  #span(seg: Segment): { buf: Buffer; starts: number[] } {
-    const buf = this.#src.read(seg.start, seg.end - seg.start);
-    const starts: number[] = [];
-    for (let pos = 0; pos < buf.length; ) {
-      starts.push(pos);
-      const nl = buf.indexOf(10, pos);
-      if (nl < 0) break;
-      pos = nl + 1;
+  /**
+   * A segment's lines from `from` (a line start, line number `line`) to its end, read in chunks (a page
+   * wants the next few lines of a span, not all of it). `visit` gets each line as buf[start, end) (the
+   * buffer is `at` bytes into the log and valid only during the call) with `next`, where the following
+   * line starts in buf when it is there (else -1); it returns true to stop. Returns whether it stopped.
+   */
+  #forward(
+    seg: Segment,
+    from: number,
+    line: number,
+    visit: (buf: Buffer, at: number, start: number, end: number, line: number, next: number) => boolean,
+  ): boolean {
+    let pos = from;
+    let chunk = 64 * 1024;
+    while (pos < seg.end) {
+      const len = Math.min(chunk, seg.end - pos);
+      const buf = this.#src.readReused(pos, len);
+      let s = 0;
+      for (let nl = buf.indexOf(10); nl >= 0; nl = buf.indexOf(10, s)) {
+        if (line > seg.lastLine) throw this.#moved(seg.firstLine, "the log's lines are not where the session's index puts them");
+        if (visit(buf, pos, s, nl, line++, nl + 1 < buf.length ? nl + 1 : -1)) return true;
+        s = nl + 1;
+      }
+      if (s === 0) {
+        // No newline in the chunk: a longer line, unless the span itself does not end in one.
+        if (pos + len === seg.end) throw this.#moved(line, "the log's lines are not where the session's index puts them");
+        chunk *= 4;
+      }
+      pos += s;
     }
-    if (buf[buf.length - 1] !== 10 || starts.length !== seg.lastLine - seg.firstLine + 1) {
-      throw this.#moved(seg.firstLine, "the log's lines are not where the session's index puts them");
-    }
-    return { buf, starts };
+    if (line !== seg.lastLine + 1) throw this.#moved(seg.firstLine, "the log's lines are not where the session's index puts them");
+    return false;
   }
 
   /**
-   * A segment's lines from the last to the first, read backwards in chunks (a recovery read wants the
-   * last few lines of a span, not all of it). `visit` returns true to stop; returns whether it stopped.
+   * A segment's lines from the one ending at `end` (line number `line`) back to its first, read
+   * backwards in chunks (a recovery read wants the last few lines of a span, not all of it). `visit`
+   * as for #forward, without `next`.
    */
-  #backward(seg: Segment, visit: (buf: Buffer, start: number, end: number, line: number) => boolean): boolean {
-    let end = seg.end;
-    let line = seg.lastLine;
+  #backward(seg: Segment, end: number, line: number, visit: (buf: Buffer, at: number, start: number, end: number, line: number) => boolean): boolean {
     let chunk = 16 * 1024;
     while (end > seg.start) {
       const from = Math.max(seg.start, end - chunk);
-      const buf = this.#src.read(from, end - from);
+      const buf = this.#src.readReused(from, end - from);
       if (buf[buf.length - 1] !== 10) throw this.#moved(line, "the log's lines are not where the session's index puts them");
       let e = buf.length - 1;
       let consumed = buf.length;
@@ -160,7 +191,7 @@ export class MainState {
         const nl = e === 0 ? -1 : buf.lastIndexOf(10, e - 1);
         if (nl < 0 && from > seg.start) break; // the line starts before this chunk
         if (line < seg.firstLine) throw this.#moved(seg.firstLine, "the log's lines are not where the session's index puts them");
-        if (visit(buf, nl + 1, e, line--)) return true;
+        if (visit(buf, from, nl + 1, e, line--)) return true;
         consumed = nl + 1;
         e = nl;
       }
@@ -171,6 +202,12 @@ export class MainState {
     return false;
   }
 
+  /**
+   * Reads a page of a list. A page continues where the last one stopped when it brings that page's
+   * cursor (#resume): it starts at the line after the cursor's element instead of at its segment's
+   * start, so paging through a list in small pages reads and checks each line once, not once per page
+   * (pages of 10 re-checked about half a 256 KiB segment each: 40% slower than pages of 100).
+   */
   readList<T>(ns: string, key: string, o: NormalReadOptions): ListPage<T> {
     const l = this.#lists.get(nameKey(ns, key));
     if (l === undefined) return { elements: [] };
@@ -182,33 +219,41 @@ export class MainState {
       return elements.length >= o.limit || (tag !== undefined && tag === o.stopAtTag);
     };
     const mine = (w: Record<string, unknown> | undefined): w is Record<string, unknown> => w?.op === "append" && w.ns === ns && w.key === key;
+    const hint = this.#resume;
+    const resumes = (seg: Segment): boolean =>
+      hint !== undefined && hint.list === l && hint.desc === o.desc && hint.cursor === o.cursor && hint.offset > seg.start && hint.offset < seg.end;
+    let stop: Pick<Resume, "offset" | "line"> | undefined;
     if (!o.desc) {
       const after = o.cursor ?? -Infinity;
-      scan: for (let i = l.firstEndingAfter(after); i < l.length; i++) {
+      for (let i = l.firstEndingAfter(after); i < l.length && stop === undefined; i++) {
         const seg = l.at(i);
-        const { buf, starts } = this.#span(seg);
-        for (let j = 0; j < starts.length; j++) {
-          const s = starts[j]!;
-          const e = (starts[j + 1] ?? buf.length) - 1;
+        const [from, fromLine] = resumes(seg) ? [hint!.offset, hint!.line] : [seg.start, seg.firstLine];
+        this.#forward(seg, from, fromLine, (buf, at, s, e, line, next) => {
           // A line whose successor starts at or below the cursor holds nothing after it: passed over unparsed.
-          const next = j + 1 < starts.length ? lineSeq(buf, starts[j + 1]!) : undefined;
-          if (next !== undefined && next <= after + 1) {
-            this.#check(buf, s, e, seg.firstLine + j);
-            continue;
+          const nextSeq = next < 0 ? undefined : lineSeq(buf, next);
+          if (nextSeq !== undefined && nextSeq <= after + 1) {
+            this.#check(buf, s, e, line);
+            return false;
           }
-          const tx = this.#line(buf, s, e, seg.firstLine + j);
+          const tx = this.#line(buf, s, e, line);
+          const inSeg = (k: number): boolean => tx.seq + k >= seg.firstSeq && tx.seq + k <= seg.lastSeq && mine(tx.w[k]);
           for (let k = 0; k < tx.w.length; k++) {
-            const seq = tx.seq + k;
-            if (seq < seg.firstSeq || seq > seg.lastSeq || seq <= after || !mine(tx.w[k])) continue;
-            if (take(seq, tx.w[k]!)) break scan;
+            if (tx.seq + k <= after || !inSeg(k) || !take(tx.seq + k, tx.w[k]!)) continue;
+            // The next page starts at this line if it holds more of the list, else at the next one.
+            let rest = false;
+            for (let m = k + 1; m < tx.w.length && !rest; m++) rest = inSeg(m);
+            stop = rest ? { offset: at + s, line } : { offset: at + e + 1, line: line + 1 };
+            return true;
           }
-        }
+          return false;
+        });
       }
     } else {
       const before = o.cursor ?? Infinity;
-      for (let i = l.lastStartingBefore(before); i >= 0; i--) {
+      for (let i = l.lastStartingBefore(before); i >= 0 && stop === undefined; i--) {
         const seg = l.at(i);
-        const stopped = this.#backward(seg, (buf, s, e, line) => {
+        const [end, lastLine] = resumes(seg) ? [hint!.offset, hint!.line] : [seg.end, seg.lastLine];
+        this.#backward(seg, end, lastLine, (buf, at, s, e, line) => {
           // A line starting at or past the cursor holds nothing before it: passed over unparsed.
           const first = lineSeq(buf, s);
           if (first !== undefined && first >= before) {
@@ -216,20 +261,25 @@ export class MainState {
             return false;
           }
           const tx = this.#line(buf, s, e, line);
+          const inSeg = (k: number): boolean => tx.seq + k >= seg.firstSeq && tx.seq + k <= seg.lastSeq && mine(tx.w[k]);
           for (let k = tx.w.length - 1; k >= 0; k--) {
-            const seq = tx.seq + k;
-            if (seq < seg.firstSeq || seq > seg.lastSeq || seq >= before || !mine(tx.w[k])) continue;
-            if (take(seq, tx.w[k]!)) return true;
+            if (tx.seq + k >= before || !inSeg(k) || !take(tx.seq + k, tx.w[k]!)) continue;
+            // The next page ends with this line if it holds more of the list, else with the one before.
+            let rest = false;
+            for (let m = k - 1; m >= 0 && !rest; m--) rest = inSeg(m);
+            stop = rest ? { offset: at + e + 1, line } : { offset: at + s, line: line - 1 };
+            return true;
           }
           return false;
         });
-        if (stopped) break;
       }
     }
     const last = elements[elements.length - 1];
     if (last === undefined) return { elements };
     const more = o.desc ? last.seq > l.firstSeq : last.seq < l.lastSeq;
-    return more ? { elements, cursor: last.seq } : { elements };
+    if (!more) return { elements };
+    this.#resume = stop && { list: l, desc: o.desc, cursor: last.seq, ...stop };
+    return { elements, cursor: last.seq };
   }
 
   stats(): StoreStats {
@@ -281,6 +331,7 @@ const SEQ_PREFIX = Buffer.from('{"seq":');
 
 /** The first seq of the line at `start`, from its `{"seq":N` prefix; undefined when it does not start so. */
 function lineSeq(buf: Buffer, start: number): number | undefined {
+  if (start + SEQ_PREFIX.length > buf.length) return undefined;
   if (buf.compare(SEQ_PREFIX, 0, SEQ_PREFIX.length, start, start + SEQ_PREFIX.length) !== 0) return undefined;
   let n = 0;
   let i = start + SEQ_PREFIX.length;
