@@ -30,12 +30,15 @@ import {
   type Scope,
   type ValueList,
 } from "../../src/store/index.js";
-import { CHECKPOINT_VERSION, checkpointPath } from "../../src/store/jsonl/checkpoint.js";
+import { CHECKPOINT_VERSION, checkpointPath, readCheckpoint, writeCheckpoint } from "../../src/store/jsonl/checkpoint.js";
 import { partsChecksum, sealLine } from "../../src/store/jsonl/line.js";
 import { SEGMENT_BYTES, SEGMENT_ELEMENTS } from "../../src/store/jsonl/list-segments.js";
 import { VERIFY_WHOLE_BYTES } from "../../src/store/jsonl/main-scan.js";
 import { loadSession } from "../../src/store/jsonl/replay.js";
 import { snapshotOf } from "../../src/store/jsonl/snapshot.js";
+import { encodeHeader } from "../../src/store/jsonl/records.js";
+import { createWithHeader, newSessionHeader } from "../../src/store/jsonl/store.js";
+import { ValueIndex } from "../../src/store/jsonl/value-index.js";
 import { removeTempDirs, tempDir } from "./helpers/backends.js";
 
 afterAll(removeTempDirs);
@@ -368,6 +371,69 @@ describe("lists over many segments", () => {
   });
 });
 
+describe("the checkpoint file", () => {
+  it("holds the index's columns whatever their widths: seqs and line numbers past 2^32 widen them to float64", () => {
+    const bases: [number, number][] = [
+      [1, 2],
+      [2 ** 33, 2],
+      [1, 2 ** 33],
+      [2 ** 40, 2 ** 35],
+    ];
+    for (const [seqBase, lineBase] of bases) {
+      const main = newMain();
+      writeFileSync(main, "");
+      const values = new ValueIndex();
+      for (let i = 0; i < 50; i++) values.set(i % 2 ? "spool" : "harness", `run:call-${i}`, seqBase + i, 1000 + i * 10, 10, lineBase + i);
+      const segments = new Float64Array([3, 9, 2, 100, 200, 5, 6, 12, 20, 4, 300, 500, 8, 9]);
+      const meta = {
+        sessionId: "widths",
+        headerH: "0badc0de",
+        length: 2 ** 20,
+        lines: 60,
+        last: { offset: 2 ** 20 - 10, length: 10, h: "0badc0de" },
+        highWater: seqBase + 49,
+        lastSeq: seqBase + 49,
+        live: [],
+      };
+      writeCheckpoint(main, meta, { values: values.columns(), lists: [{ ns: "l", key: "x", segments }] }, false);
+      const { head } = readCheckpointFile(main);
+      expect([head.index.seqBytes, head.index.lineBytes]).toEqual([seqBase > 2 ** 32 ? 8 : 4, lineBase > 2 ** 32 ? 8 : 4]);
+      const back = readCheckpoint(main);
+      expect(back?.meta).toEqual(meta);
+      expect(back?.index.lists.map((l) => [l.ns, l.key, [...l.segments]])).toEqual([["l", "x", [...segments]]]);
+      const loaded = ValueIndex.fromColumns(back!.index.values, meta.length);
+      expect([...loaded!.entries()]).toEqual([...values.entries()]);
+    }
+  });
+});
+
+describe("seqs past 2^32", () => {
+  it("a session whose seqs start past 2^32 (or cross it) checkpoints and reopens like a replay", async () => {
+    const main = newMain();
+    createWithHeader(main, encodeHeader(newSessionHeader("wide", 2 ** 32 - 3)), false);
+    let store = await openJsonlStore(main);
+    const model: Record<string, number> = {};
+    for (let i = 0; i < 12; i++) {
+      // The first values' seqs fit 32 bits, the later ones do not: the column widens under a live store.
+      await store.commit([setValue(value("s", KEYS[i % 3]!), i), appendList(list("l", "x"), i, i % 4 === 0 ? "base" : undefined)]);
+      model[KEYS[i % 3]!] = i;
+      if (i === 5) {
+        await store.close();
+        store = await openJsonlStore(main);
+      }
+    }
+    await store.close();
+    expect(readCheckpointFile(main).head.index.seqBytes).toBe(8);
+    const expected = dump(fullReplay(main));
+    expect(expected).toMatchObject({ "v:a": model.a, "v:b": model.b, "v:c": model.c });
+    expect(dump(readJsonlSnapshot(main))).toEqual(expected);
+    const re = await openJsonlStore(main);
+    expect(dump(re)).toEqual(expected);
+    expect(re.readList(list("l", "x"), { order: "desc", stopAtTag: "base" }).elements.map((e) => e.value)).toEqual([11, 10, 9, 8]);
+    await re.close();
+  });
+});
+
 describe("paging through lists while they grow", () => {
   it("pages of any size, both ways, interleaved between lists and with appends in between, like the memory backend", async () => {
     type Action =
@@ -457,8 +523,8 @@ describe("a checkpoint that does not match the log is ignored", () => {
       "a forged index pointing past what it covers",
       (main: string) => {
         const { head, body } = readCheckpointFile(main);
-        // The first value's line offset (the offsets column follows the seqs).
-        body.writeDoubleLE(head.length + 10, 8 * head.index.values);
+        // The first value's line offset (the first column).
+        body.writeDoubleLE(head.length + 10, 0);
         writeCheckpointFile(main, head, body);
       },
     ],
@@ -466,8 +532,8 @@ describe("a checkpoint that does not match the log is ignored", () => {
       "a forged list segment ending past what it covers",
       (main: string) => {
         const { head, body } = readCheckpointFile(main);
-        // The first segment's numbers follow the values' three float64 columns; its end is the fifth.
-        body.writeDoubleLE(head.length + 10, 24 * head.index.values + 4 * 8);
+        // The first segment's numbers follow the values' line offsets (the other columns are uint32 here); its end is the fifth.
+        body.writeDoubleLE(head.length + 10, 8 * head.index.values + 4 * 8);
         writeCheckpointFile(main, head, body);
       },
     ],
@@ -475,7 +541,7 @@ describe("a checkpoint that does not match the log is ignored", () => {
       "a forged list whose segments are out of order",
       (main: string) => {
         const { head, body } = readCheckpointFile(main);
-        const at = 24 * head.index.values;
+        const at = 8 * head.index.values;
         const first = Buffer.from(body.subarray(at, at + 56));
         body.copy(body, at, at + 56, at + 112);
         first.copy(body, at + 56);
@@ -487,8 +553,8 @@ describe("a checkpoint that does not match the log is ignored", () => {
       (main: string) => {
         const { head, body } = readCheckpointFile(main);
         const n = head.index.values as number;
-        expect(n).toBe(2);
-        // Both names made the first one: its bytes twice, the ends moved to match (x's two segments sit between).
+        expect([n, head.index.seqBytes, head.index.lineBytes]).toEqual([2, 4, 4]);
+        // Both names made the first one: its bytes twice, the ends moved to match.
         const ends = body.length - head.index.keyBytes - 4 * n;
         const first = body.subarray(ends + 4 * n, ends + 4 * n + body.readUInt32LE(ends));
         body.writeUInt32LE(2 * first.length, ends + 4);

@@ -145,7 +145,7 @@ describe("the JSONL value index", () => {
       [
         "a fractional number",
         (c) => {
-          c.seq.set([1.5], 0);
+          c.offset.set([1.5], 0);
           return c;
         },
       ],

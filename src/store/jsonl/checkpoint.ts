@@ -22,9 +22,20 @@ import type { ValueColumns } from "./value-index.js";
 export const CHECKPOINT_FORMAT = "spool-checkpoint";
 export const CHECKPOINT_VERSION = 2;
 
-/** Bytes per value in the body: seq, offset and line as float64, the line's length and the name's end as uint32. */
-const BYTES_PER_VALUE = 3 * 8 + 2 * 4;
 const BYTES_PER_SEGMENT = SEGMENT_FIELDS * 8;
+
+type ColumnName = "offset" | "seq" | "line" | "segments" | "length" | "keyEnd" | "keys";
+/** Element sizes of the value columns that are uint32 until a number does not fit (value-index.ts). */
+type Widths = { readonly seq: 4 | 8; readonly line: 4 | 8 };
+
+/**
+ * The body's columns in file order: the float64 ones first, so that each starts at a multiple of its
+ * element size in the one buffer the body is read into. "segments" is every list's, in list order.
+ */
+function columnOrder(w: Widths): ColumnName[] {
+  const sized = (size: 4 | 8) => (["seq", "line"] as const).filter((c) => w[c] === size);
+  return ["offset", ...sized(8), "segments", ...sized(4), "length", "keyEnd", "keys"];
+}
 const BIG_ENDIAN = endianness() === "BE";
 
 export const checkpointPath = (mainPath: string): string => `${mainPath}.checkpoint`;
@@ -106,14 +117,25 @@ function bytesOf(a: Float64Array | Uint32Array | Uint8Array): Uint8Array {
 /** Publishes a checkpoint atomically (`durable`: fsynced before the rename); returns its size in bytes. */
 export function writeCheckpoint(mainPath: string, meta: CheckpointMeta, index: MainIndex, durable: boolean): number {
   const v = index.values;
-  // The float64 columns first, so every column starts at a multiple of its element size.
-  const body = [v.seq, v.offset, v.line, ...index.lists.map((l) => l.segments), v.length, v.keyEnd, v.keys].map(bytesOf);
+  const widths = { seq: v.seq.BYTES_PER_ELEMENT, line: v.line.BYTES_PER_ELEMENT } as Widths;
+  const columns: Record<ColumnName, readonly (Float64Array | Uint32Array | Uint8Array)[]> = {
+    offset: [v.offset],
+    seq: [v.seq],
+    line: [v.line],
+    segments: index.lists.map((l) => l.segments),
+    length: [v.length],
+    keyEnd: [v.keyEnd],
+    keys: [v.keys],
+  };
+  const body = columnOrder(widths)
+    .flatMap((c) => columns[c])
+    .map(bytesOf);
   const lists = index.lists.map((l) => [l.ns, l.key, l.segments.length / SEGMENT_FIELDS]);
   const header = {
     format: CHECKPOINT_FORMAT,
     version: CHECKPOINT_VERSION,
     ...meta,
-    index: { namespaces: v.namespaces, values: v.count, keyBytes: v.keys.length, lists },
+    index: { namespaces: v.namespaces, values: v.count, keyBytes: v.keys.length, seqBytes: widths.seq, lineBytes: widths.line, lists },
     body: { length: body.reduce((n, b) => n + b.length, 0), h: partsChecksum(body) },
   };
   const bytes = Buffer.concat([Buffer.from(sealLine(JSON.stringify(header)), "utf8"), ...body]);
@@ -209,7 +231,15 @@ function readOpen(fd: number): Checkpoint | undefined {
   ) {
     return undefined;
   }
-  const index = o.index as { namespaces?: unknown; values?: unknown; keyBytes?: unknown; lists?: unknown } | null;
+  const index = o.index as {
+    namespaces?: unknown;
+    values?: unknown;
+    keyBytes?: unknown;
+    seqBytes?: unknown;
+    lineBytes?: unknown;
+    lists?: unknown;
+  } | null;
+  const isWidth = (x: unknown): x is 4 | 8 => x === 4 || x === 8;
   const body = o.body as { length?: unknown; h?: unknown } | null;
   const isList = (l: unknown): l is [string, string, number] =>
     Array.isArray(l) && l.length === 3 && typeof l[0] === "string" && typeof l[1] === "string" && isCount(l[2]) && l[2] > 0;
@@ -220,6 +250,8 @@ function readOpen(fd: number): Checkpoint | undefined {
     !index.namespaces.every((ns) => typeof ns === "string") ||
     !isCount(index.values) ||
     !isCount(index.keyBytes) ||
+    !isWidth(index.seqBytes) ||
+    !isWidth(index.lineBytes) ||
     !Array.isArray(index.lists) ||
     !index.lists.every(isList) ||
     typeof body !== "object" ||
@@ -229,27 +261,44 @@ function readOpen(fd: number): Checkpoint | undefined {
     return undefined;
   }
   const n = index.values;
+  const widths: Widths = { seq: index.seqBytes, line: index.lineBytes };
   const segments = (index.lists as [string, string, number][]).reduce((sum, l) => sum + l[2], 0);
-  if (body.length !== n * BYTES_PER_VALUE + segments * BYTES_PER_SEGMENT + index.keyBytes || size !== head.end + body.length) return undefined;
+  const sizes: Record<ColumnName, number> = {
+    offset: 8 * n,
+    seq: widths.seq * n,
+    line: widths.line * n,
+    segments: BYTES_PER_SEGMENT * segments,
+    length: 4 * n,
+    keyEnd: 4 * n,
+    keys: index.keyBytes,
+  };
+  const starts = {} as Record<ColumnName, number>;
+  let total = 0;
+  for (const c of columnOrder(widths)) {
+    starts[c] = total;
+    total += sizes[c];
+  }
+  if (body.length !== total || size !== head.end + body.length) return undefined;
   const bytes = new Uint8Array(new ArrayBuffer(body.length));
   if (readAt(fd, bytes, head.end) !== bytes.length || partsChecksum([bytes]) !== body.h) return undefined;
   const ab = bytes.buffer;
-  const floats = 24 * n + BYTES_PER_SEGMENT * segments;
+  const floatsEnd = starts.segments + sizes.segments;
   if (BIG_ENDIAN) {
-    Buffer.from(ab, 0, floats).swap64();
-    Buffer.from(ab, floats, 8 * n).swap32();
+    Buffer.from(ab, 0, floatsEnd).swap64();
+    Buffer.from(ab, floatsEnd, starts.keys - floatsEnd).swap32();
   }
+  const widening = (c: "seq" | "line") => (widths[c] === 8 ? new Float64Array(ab, starts[c], n) : new Uint32Array(ab, starts[c], n));
   const values: ValueColumns = {
     namespaces: index.namespaces as string[],
     count: n,
-    seq: new Float64Array(ab, 0, n),
-    offset: new Float64Array(ab, 8 * n, n),
-    line: new Float64Array(ab, 16 * n, n),
-    length: new Uint32Array(ab, floats, n),
-    keyEnd: new Uint32Array(ab, floats + 4 * n, n),
-    keys: new Uint8Array(ab, floats + 8 * n, index.keyBytes),
+    seq: widening("seq"),
+    offset: new Float64Array(ab, starts.offset, n),
+    line: widening("line"),
+    length: new Uint32Array(ab, starts.length, n),
+    keyEnd: new Uint32Array(ab, starts.keyEnd, n),
+    keys: new Uint8Array(ab, starts.keys, index.keyBytes),
   };
-  let at = 24 * n;
+  let at = starts.segments;
   const lists: CheckpointList[] = (index.lists as [string, string, number][]).map(([ns, key, count]) => {
     const l = { ns, key, segments: new Float64Array(ab, at, count * SEGMENT_FIELDS) };
     at += count * BYTES_PER_SEGMENT;

@@ -3,7 +3,7 @@
 // session keeps a value per call, and a Map from a "ns:key" string to a {seq, offset, length, line}
 // object cost ~180 bytes of heap per value (16.5 MB for the 90,601 values of a 1 GB log), all of it
 // small objects a checkpoint load had to build and the collector then had to copy. Here a value is a
-// slot: four numbers in typed arrays, its name in a byte arena (the namespace's number as a LEB128
+// slot: four numbers in typed arrays (the offset as float64, the rest as uint32 while they fit), its name in a byte arena (the namespace's number as a LEB128
 // varint, then the key in UTF-8; names are well formed, so UTF-8 is one-to-one) and a slot number in
 // an open-addressing hash table over the names' bytes: ~55 bytes per value, no per-value objects, and
 // the checkpoint's columns (checkpoint.ts) are these arrays as they are, read straight into them.
@@ -17,21 +17,28 @@ export interface ValueAt {
   readonly line: number;
 }
 
+/**
+ * A column of non-negative integers that fit 32 bits in any session but an absurd one: a seq or a line
+ * number past 2^32 takes a log of over 150 GB (or a header that starts its seqs there). Uint32 until a
+ * number does not fit, then float64 (`widened`).
+ */
+export type WideningColumn = Uint32Array | Float64Array;
+
 /** The checkpoint form: `count` slots, all live, their names in `keys` up to `keyEnd[i]`. */
 export interface ValueColumns {
   readonly namespaces: readonly string[];
   readonly count: number;
-  readonly seq: Float64Array;
+  readonly seq: WideningColumn;
   readonly offset: Float64Array;
   /** A line's length fits 32 bits: a line is written from one string, and V8's strings stop below 2^29 characters. */
   readonly length: Uint32Array;
-  readonly line: Float64Array;
+  readonly line: WideningColumn;
   readonly keyEnd: Uint32Array;
   readonly keys: Uint8Array;
 }
 
-/** A slot whose value was deleted (seq is never negative otherwise). */
-const DEAD = -1;
+/** A slot whose value was deleted (a seq is never 0 otherwise). */
+const DEAD = 0;
 /** The table is grown past this share of live entries (linear probing stays short below it). */
 const MAX_LOAD = 0.75;
 /** Dead slots are compacted away once there are this many and they outnumber the live. */
@@ -54,11 +61,19 @@ function hashBytes(b: Uint8Array, start: number, end: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-function grown<A extends Float64Array | Uint32Array | Uint8Array>(a: A, need: number, make: (n: number) => A): A {
+/** `a`, or a copy of the same type with room for `need` elements. */
+function grown<A extends Float64Array | Uint32Array | Uint8Array>(a: A, need: number): A {
   if (need <= a.length) return a;
-  const b = make(Math.max(need, Math.ceil(a.length * 1.5), 64));
+  const b = new (a.constructor as new (n: number) => A)(Math.max(need, Math.ceil(a.length * 1.5), 64));
   b.set(a);
   return b;
+}
+
+/** `a` with `v` at `i`, widened to float64 first when `v` does not fit 32 bits. */
+function put(a: WideningColumn, i: number, v: number): WideningColumn {
+  if (v > 0xffffffff && a instanceof Uint32Array) a = Float64Array.from(a);
+  a[i] = v;
+  return a;
 }
 
 export class ValueIndex {
@@ -67,10 +82,10 @@ export class ValueIndex {
   /** Slots in use, live or dead; slot i's name is keys[keyEnd[i-1] (or 0), keyEnd[i]). */
   #slots = 0;
   #live = 0;
-  #seq: Float64Array = new Float64Array(0);
+  #seq: WideningColumn = new Uint32Array(0);
   #offset: Float64Array = new Float64Array(0);
   #length: Uint32Array = new Uint32Array(0);
-  #line: Float64Array = new Float64Array(0);
+  #line: WideningColumn = new Uint32Array(0);
   #keyEnd: Uint32Array = new Uint32Array(0);
   #keys: Uint8Array = new Uint8Array(0);
   /** Slot + 1 per entry, 0 for empty; a power of two long. */
@@ -152,27 +167,27 @@ export class ValueIndex {
     if (slot < 0) {
       slot = this.#slots++;
       const need = this.#slots;
-      this.#seq = grown(this.#seq, need, (n) => new Float64Array(n));
-      this.#offset = grown(this.#offset, need, (n) => new Float64Array(n));
-      this.#length = grown(this.#length, need, (n) => new Uint32Array(n));
-      this.#line = grown(this.#line, need, (n) => new Float64Array(n));
-      this.#keyEnd = grown(this.#keyEnd, need, (n) => new Uint32Array(n));
+      this.#seq = grown(this.#seq, need);
+      this.#offset = grown(this.#offset, need);
+      this.#length = grown(this.#length, need);
+      this.#line = grown(this.#line, need);
+      this.#keyEnd = grown(this.#keyEnd, need);
       const start = this.#start(slot);
-      this.#keys = grown(this.#keys, start + len, (n) => new Uint8Array(n));
+      this.#keys = grown(this.#keys, start + len);
       this.#scratch.copy(this.#keys, start, 0, len);
       this.#keyEnd[slot] = start + len;
       this.#live++;
       if (this.#live > this.#table.length * MAX_LOAD) {
-        this.#seq[slot] = seq;
+        this.#seq = put(this.#seq, slot, seq);
         this.#rebuildTable();
       } else {
         this.#table[pos] = slot + 1;
       }
     }
-    this.#seq[slot] = seq;
+    this.#seq = put(this.#seq, slot, seq);
     this.#offset[slot] = offset;
     this.#length[slot] = length;
-    this.#line[slot] = line;
+    this.#line = put(this.#line, slot, line);
   }
 
   delete(ns: string, key: string): void {
