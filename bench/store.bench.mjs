@@ -544,6 +544,9 @@ if (want("inspect"))
       writeOwnCheckpoint(b.main, file);
       copyFileSync(checkpoint, own(b));
     }
+    // The log was just written: on disk first, so that dropping it from the page cache takes (dirty
+    // pages stay) and the runs are cold.
+    spawnSync("sync");
     const useCheckpointOf = (b) => copyFileSync(own(b), checkpoint);
     const opens = new Map(builds.map((b) => [b.who, []]));
     for (let r = 0; r < 3; r++) {

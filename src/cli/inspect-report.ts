@@ -15,13 +15,13 @@ import { summaryOf, type SessionEntry } from "./session-catalog.js";
 import { callRecords, directorySize, runInfoOf, sessionHeader, settledCalls, unsettledCalls, type CallView } from "./session-view.js";
 
 /**
- * Transcript entries read per page: a page of outputs at the 50 KB cap stays about 1 MB. What a page
- * holds survives the young-generation collections that happen while it is held, and V8 grows the young
- * generation with what survives. A page continues where the last one stopped (the store resumes at
- * the line after its cursor), so a small page costs no re-reading: on the 1 GB log pages of 20 and 100
- * both take 6–9 s and peak at 138–140 and 140–159 MB RSS.
+ * Transcript entries read per page. What a page holds survives the young-generation collections that
+ * happen while it is held, and V8 (Node 24) grows its young generation with what survives; a page
+ * continues where the last one stopped (the store resumes at the line after its cursor), so a small
+ * page costs no re-reading. On the 1 GB log, cold, Node 24: pages of 100 peak at 266–270 MB RSS, of
+ * 20 at 190–192, of 10 at 168–191, of 5 at 142–167, of 1 at 144–145, all in 6–9 s.
  */
-export const INSPECT_PAGE = 20;
+export const INSPECT_PAGE = 5;
 
 export interface SpillFile {
   readonly path: string;
