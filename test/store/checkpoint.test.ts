@@ -372,32 +372,34 @@ describe("lists over many segments", () => {
 });
 
 describe("the checkpoint file", () => {
-  it("holds the index's columns whatever their widths: seqs and line numbers past 2^32 widen them to float64", () => {
-    const bases: [number, number][] = [
-      [1, 2],
-      [2 ** 33, 2],
-      [1, 2 ** 33],
-      [2 ** 40, 2 ** 35],
+  it("holds the index's columns whatever their widths: offsets, seqs and line numbers past 2^32 widen them to float64", () => {
+    const bases: [number, number, number][] = [
+      [1, 2, 1000],
+      [2 ** 33, 2, 1000],
+      [1, 2 ** 33, 1000],
+      [1, 2, 2 ** 33],
+      [2 ** 40, 2 ** 35, 2 ** 36],
     ];
-    for (const [seqBase, lineBase] of bases) {
+    for (const [seqBase, lineBase, offsetBase] of bases) {
       const main = newMain();
       writeFileSync(main, "");
       const values = new ValueIndex();
-      for (let i = 0; i < 50; i++) values.set(i % 2 ? "spool" : "harness", `run:call-${i}`, seqBase + i, 1000 + i * 10, 10, lineBase + i);
+      for (let i = 0; i < 50; i++) values.set(i % 2 ? "spool" : "harness", `run:call-${i}`, seqBase + i, offsetBase + i * 10, 10, lineBase + i);
       const segments = new Float64Array([3, 9, 2, 100, 200, 5, 6, 12, 20, 4, 300, 500, 8, 9]);
       const meta = {
         sessionId: "widths",
         headerH: "0badc0de",
-        length: 2 ** 20,
+        length: 2 ** 40,
         lines: 60,
-        last: { offset: 2 ** 20 - 10, length: 10, h: "0badc0de" },
+        last: { offset: 2 ** 40 - 10, length: 10, h: "0badc0de" },
         highWater: seqBase + 49,
         lastSeq: seqBase + 49,
         live: [],
       };
       writeCheckpoint(main, meta, { values: values.columns(), lists: [{ ns: "l", key: "x", segments }] }, false);
       const { head } = readCheckpointFile(main);
-      expect([head.index.seqBytes, head.index.lineBytes]).toEqual([seqBase > 2 ** 32 ? 8 : 4, lineBase > 2 ** 32 ? 8 : 4]);
+      const width = (base: number) => (base > 2 ** 32 ? 8 : 4);
+      expect([head.index.offsetBytes, head.index.seqBytes, head.index.lineBytes]).toEqual([width(offsetBase), width(seqBase), width(lineBase)]);
       const back = readCheckpoint(main);
       expect(back?.meta).toEqual(meta);
       expect(back?.index.lists.map((l) => [l.ns, l.key, [...l.segments]])).toEqual([["l", "x", [...segments]]]);
@@ -523,8 +525,9 @@ describe("a checkpoint that does not match the log is ignored", () => {
       "a forged index pointing past what it covers",
       (main: string) => {
         const { head, body } = readCheckpointFile(main);
-        // The first value's line offset (the first column).
-        body.writeDoubleLE(head.length + 10, 0);
+        // The first value's line offset: the first uint32 column, after the segments.
+        const segments = (head.index.lists as [string, string, number][]).reduce((n, l) => n + l[2], 0);
+        body.writeUInt32LE(head.length + 10, 56 * segments);
         writeCheckpointFile(main, head, body);
       },
     ],
@@ -532,8 +535,8 @@ describe("a checkpoint that does not match the log is ignored", () => {
       "a forged list segment ending past what it covers",
       (main: string) => {
         const { head, body } = readCheckpointFile(main);
-        // The first segment's numbers follow the values' line offsets (the other columns are uint32 here); its end is the fifth.
-        body.writeDoubleLE(head.length + 10, 8 * head.index.values + 4 * 8);
+        // The segments come first (the values' columns are uint32 here); the first one's end is its fifth number.
+        body.writeDoubleLE(head.length + 10, 4 * 8);
         writeCheckpointFile(main, head, body);
       },
     ],
@@ -541,7 +544,7 @@ describe("a checkpoint that does not match the log is ignored", () => {
       "a forged list whose segments are out of order",
       (main: string) => {
         const { head, body } = readCheckpointFile(main);
-        const at = 8 * head.index.values;
+        const at = 0;
         const first = Buffer.from(body.subarray(at, at + 56));
         body.copy(body, at, at + 56, at + 112);
         first.copy(body, at + 56);

@@ -26,15 +26,15 @@ const BYTES_PER_SEGMENT = SEGMENT_FIELDS * 8;
 
 type ColumnName = "offset" | "seq" | "line" | "segments" | "length" | "keyEnd" | "keys";
 /** Element sizes of the value columns that are uint32 until a number does not fit (value-index.ts). */
-type Widths = { readonly seq: 4 | 8; readonly line: 4 | 8 };
+type Widths = { readonly offset: 4 | 8; readonly seq: 4 | 8; readonly line: 4 | 8 };
 
 /**
  * The body's columns in file order: the float64 ones first, so that each starts at a multiple of its
  * element size in the one buffer the body is read into. "segments" is every list's, in list order.
  */
 function columnOrder(w: Widths): ColumnName[] {
-  const sized = (size: 4 | 8) => (["seq", "line"] as const).filter((c) => w[c] === size);
-  return ["offset", ...sized(8), "segments", ...sized(4), "length", "keyEnd", "keys"];
+  const sized = (size: 4 | 8) => (["offset", "seq", "line"] as const).filter((c) => w[c] === size);
+  return [...sized(8), "segments", ...sized(4), "length", "keyEnd", "keys"];
 }
 const BIG_ENDIAN = endianness() === "BE";
 
@@ -117,7 +117,7 @@ function bytesOf(a: Float64Array | Uint32Array | Uint8Array): Uint8Array {
 /** Publishes a checkpoint atomically (`durable`: fsynced before the rename); returns its size in bytes. */
 export function writeCheckpoint(mainPath: string, meta: CheckpointMeta, index: MainIndex, durable: boolean): number {
   const v = index.values;
-  const widths = { seq: v.seq.BYTES_PER_ELEMENT, line: v.line.BYTES_PER_ELEMENT } as Widths;
+  const widths = { offset: v.offset.BYTES_PER_ELEMENT, seq: v.seq.BYTES_PER_ELEMENT, line: v.line.BYTES_PER_ELEMENT } as Widths;
   const columns: Record<ColumnName, readonly (Float64Array | Uint32Array | Uint8Array)[]> = {
     offset: [v.offset],
     seq: [v.seq],
@@ -135,7 +135,15 @@ export function writeCheckpoint(mainPath: string, meta: CheckpointMeta, index: M
     format: CHECKPOINT_FORMAT,
     version: CHECKPOINT_VERSION,
     ...meta,
-    index: { namespaces: v.namespaces, values: v.count, keyBytes: v.keys.length, seqBytes: widths.seq, lineBytes: widths.line, lists },
+    index: {
+      namespaces: v.namespaces,
+      values: v.count,
+      keyBytes: v.keys.length,
+      offsetBytes: widths.offset,
+      seqBytes: widths.seq,
+      lineBytes: widths.line,
+      lists,
+    },
     body: { length: body.reduce((n, b) => n + b.length, 0), h: partsChecksum(body) },
   };
   const bytes = Buffer.concat([Buffer.from(sealLine(JSON.stringify(header)), "utf8"), ...body]);
@@ -235,6 +243,7 @@ function readOpen(fd: number): Checkpoint | undefined {
     namespaces?: unknown;
     values?: unknown;
     keyBytes?: unknown;
+    offsetBytes?: unknown;
     seqBytes?: unknown;
     lineBytes?: unknown;
     lists?: unknown;
@@ -250,6 +259,7 @@ function readOpen(fd: number): Checkpoint | undefined {
     !index.namespaces.every((ns) => typeof ns === "string") ||
     !isCount(index.values) ||
     !isCount(index.keyBytes) ||
+    !isWidth(index.offsetBytes) ||
     !isWidth(index.seqBytes) ||
     !isWidth(index.lineBytes) ||
     !Array.isArray(index.lists) ||
@@ -261,10 +271,10 @@ function readOpen(fd: number): Checkpoint | undefined {
     return undefined;
   }
   const n = index.values;
-  const widths: Widths = { seq: index.seqBytes, line: index.lineBytes };
+  const widths: Widths = { offset: index.offsetBytes, seq: index.seqBytes, line: index.lineBytes };
   const segments = (index.lists as [string, string, number][]).reduce((sum, l) => sum + l[2], 0);
   const sizes: Record<ColumnName, number> = {
-    offset: 8 * n,
+    offset: widths.offset * n,
     seq: widths.seq * n,
     line: widths.line * n,
     segments: BYTES_PER_SEGMENT * segments,
@@ -287,12 +297,12 @@ function readOpen(fd: number): Checkpoint | undefined {
     Buffer.from(ab, 0, floatsEnd).swap64();
     Buffer.from(ab, floatsEnd, starts.keys - floatsEnd).swap32();
   }
-  const widening = (c: "seq" | "line") => (widths[c] === 8 ? new Float64Array(ab, starts[c], n) : new Uint32Array(ab, starts[c], n));
+  const widening = (c: "offset" | "seq" | "line") => (widths[c] === 8 ? new Float64Array(ab, starts[c], n) : new Uint32Array(ab, starts[c], n));
   const values: ValueColumns = {
     namespaces: index.namespaces as string[],
     count: n,
     seq: widening("seq"),
-    offset: new Float64Array(ab, starts.offset, n),
+    offset: widening("offset"),
     line: widening("line"),
     length: new Uint32Array(ab, starts.length, n),
     keyEnd: new Uint32Array(ab, starts.keyEnd, n),

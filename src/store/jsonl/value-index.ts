@@ -3,7 +3,7 @@
 // session keeps a value per call, and a Map from a "ns:key" string to a {seq, offset, length, line}
 // object cost ~180 bytes of heap per value (16.5 MB for the 90,601 values of a 1 GB log), all of it
 // small objects a checkpoint load had to build and the collector then had to copy. Here a value is a
-// slot: four numbers in typed arrays (the offset as float64, the rest as uint32 while they fit), its
+// slot: four numbers in typed arrays (uint32 while they fit; a line's length always does), its
 // name in a byte arena (the namespace's number as a LEB128 varint, then the key in UTF-8; names are
 // well formed, so UTF-8 is one-to-one) and a slot number in an open-addressing hash table over the
 // names' bytes: 44.6 bytes per value on that log (4.0 MB), no per-value objects, and the checkpoint's
@@ -19,9 +19,9 @@ export interface ValueAt {
 }
 
 /**
- * A column of non-negative integers that fit 32 bits in any session but an absurd one: a seq or a line
- * number past 2^32 takes a log of over 150 GB (or a header that starts its seqs there). Uint32 until a
- * number does not fit, then float64 (`widened`).
+ * A column of non-negative integers that fit 32 bits until a session is large: a line offset past 2^32
+ * in a log of 4 GiB, a seq or a line number only in one of over 150 GB (or whose header starts its
+ * seqs there). Uint32 until a number does not fit, then float64.
  */
 export type WideningColumn = Uint32Array | Float64Array;
 
@@ -30,7 +30,7 @@ export interface ValueColumns {
   readonly namespaces: readonly string[];
   readonly count: number;
   readonly seq: WideningColumn;
-  readonly offset: Float64Array;
+  readonly offset: WideningColumn;
   /** A line's length fits 32 bits: a line is written from one string, and V8's strings stop below 2^29 characters. */
   readonly length: Uint32Array;
   readonly line: WideningColumn;
@@ -84,7 +84,7 @@ export class ValueIndex {
   #slots = 0;
   #live = 0;
   #seq: WideningColumn = new Uint32Array(0);
-  #offset: Float64Array = new Float64Array(0);
+  #offset: WideningColumn = new Uint32Array(0);
   #length: Uint32Array = new Uint32Array(0);
   #line: WideningColumn = new Uint32Array(0);
   #keyEnd: Uint32Array = new Uint32Array(0);
@@ -186,7 +186,7 @@ export class ValueIndex {
       }
     }
     this.#seq = put(this.#seq, slot, seq);
-    this.#offset[slot] = offset;
+    this.#offset = put(this.#offset, slot, offset);
     this.#length[slot] = length;
     this.#line = put(this.#line, slot, line);
   }
