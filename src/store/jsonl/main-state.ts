@@ -3,7 +3,7 @@
 // to SEGMENT_ELEMENTS of its elements within SEGMENT_BYTES (or one longer line; list-segments.ts).
 // Reads go to the file: a page reads the spans it needs, verifies the checksum of every line it
 // passes over and parses only those lines. So memory holds a name and a few numbers per value
-// (value-index.ts: about 45 bytes) and 56 bytes per 1,024 elements or 256 KiB of log, never the
+// (value-index.ts: about 41 bytes) and 56 bytes per 1,024 elements or 256 KiB of log, never the
 // values, and the whole index is what a checkpoint saves (checkpoint.ts).
 // Measured before (every value and element held as JSON text, re-serialised on replay): 47% of a
 // 200,000-element open was garbage collection and 26% re-serialising elements.
