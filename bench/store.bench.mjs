@@ -5,9 +5,10 @@
 // "x".repeat fixtures). Each timed loop is preceded by a warm-up on the same store.
 import { spawn, spawnSync } from "node:child_process";
 import { buildRunSession } from "./run-session.gen.mjs";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import {
   appendList,
   createMemoryStore,
@@ -475,7 +476,11 @@ if (want("open"))
 // wall time and peak RSS from /usr/bin/time, text and --json, output to /dev/null.
 // SPOOL_BENCH_INSPECT_MB: the log sizes, comma-separated (default 100,1000; 0 skips the rows).
 // SPOOL_BENCH_INSPECT_BEFORE: another build's dist/bin/main.js (e.g. main's, built in /tmp), run
-// interleaved with this one on the same session, with a before/after ratio row per size.
+// interleaved with this one on the same session, with a before/after ratio row per size. Each build
+// reads the session with a checkpoint its own store wrote (a writer open and close, before the timed
+// runs): checkpoint formats differ between versions, and a reader of the other's would replay the log.
+// Also per build: the peak RSS and time of a read-only open of the session (readJsonlSnapshot and
+// stats, a fresh process importing that build's dist/store), median of 3.
 // SPOOL_BENCH_INSPECT_RUNS: runs per build and output (default 3; rows are medians).
 // Section "inspect" (SPOOL_BENCH_SECTIONS=inspect runs only these rows).
 const INSPECT_MB = (process.env.SPOOL_BENCH_INSPECT_MB ?? "100,1000")
@@ -491,6 +496,25 @@ function dropFromPageCache(dir) {
   }
 }
 const INSPECT_TIMEOUT_S = Number(process.env.SPOOL_BENCH_INSPECT_TIMEOUT_S ?? 900);
+/** The dist/store/index.js of the build whose CLI is `main` (dist/bin/main.js). */
+const storeOf = (main) => pathToFileURL(join(dirname(dirname(main)), "store", "index.js")).href;
+/** Opens and closes the session with `main`'s store as the writer: it leaves a checkpoint that build reads. */
+function writeOwnCheckpoint(main, file) {
+  const code = `const { openJsonlStore } = await import(${JSON.stringify(storeOf(main))});
+    await (await openJsonlStore(${JSON.stringify(file)}, { create: false })).close();`;
+  const res = spawnSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8" });
+  if (res.status !== 0) throw new Error(`could not open ${file} with ${main}: ${res.stderr}`);
+}
+/** A fresh process's read-only open of `file` with `main`'s store: { ms, rssMB }. */
+function readOnlyOpen(main, file) {
+  const code = `const { readJsonlSnapshot } = await import(${JSON.stringify(storeOf(main))});
+    const t0 = performance.now();
+    const values = readJsonlSnapshot(${JSON.stringify(file)}).stats().values;
+    console.log(JSON.stringify({ ms: performance.now() - t0, rssMB: process.resourceUsage().maxRSS / 1024, values }));`;
+  const res = spawnSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8" });
+  if (res.status !== 0) throw new Error(`read-only open of ${file} with ${main} failed: ${res.stderr}`);
+  return JSON.parse(res.stdout);
+}
 /** One cold `inspect` run: { s, rssMB }, or { failed } with why. */
 function inspectOnce(main, inspectRoot, json) {
   dropFromPageCache(join(inspectRoot, "sessions", "long-session"));
@@ -512,6 +536,31 @@ if (want("inspect"))
       ...(INSPECT_BEFORE ? [{ who: "before", main: INSPECT_BEFORE }] : []),
     ];
     const mid = (xs) => [...xs].sort((a, c) => a - c)[xs.length >> 1];
+    const checkpoint = `${file}.checkpoint`;
+    // Kept outside the session's directory, whose size the report shows.
+    const own = (b) => join(root, `checkpoint-${mb}-${builds.indexOf(b)}`);
+    for (const b of builds) {
+      rmSync(checkpoint, { force: true });
+      writeOwnCheckpoint(b.main, file);
+      copyFileSync(checkpoint, own(b));
+    }
+    // The log was just written: on disk first, so that dropping it from the page cache takes (dirty
+    // pages stay) and the runs are cold.
+    spawnSync("sync");
+    const useCheckpointOf = (b) => copyFileSync(own(b), checkpoint);
+    const opens = new Map(builds.map((b) => [b.who, []]));
+    for (let r = 0; r < 3; r++) {
+      for (const b of builds) {
+        useCheckpointOf(b);
+        opens.get(b.who).push(readOnlyOpen(b.main, file));
+      }
+    }
+    for (const b of builds) {
+      const xs = opens.get(b.who);
+      const name = `read-only open of the same log (${xs[0].values} values), fresh process`;
+      row("inspect", `${name}: wall`, `jsonl ${b.who}`, mid(xs.map((x) => x.ms)), "ms", "median of 3");
+      row("inspect", `${name}: peak RSS`, `jsonl ${b.who}`, mid(xs.map((x) => x.rssMB)), "MB", "median of 3");
+    }
     for (const json of [false, true]) {
       const name = `${label}${json ? ", --json" : ""}`;
       const runs = new Map(builds.map((b) => [b.who, []]));
@@ -520,6 +569,7 @@ if (want("inspect"))
       for (let r = 0; r < INSPECT_RUNS; r++) {
         for (const b of builds) {
           if (failed.has(b.who)) continue;
+          useCheckpointOf(b);
           const x = inspectOnce(b.main, inspectRoot, json);
           if (x.failed) failed.set(b.who, x.failed);
           else runs.get(b.who).push(x);

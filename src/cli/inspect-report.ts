@@ -15,11 +15,13 @@ import { summaryOf, type SessionEntry } from "./session-catalog.js";
 import { callRecords, directorySize, runInfoOf, sessionHeader, settledCalls, unsettledCalls, type CallView } from "./session-view.js";
 
 /**
- * Transcript entries read per page: a page of outputs at the 50 KB cap stays a few MB. On the 1 GB log,
- * pages of 10, 25 and 100 peak at 270–325 MB RSS (the store's reads alone: 250–306 MB; smaller pages
- * re-read more of each 256 KiB segment, 6.2 → 8.9 s), pages of 1,000 at 459 MB.
+ * Transcript entries read per page. What a page holds survives the young-generation collections that
+ * happen while it is held, and V8 (Node 24) grows its young generation with what survives; a page
+ * continues where the last one stopped (the store resumes at the line after its cursor), so a small
+ * page costs no re-reading. On the 1 GB log, cold, Node 24: pages of 100 peak at 266–270 MB RSS, of
+ * 20 at 190–192, of 10 at 168–191, of 5 at 142–167, of 1 at 144–145, all in 6–9 s.
  */
-export const INSPECT_PAGE = 100;
+export const INSPECT_PAGE = 5;
 
 export interface SpillFile {
   readonly path: string;

@@ -30,12 +30,15 @@ import {
   type Scope,
   type ValueList,
 } from "../../src/store/index.js";
-import { checkpointPath } from "../../src/store/jsonl/checkpoint.js";
-import { sealLine } from "../../src/store/jsonl/line.js";
-import { SEGMENT_BYTES, SEGMENT_ELEMENTS } from "../../src/store/jsonl/main-state.js";
+import { CHECKPOINT_VERSION, checkpointPath, readCheckpoint, writeCheckpoint } from "../../src/store/jsonl/checkpoint.js";
+import { partsChecksum, sealLine } from "../../src/store/jsonl/line.js";
+import { SEGMENT_BYTES, SEGMENT_ELEMENTS } from "../../src/store/jsonl/list-segments.js";
 import { VERIFY_WHOLE_BYTES } from "../../src/store/jsonl/main-scan.js";
 import { loadSession } from "../../src/store/jsonl/replay.js";
 import { snapshotOf } from "../../src/store/jsonl/snapshot.js";
+import { encodeHeader } from "../../src/store/jsonl/records.js";
+import { createWithHeader, newSessionHeader } from "../../src/store/jsonl/store.js";
+import { ValueIndex } from "../../src/store/jsonl/value-index.js";
 import { removeTempDirs, tempDir } from "./helpers/backends.js";
 
 afterAll(removeTempDirs);
@@ -68,6 +71,21 @@ function dump(r: Reader & Partial<Pick<Store, "stats">>): unknown {
   }
   if (r.stats) out.stats = r.stats();
   return out;
+}
+
+/** The checkpoint file's header (unsealed) and binary body. */
+function readCheckpointFile(main: string): { head: Record<string, any>; body: Buffer } {
+  const buf = readFileSync(checkpointPath(main));
+  const nl = buf.indexOf(10);
+  const head = JSON.parse(buf.toString("utf8", 0, nl));
+  delete head.h;
+  return { head, body: buf.subarray(nl + 1) };
+}
+
+/** Writes a checkpoint file from a header and a body, sealed and with the body's checksum, as the writer would. */
+function writeCheckpointFile(main: string, head: Record<string, any>, body: Buffer): void {
+  head.body = { length: body.length, h: partsChecksum([body]) };
+  writeFileSync(checkpointPath(main), Buffer.concat([Buffer.from(sealLine(JSON.stringify(head))), body]));
 }
 
 /** What a replay of every line holds, the checkpoint ignored. */
@@ -314,8 +332,8 @@ describe("lists over many segments", () => {
       }
     }
     await store.close();
-    const ckpt = JSON.parse(readFileSync(checkpointPath(main), "utf8")) as { index: { lists: [string, string, number[]][] } };
-    const segments = Object.fromEntries(ckpt.index.lists.map(([, k, flat]) => [k, flat.length / 7]));
+    const ckpt = readCheckpointFile(main).head as { index: { lists: [string, string, number][] } };
+    const segments = Object.fromEntries(ckpt.index.lists.map(([, k, count]) => [k, count]));
     expect(segments.x).toBeGreaterThan(3);
     expect(segments.y).toBeGreaterThan(3);
     const re = await openJsonlStore(main);
@@ -353,9 +371,127 @@ describe("lists over many segments", () => {
   });
 });
 
+describe("the checkpoint file", () => {
+  it("holds the index's columns whatever their widths: offsets, seqs and line numbers past 2^32 widen them to float64", () => {
+    const bases: [number, number, number][] = [
+      [1, 2, 1000],
+      [2 ** 33, 2, 1000],
+      [1, 2 ** 33, 1000],
+      [1, 2, 2 ** 33],
+      [2 ** 40, 2 ** 35, 2 ** 36],
+    ];
+    for (const [seqBase, lineBase, offsetBase] of bases) {
+      const main = newMain();
+      writeFileSync(main, "");
+      const values = new ValueIndex();
+      for (let i = 0; i < 50; i++) values.set(i % 2 ? "spool" : "harness", `run:call-${i}`, seqBase + i, offsetBase + i * 10, 10, lineBase + i);
+      const segments = new Float64Array([3, 9, 2, 100, 200, 5, 6, 12, 20, 4, 300, 500, 8, 9]);
+      const meta = {
+        sessionId: "widths",
+        headerH: "0badc0de",
+        length: 2 ** 40,
+        lines: 60,
+        last: { offset: 2 ** 40 - 10, length: 10, h: "0badc0de" },
+        highWater: seqBase + 49,
+        lastSeq: seqBase + 49,
+        live: [],
+      };
+      writeCheckpoint(main, meta, { values: values.columns(), lists: [{ ns: "l", key: "x", segments }] }, false);
+      const { head } = readCheckpointFile(main);
+      const width = (base: number) => (base > 2 ** 32 ? 8 : 4);
+      expect([head.index.offsetBytes, head.index.seqBytes, head.index.lineBytes]).toEqual([width(offsetBase), width(seqBase), width(lineBase)]);
+      const back = readCheckpoint(main);
+      expect(back?.meta).toEqual(meta);
+      expect(back?.index.lists.map((l) => [l.ns, l.key, [...l.segments]])).toEqual([["l", "x", [...segments]]]);
+      const loaded = ValueIndex.fromColumns(back!.index.values, meta.length);
+      expect([...loaded!.entries()]).toEqual([...values.entries()]);
+    }
+  });
+});
+
+describe("seqs past 2^32", () => {
+  it("a session whose seqs start past 2^32 (or cross it) checkpoints and reopens like a replay", async () => {
+    const main = newMain();
+    createWithHeader(main, encodeHeader(newSessionHeader("wide", 2 ** 32 - 3)), false);
+    let store = await openJsonlStore(main);
+    const model: Record<string, number> = {};
+    for (let i = 0; i < 12; i++) {
+      // The first values' seqs fit 32 bits, the later ones do not: the column widens under a live store.
+      await store.commit([setValue(value("s", KEYS[i % 3]!), i), appendList(list("l", "x"), i, i % 4 === 0 ? "base" : undefined)]);
+      model[KEYS[i % 3]!] = i;
+      if (i === 5) {
+        await store.close();
+        store = await openJsonlStore(main);
+      }
+    }
+    await store.close();
+    expect(readCheckpointFile(main).head.index.seqBytes).toBe(8);
+    const expected = dump(fullReplay(main));
+    expect(expected).toMatchObject({ "v:a": model.a, "v:b": model.b, "v:c": model.c });
+    expect(dump(readJsonlSnapshot(main))).toEqual(expected);
+    const re = await openJsonlStore(main);
+    expect(dump(re)).toEqual(expected);
+    expect(re.readList(list("l", "x"), { order: "desc", stopAtTag: "base" }).elements.map((e) => e.value)).toEqual([11, 10, 9, 8]);
+    await re.close();
+  });
+});
+
+describe("paging through lists while they grow", () => {
+  it("pages of any size, both ways, interleaved between lists and with appends in between, like the memory backend", async () => {
+    type Action =
+      | { kind: "append"; key: (typeof LISTS)[number]; n: number; kb: number }
+      | { kind: "page"; key: (typeof LISTS)[number]; desc: boolean; limit: number; times: number; from: "next" | "start" | "other list" };
+    const action: fc.Arbitrary<Action> = fc.oneof(
+      fc.record({ kind: fc.constant("append" as const), key: fc.constantFrom(...LISTS), n: fc.integer({ min: 1, max: 40 }), kb: fc.constantFrom(0, 0, 0, 30) }),
+      fc.record({
+        kind: fc.constant("page" as const),
+        key: fc.constantFrom(...LISTS),
+        desc: fc.boolean(),
+        limit: fc.integer({ min: 1, max: 30 }),
+        times: fc.integer({ min: 1, max: 6 }),
+        from: fc.constantFrom("next" as const, "next" as const, "start" as const, "other list" as const),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(action, { minLength: 20, maxLength: 120, size: "max" }), async (actions) => {
+        const main = newMain();
+        const store = await openJsonlStore(main, { sessionId: "pages" });
+        const model = createMemoryStore();
+        let n = 0;
+        /** Each list's paging state, per direction: the cursor of the next page. */
+        const cursors = new Map<string, number | undefined>();
+        for (const a of actions) {
+          if (a.kind === "append") {
+            // One line of several elements of one list, a value in between, now and then a big one.
+            const w: Write[] = Array.from({ length: a.n }, () => appendList(list("l", a.key), { n: n++, t: text(a.kb * 1024 + 10) }));
+            w.splice(a.n >> 1, 0, setValue(value("s", "a"), n));
+            await Promise.all([store.commit(w), model.commit(w)]);
+            continue;
+          }
+          // A run of pages of one list; the first from where that list's last page stopped, from its
+          // start, or from a cursor of the other list (a seq that is no element of this one).
+          const id = `${a.key}:${a.desc}`;
+          let cursor = a.from === "start" ? undefined : cursors.get(a.from === "next" ? id : `${a.key === "x" ? "y" : "x"}:${a.desc}`);
+          for (let t = 0; t < a.times; t++) {
+            const o: ListReadOptions = { order: a.desc ? "desc" : "asc", limit: a.limit, ...(cursor !== undefined ? { cursor } : {}) };
+            const page = store.readList(list("l", a.key), o);
+            expect(page).toEqual(model.readList(list("l", a.key), o));
+            cursor = page.cursor;
+          }
+          cursors.set(id, cursor);
+        }
+        await store.close();
+      }),
+      { numRuns: process.env.SPOOL_LONG === "1" ? 200 : 25 },
+    );
+  }, 300_000);
+});
+
 describe("a checkpoint that does not match the log is ignored", () => {
   const steps: Step[] = [
     { kind: "bulk", key: "x", n: 1500, every: 40 },
+    // A second line of list x: a second segment.
+    { kind: "bulk", key: "x", n: 10, every: 4 },
     { kind: "set", key: "a", v: { n: 1 } },
     { kind: "append", key: "y", v: "y0", base: true },
     { kind: "set", key: "b", v: [1, 2] },
@@ -363,37 +499,98 @@ describe("a checkpoint that does not match the log is ignored", () => {
 
   it.each([
     [
-      "a damaged checkpoint file",
-      (main: string) => writeFileSync(checkpointPath(main), readFileSync(checkpointPath(main), "utf8").replace('"lines":', '"lines" :')),
+      "a damaged checkpoint header",
+      (main: string) =>
+        writeFileSync(checkpointPath(main), Buffer.from(readFileSync(checkpointPath(main)).toString("latin1").replace('"lines":', '"lines" :'), "latin1")),
     ],
     ["a truncated checkpoint file", (main: string) => truncateSync(checkpointPath(main), 40)],
+    ["a checkpoint cut inside its values", (main: string) => truncateSync(checkpointPath(main), statSync(checkpointPath(main)).size - 3)],
+    [
+      "a damaged value column (one byte flipped)",
+      (main: string) => {
+        const buf = readFileSync(checkpointPath(main));
+        buf[buf.indexOf(10) + 9]! ^= 0x10;
+        writeFileSync(checkpointPath(main), buf);
+      },
+    ],
     [
       "another session's checkpoint",
       (main: string) => {
-        const other = readFileSync(checkpointPath(main), "utf8").replace('"sessionId":"ck"', '"sessionId":"other"');
-        const body = JSON.parse(other);
-        delete body.h;
-        writeFileSync(checkpointPath(main), sealLine(JSON.stringify(body)));
+        const { head, body } = readCheckpointFile(main);
+        head.sessionId = "other";
+        writeCheckpointFile(main, head, body);
       },
     ],
     [
       "a forged index pointing past what it covers",
       (main: string) => {
-        const body = JSON.parse(readFileSync(checkpointPath(main), "utf8"));
-        delete body.h;
-        body.index.values[0][3] = body.length + 10;
-        writeFileSync(checkpointPath(main), sealLine(JSON.stringify(body)));
+        const { head, body } = readCheckpointFile(main);
+        // The first value's line offset: the first uint32 column, after the segments.
+        const segments = (head.index.lists as [string, string, number][]).reduce((n, l) => n + l[2], 0);
+        body.writeUInt32LE(head.length + 10, 56 * segments);
+        writeCheckpointFile(main, head, body);
+      },
+    ],
+    [
+      "a forged list segment ending past what it covers",
+      (main: string) => {
+        const { head, body } = readCheckpointFile(main);
+        // The segments come first (the values' columns are uint32 here); the first one's end is its fifth number.
+        body.writeDoubleLE(head.length + 10, 4 * 8);
+        writeCheckpointFile(main, head, body);
+      },
+    ],
+    [
+      "a forged list whose segments are out of order",
+      (main: string) => {
+        const { head, body } = readCheckpointFile(main);
+        const at = 0;
+        const first = Buffer.from(body.subarray(at, at + 56));
+        body.copy(body, at, at + 56, at + 112);
+        first.copy(body, at + 56);
+        writeCheckpointFile(main, head, body);
+      },
+    ],
+    [
+      "a forged index naming one value twice",
+      (main: string) => {
+        const { head, body } = readCheckpointFile(main);
+        const n = head.index.values as number;
+        expect([n, head.index.seqBytes, head.index.lineBytes]).toEqual([2, 4, 4]);
+        // Both names made the first one: its bytes twice, the ends moved to match.
+        const ends = body.length - head.index.keyBytes - 4 * n;
+        const first = body.subarray(ends + 4 * n, ends + 4 * n + body.readUInt32LE(ends));
+        body.writeUInt32LE(2 * first.length, ends + 4);
+        const forged = Buffer.concat([body.subarray(0, ends + 4 * n), first, first]);
+        head.index.keyBytes = 2 * first.length;
+        writeCheckpointFile(main, head, forged);
+      },
+    ],
+    [
+      "a checkpoint of the previous version (values as JSON arrays)",
+      (main: string) => {
+        const { head } = readCheckpointFile(main);
+        const { state } = loadSession(main, { repair: false, ignoreCheckpoint: true });
+        const v1 = { ...head, version: 1, index: { values: [] as unknown[], lists: head.index.lists } };
+        delete (v1 as Record<string, unknown>).body;
+        for (const r of state.sessionRecords()) if (r.write.op === "set") v1.index.values.push([r.write.ns, r.write.key, r.seq, 0, 0, 0]);
+        writeFileSync(checkpointPath(main), sealLine(JSON.stringify(v1)));
       },
     ],
   ])("%s", async (_name, spoil) => {
     const { main, model } = await build(steps, undefined);
     spoil(main);
     const expected = dump(model);
+    expect(loadSession(main, { repair: false }).checkpoint).toBeUndefined();
     expect(dump(readJsonlSnapshot(main))).toEqual(expected);
     expect(dump(fullReplay(main))).toEqual(expected);
     const re = await openJsonlStore(main);
     expect(dump(re)).toEqual(expected);
     await re.close();
+    // The writer's open replayed the log and wrote a checkpoint that matches again.
+    expect(readCheckpointFile(main).head.version).toBe(CHECKPOINT_VERSION);
+    expect(loadSession(main, { repair: false }).checkpoint).toBeDefined();
+    expect(dump(readJsonlSnapshot(main))).toEqual(expected);
   });
 
   it("a log cut back below the checkpoint (as a repair leaves it), then grown by a writer that died, is replayed", async () => {

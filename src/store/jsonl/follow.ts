@@ -10,16 +10,17 @@
 // is read: 69 ms and 8.4 MB read per settle at 10k transcript entries, 1.4 ms and 139 KiB since.)
 // Read-only, lock-free, never repairs (the writer owns the files). Same rules as opening the session
 // (replay.ts): headers checked, seqs increase per file, records hidden by a retirement are dropped.
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Stats } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { SpoolError } from "../../errors/index.js";
 import { CorruptSessionError } from "../errors.js";
 import { sidecarDir } from "../layout.js";
 import { openLineAt } from "./line.js";
 import { Boundaries } from "./checkpoint.js";
-import { LogSource } from "./log-source.js";
+import { LogSource, readAt } from "./log-source.js";
 import { checkpointStart, completeEnd } from "./main-scan.js";
-import { MainState, type LineLoc } from "./main-state.js";
+import type { LineLoc } from "./list-segments.js";
+import { MainState } from "./main-state.js";
 import { checkMainHeader, checkVersion, decodeTransaction, SCOPE_FORMAT, toPrepared, type DecodedTransaction } from "./records.js";
 import { readerSource, sidecarScopeId } from "./replay.js";
 import { SessionState } from "./session-state.js";
@@ -70,16 +71,6 @@ const cursor = (path: string, scope: string | null): Cursor => ({
   mtimeMs: -1,
   tail: Buffer.alloc(0),
 });
-
-function readAt(fd: number, buf: Buffer, position: number): number {
-  let got = 0;
-  while (got < buf.length) {
-    const n = readSync(fd, buf, got, buf.length - got, position + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return got;
-}
 
 function statOrUndefined(path: string): Stats | undefined {
   try {

@@ -1,7 +1,7 @@
 // One physical line = one JSON object ending in a short checksum field. A torn write cannot
 // produce a valid line, and a damaged interior line is caught even when it still parses (a flipped
 // digit inside a value would otherwise load as silently different state).
-import { hash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 
 const SUFFIX = /,"h":"([0-9a-f]{8})"\}$/;
 const SUFFIX_LENGTH = ',"h":"00000000"}'.length;
@@ -10,6 +10,13 @@ const SUFFIX_HEAD = Buffer.from(',"h":"');
 // The one-shot hash: about 3.5× faster than a Hash object per line of a few hundred bytes.
 function checksum(body: string | Buffer): string {
   return hash("sha256", body, "hex").slice(0, 8);
+}
+
+/** The same checksum over bytes given in parts (a checkpoint's binary body). */
+export function partsChecksum(parts: readonly Uint8Array[]): string {
+  const h = createHash("sha256");
+  for (const p of parts) h.update(p);
+  return h.digest("hex").slice(0, 8);
 }
 
 /** `body` is a serialised JSON object with at least one field; returns the line with its newline. */

@@ -7,11 +7,26 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { SessionChangedError } from "../errors.js";
 
+/** Fills `buf` from `position` (fewer bytes only at the end of the file); returns the bytes read. */
+export function readAt(fd: number, buf: Uint8Array, position: number): number {
+  let got = 0;
+  while (got < buf.length) {
+    const n = readSync(fd, buf, got, buf.length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
+/** The largest buffer a source keeps for reuse: a segment (256 KiB) and then some; longer reads get their own. */
+const REUSED_MAX = 1024 * 1024;
+
 export class LogSource {
   readonly path: string;
   readonly ino: number;
   #fd: number;
   readonly #reader: boolean;
+  #reused = Buffer.alloc(0);
 
   private constructor(path: string, fd: number, ino: number) {
     this.path = path;
@@ -43,6 +58,23 @@ export class LogSource {
     return buf;
   }
 
+  /**
+   * `read` into a buffer this source keeps and reuses (up to REUSED_MAX): the bytes are valid until
+   * the next `readReused`, so only for a read that is done with them before it reads again. A fresh
+   * 256 KiB buffer per transcript page let tens of MB of freed buffers wait for a collection.
+   */
+  readReused(position: number, length: number): Buffer {
+    if (length > REUSED_MAX) return this.read(position, length);
+    if (this.#reused.length < length) this.#reused = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
+    return this.readInto(this.#reused.subarray(0, length), position);
+  }
+
+  /** Fills `buf` with the bytes at `position`; SessionChangedError when the file no longer has them. */
+  readInto(buf: Buffer, position: number): Buffer {
+    if (this.#readUpTo(buf, position) < buf.length) throw new SessionChangedError(this.path);
+    return buf;
+  }
+
   /** A reader's source: the writer may have rewritten what it indexed (a repair), so a mismatch is a change, not damage. */
   get reader(): boolean {
     return this.#reader;
@@ -51,16 +83,15 @@ export class LogSource {
   /** Up to `length` bytes at `position` (fewer at the end of the file). */
   readUpTo(position: number, length: number): Buffer {
     const buf = Buffer.allocUnsafe(length);
+    const got = this.#readUpTo(buf, position);
+    return got === length ? buf : buf.subarray(0, got);
+  }
+
+  #readUpTo(buf: Buffer, position: number): number {
     const fd = this.#fd >= 0 ? this.#fd : openSync(this.path, "r");
     try {
       if (this.#fd < 0 && fstatSync(fd).ino !== this.ino) throw new SessionChangedError(this.path);
-      let got = 0;
-      while (got < length) {
-        const n = readSync(fd, buf, got, length - got, position + got);
-        if (n === 0) break;
-        got += n;
-      }
-      return got === length ? buf : buf.subarray(0, got);
+      return readAt(fd, buf, position);
     } finally {
       if (this.#fd < 0) closeSync(fd);
     }

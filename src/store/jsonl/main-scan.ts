@@ -6,7 +6,7 @@ import { hasNul } from "./log-file.js";
 import { openLineAt, verifiedChecksum } from "./line.js";
 import type { LogSource } from "./log-source.js";
 import { MainState } from "./main-state.js";
-import type { LineLoc } from "./main-state.js";
+import type { LineLoc } from "./list-segments.js";
 import { readCheckpoint, type CheckpointMeta, type LineMark } from "./checkpoint.js";
 import { checkMainHeader, type SessionHeader } from "./records.js";
 
@@ -54,9 +54,11 @@ export function scanLines(
 ): ScanEnd {
   let pos = from;
   let line = lineBefore;
+  // One chunk buffer for the whole scan: a fresh 4 MiB per chunk waited for a collection to be freed.
+  const chunk = Buffer.allocUnsafe(Math.min(CHUNK, end - from));
   while (pos < end) {
     let want = Math.min(CHUNK, end - pos);
-    let buf = src.read(pos, want);
+    let buf = src.readInto(chunk.subarray(0, want), pos);
     let last = buf.lastIndexOf(10);
     while (last < 0) {
       // One line longer than the chunk: read it whole (`end` is a newline, so this stops).

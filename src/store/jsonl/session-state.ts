@@ -6,7 +6,8 @@ import type { NormalReadOptions } from "../read-options.js";
 import { ScopedState } from "../scoped-state.js";
 import type { ListPage, StoreStats } from "../store.js";
 import type { PreparedWrite } from "../write.js";
-import type { LineLoc, MainState } from "./main-state.js";
+import type { LineLoc } from "./list-segments.js";
+import type { MainState } from "./main-state.js";
 import type { DecodedWrite } from "./records.js";
 
 export class SessionState {
