@@ -3,11 +3,11 @@
 // (each line once), a pty shell answers through process_write, a progress display ends as its final
 // frame, and close() leaves no background process running.
 import { mkdtemp, rm } from "node:fs/promises";
-import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { createSpool, type Spool, type SpoolToolOutput } from "../../dist/ai-sdk/index.js";
+import { alive } from "../support/process-group.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -21,15 +21,6 @@ async function run(spool: Spool, name: string, input: Record<string, unknown>): 
   const out = t.execute!(input as never, { toolCallId: `t-${name}`, messages: [], context: {} } as never) as AsyncIterable<SpoolToolOutput>;
   for await (const o of out) last = o;
   return last!;
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 it("process tools through spool/ai-sdk: polling, a pty shell, a redrawn display, and close() ends them", async () => {

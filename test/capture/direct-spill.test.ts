@@ -3,7 +3,8 @@
 // the file is the spill (byte-identical, kept only past the limits); the end, the kill and the crash
 // rules hold for a file, which has no end of file of its own. Real processes.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync, readdirSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
@@ -12,6 +13,7 @@ import { FileTail } from "../../src/capture/file-tail.js";
 import { OutputCapture, SpawnError, SpillError, exec, resolveLimits, start, type CaptureView, type ExecResult } from "../../src/capture/index.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
+import { alive } from "../support/process-group.js";
 
 const work = tempDir("spool-direct-spill-");
 afterAll(removeTempDirs);
@@ -20,16 +22,6 @@ const distCapture = fileURLToPath(new URL("../../dist/capture/index.js", import.
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let n = 0;
 const fresh = (name: string) => join(work, `${name}-${++n}`);
-
-/** Running, not a zombie waiting to be reaped by whoever inherited it. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 function viewOf(r: ExecResult): CaptureView {
   const { exitCode: _e, signal: _s, timedOut: _t, aborted: _a, durationMs: _d, spillPauses: _p, spillPath: _sp, ...view } = r;
@@ -283,9 +275,26 @@ describe("which path a spill takes by default", () => {
     expect(asked.text).toBe("file\n");
   });
 
-  it.runIf(!root)("as another user, the file: a reopen of /dev/stderr is refused (read-only), and nothing is lost", async () => {
-    const r = await exec(probe, { capture: { spill: { dir: fresh("user-default") } } });
-    expect(r.text.startsWith("file\nusage\n")).toBe(true);
+  it("as another user, the file: a reopen of /dev/stderr is refused (read-only), and nothing is lost", async () => {
+    // Run as that user: as root, the capturing process becomes `nobody` (uid 65534) in a child.
+    // Not under the suite's private (0700) temp directory: that user must reach it.
+    const dir = mkdtempSync(join(tmpdir(), "spool-user-default-"));
+    chmodSync(dir, 0o777);
+    const script = join(dir, "probe.mjs");
+    writeFileSync(
+      script,
+      `import { exec } from ${JSON.stringify(distCapture)};
+       const r = await exec(${JSON.stringify(probe)}, { capture: { spill: { dir: ${JSON.stringify(dir)} } } });
+       process.stdout.write(JSON.stringify({ uid: process.geteuid(), text: r.text }));`,
+    );
+    chmodSync(script, 0o644);
+    const out = JSON.parse(execFileSync(process.execPath, [script], { encoding: "utf8", ...(root ? { uid: 65534, gid: 65534 } : {}) })) as {
+      uid: number;
+      text: string;
+    };
+    rmSync(dir, { recursive: true, force: true });
+    expect(out.uid).not.toBe(0);
+    expect(out.text.startsWith("file\nusage\n")).toBe(true);
   });
 });
 

@@ -323,9 +323,11 @@ describe.each(["jsonl", "sqlite"] as const)("a followed %s session's view", (bac
     expect(s.watch.rebuilds).toBe(1);
     await s.store.close();
   });
+});
 
-  it.runIf(backend === "jsonl")("another session list growing, or the log replaced by another file, makes the watch read the session whole", async () => {
-    const s = await liveSession();
+describe("a followed JSONL session's log", () => {
+  it("another session list growing, or the log replaced by another file, makes the watch read the session whole", async () => {
+    const s = await liveSession("jsonl");
     await s.store.commit([setValue(RUN_INFO, info())]);
     await s.store.commit([appendList(TRANSCRIPT, result("call-1", "one"))]);
     await s.look();

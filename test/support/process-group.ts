@@ -1,5 +1,5 @@
-// Live (non-zombie) members of a process group, read from /proc: a killed process stays a zombie
-// until its new parent reaps it, and kill(-pgid, 0) would still count it.
+// Live (non-zombie) processes and process-group members, read from /proc: a killed process stays a
+// zombie until its new parent reaps it, and kill(pid, 0) would still count it.
 import { readdirSync, readFileSync } from "node:fs";
 
 export function groupMembers(pgid: number): number[] {
@@ -15,4 +15,14 @@ export function groupMembers(pgid: number): number[] {
     }
   }
   return found;
+}
+
+/** Running, not a zombie waiting to be reaped by whoever inherited it. */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
 }
