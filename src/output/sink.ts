@@ -304,7 +304,7 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
     }
   };
 
-  return {
+  const output: Omit<ToolOutput, "details" | "state" | "closed"> = {
     write(text) {
       guard();
       if (text.length === 0) return;
@@ -387,11 +387,6 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       newlines = metadata.truncation.totalLines - (openLine ? 1 : 0);
       changed();
     },
-    get details() {
-      // Mutations through this object are tracked but do not arm the publisher by themselves; they
-      // ride on the next write/flush (at the latest the terminal one).
-      return s.details;
-    },
     usage(usage) {
       guard();
       settle();
@@ -423,10 +418,6 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       tracker.rebase();
       flushNow();
     },
-    get state() {
-      settle();
-      return tracker.target;
-    },
     close() {
       if (closed) return;
       settle();
@@ -434,8 +425,24 @@ export function createToolOutput(options: ToolOutputOptions): ToolOutput {
       publisher.dispose();
       closed = true;
     },
-    get closed() {
-      return closed;
-    },
   };
+  // The accessors are defined one by one: an object literal with a getter is made in dictionary mode,
+  // and then every write() is a hash lookup.
+  Object.defineProperty(output, "details", {
+    // Mutations through this object are tracked but do not arm the publisher by themselves; they
+    // ride on the next write/flush (at the latest the terminal one).
+    get: () => s.details,
+    enumerable: true,
+    configurable: true,
+  });
+  Object.defineProperty(output, "state", {
+    get: () => {
+      settle();
+      return tracker.target;
+    },
+    enumerable: true,
+    configurable: true,
+  });
+  Object.defineProperty(output, "closed", { get: () => closed, enumerable: true, configurable: true });
+  return output as ToolOutput;
 }

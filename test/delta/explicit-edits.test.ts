@@ -42,10 +42,11 @@ type Cmd =
   | { k: "setMeta" }
   | { k: "bump" }
   | { k: "alias" }
-  | { k: "set"; what: "n" | "title" | "extra"; v: number | string | null }
+  | { k: "set"; what: "n" | "title" | "extra"; v: number | string | boolean | null }
   | { k: "many"; n: number }
   | { k: "flush" };
 
+const META_PATHS = { n: ["meta", "n"], title: ["meta", "title"], extra: ["meta", "extra"] } as const satisfies Record<string, NonEmptyPath>;
 const textArb = fc.string({ unit: fc.constantFrom("a", "b", "\n", "é", "😀", "z"), maxLength: 6 });
 const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ k: fc.constant("append" as const), slot: fc.nat(2), text: textArb }) },
@@ -70,7 +71,7 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
     arbitrary: fc.record({
       k: fc.constant("set" as const),
       what: fc.constantFrom("n" as const, "title" as const, "extra" as const),
-      v: fc.oneof(fc.integer({ min: -5, max: 5 }), textArb, fc.constant(null)),
+      v: fc.oneof(fc.integer({ min: -5, max: 5 }), textArb, fc.constant(null), fc.boolean()),
     }),
   },
   // More slots in one window than the lane keeps: the rest goes to the log.
@@ -140,7 +141,9 @@ function run(p: Pipe<Doc>, cmd: Cmd, explicit: boolean, counter: { n: number }):
     case "set": {
       // title stays a string (a string slot addresses it), n a number (bump increments it); extra takes anything.
       const v = cmd.what === "title" ? String(cmd.v) : cmd.what === "n" ? (typeof cmd.v === "number" ? cmd.v : 0) : cmd.v;
-      if (explicit) p.tracker.set(["meta", cmd.what], v);
+      // One array per path, as a producer keeps them: the tracker's slot cache (and its fast path for
+      // a counter the lane already holds) is keyed by the array.
+      if (explicit) p.tracker.set(META_PATHS[cmd.what], v);
       else (s.meta as Record<string, unknown>)[cmd.what] = v;
       return;
     }
