@@ -36,15 +36,23 @@ export function encoder(): Encoder {
   // The last few paths looked up, as copies beside their nodes: a stream writes the same few paths
   // batch after batch (a text block, its counters), and comparing a short path segment by segment is a
   // fraction of a Map lookup per segment (the trie walk was most of encoding a 4-op batch).
-  let recent: { segs: Seg[]; node: PathNode }[] = [];
+  // A producer usually hands in the same path arrays too, so an entry keeps the array it was made from:
+  // an identity match needs one segment compare to prove the array was not changed since, where a
+  // scan compares segments against every entry before it (the generic `!==` on a string-or-number
+  // segment is a builtin call).
+  let recent: { src: Path; segs: Seg[]; node: PathNode }[] = [];
   let nextRecent = 0;
   const lookup = (path: Path): PathNode => {
+    for (let i = 0; i < recent.length; i++) {
+      const r = recent[i]!;
+      if (r.src === path && samePath(r.segs, path)) return r.node;
+    }
     for (let i = 0; i < recent.length; i++) {
       const r = recent[i]!;
       if (samePath(r.segs, path)) return r.node;
     }
     const node = nodeOf(path);
-    const entry = { segs: path.slice(), node };
+    const entry = { src: path, segs: path.slice(), node };
     // Defined, not assigned: a setter planted on Array.prototype must not see the encoder's own array.
     Object.defineProperty(recent, nextRecent, { value: entry, writable: true, enumerable: true, configurable: true });
     nextRecent = (nextRecent + 1) % RECENT_PATHS;
@@ -78,7 +86,8 @@ export function encoder(): Encoder {
         }
         const path = op[1];
         let ref: PathRef | undefined;
-        if (!samePath(prev, path)) {
+        // The previous op's own array is the same path: nothing runs between two ops of one batch.
+        if (prev !== path && !samePath(prev, path)) {
           const node = lookup(path);
           if (node.id !== undefined) ref = node.id;
           else if (node.seen) {
