@@ -8,7 +8,7 @@
 // built. The alternate screen keeps no scrollback, so a full-screen program leaves nothing behind.
 import { createRequire } from "node:module";
 import type { IBuffer, Terminal as XTerminal } from "@xterm/headless";
-import { incompleteTailStart as INCOMPLETE_TAIL } from "./ansi.js";
+import { openSequenceStart } from "./open-sequence.js";
 
 /** Text fed to the emulator per synchronous write; bounds how many rows one write can scroll. */
 const SLICE = 2048;
@@ -39,6 +39,15 @@ export class TerminalScreen {
   private pending = "";
   /** An escape sequence split across writes, held until it is complete. */
   private held = "";
+  /** The current write's receiver of finished lines (for the parser hooks below). */
+  private finishing: ((line: string) => void) | undefined;
+  /** Our own scrollback erase is being written: the hook below must not harvest again. */
+  private erasing = false;
+  /**
+   * Scrollback rows already passed on but not erased yet: the erase is an escape sequence, which
+   * reaches the active buffer only, so while the alternate screen is up the normal one keeps them.
+   */
+  private collected = 0;
 
   constructor(
     readonly cols: number,
@@ -46,23 +55,57 @@ export class TerminalScreen {
   ) {
     const Terminal = terminalClass();
     // Every slice of SLICE characters can scroll at most SLICE rows, so the scrollback never trims
-    // a row before it is harvested.
-    this.term = new Terminal({ cols, rows, scrollback: SLICE + rows, convertEol: true, allowProposedApi: true, logLevel: "off" });
+    // a row before it is harvested — twice that, for rows collected before the alternate screen came
+    // up and erased only after it is gone (see `collected`).
+    this.term = new Terminal({ cols, rows, scrollback: 2 * SLICE + rows, convertEol: true, allowProposedApi: true, logLevel: "off" });
     // The public write() parses later, on a timer; capture views are synchronous and the parser must
     // keep pace with the process (the process waits while we parse, which bounds memory).
     this.core = (this.term as unknown as { _core: WritableCore })._core;
     if (typeof this.core?.writeSync !== "function") {
       throw new Error("@xterm/headless no longer offers a synchronous write; pin the version spool was built with");
     }
+    // A program's own scrollback erase (`ESC [ 3 J`) or full reset (`ESC c`) would drop rows that
+    // scrolled off since the last harvest — rows a harvest between two reads would have kept, so the
+    // view would depend on where the reads fell. They are harvested first, from inside the parser,
+    // which then runs the sequence as usual (returning false hands it on).
+    const beforeErase = (params: (number | number[])[]): boolean => {
+      if (params[0] === 3 && !this.erasing && this.finishing) {
+        this.collect(this.finishing);
+        // It erases the active buffer's scrollback: the normal one's only when that is the active one.
+        if (this.term.buffer.active.type === "normal") this.collected = 0;
+      }
+      return false;
+    };
+    this.term.parser.registerCsiHandler({ final: "J" }, beforeErase);
+    this.term.parser.registerCsiHandler({ prefix: "?", final: "J" }, beforeErase);
+    this.term.parser.registerEscHandler({ final: "c" }, () => {
+      if (this.finishing) {
+        this.collect(this.finishing);
+        // The reset clears the screen too: the start of a line whose rest was on it is a line of its own.
+        if (this.pending !== "") this.finishing(this.pending);
+        this.pending = "";
+        this.collected = 0;
+      }
+      return false;
+    });
   }
 
   /** Feeds decoded output; returns the lines that were finished by scrolling off the screen. */
   write(text: string, finished: (line: string) => void): void {
+    this.finishing = finished;
+    try {
+      this.feed(text, finished);
+    } finally {
+      this.finishing = undefined;
+    }
+  }
+
+  private feed(text: string, finished: (line: string) => void): void {
     if (this.held) {
       text = this.held + text;
       this.held = "";
     }
-    const tail = INCOMPLETE_TAIL(text);
+    const tail = openSequenceStart(text);
     if (tail >= 0) {
       this.held = text.slice(tail);
       text = text.slice(0, tail);
@@ -74,7 +117,7 @@ export class TerminalScreen {
         if (c >= 0xd800 && c <= 0xdbff) end--;
         // Never end a slice inside an escape sequence: the scrollback erase below must reach the
         // parser in its ground state.
-        const cut = INCOMPLETE_TAIL(text.slice(at, end));
+        const cut = openSequenceStart(text.slice(at, end));
         if (cut > 0) end = at + cut;
       }
       this.core.writeSync(text.slice(at, end));
@@ -88,16 +131,35 @@ export class TerminalScreen {
     if (!this.held) return;
     const rest = this.held;
     this.held = "";
-    this.core.writeSync(rest);
-    this.harvest(finished);
+    this.finishing = finished;
+    try {
+      this.core.writeSync(rest);
+      this.harvest(finished);
+    } finally {
+      this.finishing = undefined;
+    }
   }
 
   private harvest(finished: (line: string) => void): void {
+    this.collect(finished);
+    // The erase reaches the active buffer only: with the alternate screen up it waits.
+    if (this.collected === 0 || this.term.buffer.active.type !== "normal") return;
+    this.erasing = true;
+    try {
+      this.core.writeSync(ERASE_SCROLLBACK);
+    } finally {
+      this.erasing = false;
+    }
+    this.collected = 0;
+  }
+
+  /** Passes on the scrollback rows not passed on yet as finished lines. */
+  private collect(finished: (line: string) => void): void {
     const normal = this.term.buffer.normal;
     const base = normal.baseY;
-    if (base === 0) return;
+    if (base <= this.collected) return;
     let line = this.pending;
-    for (let y = 0; y < base; y++) {
+    for (let y = this.collected; y < base; y++) {
       const row = normal.getLine(y);
       line += row ? row.translateToString(true) : "";
       const next = normal.getLine(y + 1);
@@ -107,8 +169,7 @@ export class TerminalScreen {
       }
     }
     this.pending = line;
-    // Only in the normal buffer (the alternate one has no scrollback to erase).
-    if (this.term.buffer.active.type === "normal") this.core.writeSync(ERASE_SCROLLBACK);
+    this.collected = base;
   }
 
   /** The screen as a person sees it now. */

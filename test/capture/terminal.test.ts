@@ -3,8 +3,10 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { exec, OutputCapture, resolveLimits, start, InputClosedError } from "../../src/capture/index.js";
+import { openSequenceStart } from "../../src/capture/open-sequence.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spool-terminal-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -77,6 +79,80 @@ describe("terminal model", () => {
     expect(v.text).toBe("line 49996\nline 49997\nline 49998\nline 49999\nspinner -");
     expect(v.truncation.totalLines).toBe(50_001);
     expect(v.truncation.totalBytes).toBe(Buffer.byteLength(all) + "spinner -".length);
+  });
+
+  it("a sequence left open across a control byte is held whole: the view does not depend on the reads", () => {
+    const view = (reads: string[]): string => {
+      const c = new OutputCapture(resolveLimits({}), { cols: 40, rows: 6 });
+      for (const r of reads) c.push(Buffer.from(r));
+      c.end();
+      return c.view().text;
+    };
+    // The newline inside `ESC [` is executed and the space after it is still part of the sequence.
+    const all = "\x1b[S\x1b[\n".repeat(40) + " ";
+    expect(view([all.slice(0, -1), " "])).toBe(view([all]));
+    expect(openSequenceStart("ok\x1b[\n")).toBe(2);
+    expect(openSequenceStart("ok\x1b[1\r;2")).toBe(2);
+    expect(openSequenceStart("ok\x1b[1\n;2m")).toBe(-1);
+    expect(openSequenceStart("ok\x1b[\x18 ")).toBe(-1); // CAN aborts it
+    expect(openSequenceStart("ok\x1b]0;title\x1b")).toBe(2); // the ESC may begin the ST
+    expect(openSequenceStart("ok\x1b]0;title\x07")).toBe(-1);
+    expect(openSequenceStart("ok\x1bP1$q\x07")).toBe(2); // BEL does not end a DCS
+    expect(openSequenceStart("ok\u009b1")).toBe(2); // an 8-bit CSI
+  });
+
+  it("property: redrawn output with sequences cut anywhere, split into reads anywhere, gives one view", () => {
+    const piece = fc.oneof(
+      fc.constantFrom("\n", "\r", "\x1b[", "\x1b", " ", "q", "S", "1;2", "m", "\x1b[2A", "\x1b[K", "\x1b[S", "\x1b]0;t", "\x07", "\x1b\\", "\x18", "\u009b", "\x1bP"),
+      // A sequence left open across a control byte; the alternate screen; a program's own scrollback erase and reset.
+      fc.constantFrom("\x1b[\n", "\x1b[1\r", "\n\x1b[\n", "\x1b[\x0b", "\x1b]0;a\nb", "\x1b[?1049h", "\x1b[?1049l", "\x1b[3J", "\x1bc"),
+      fc.string({ unit: fc.constantFrom("a", "b", "c", " "), maxLength: 60 }).map((s) => `${s}\n`),
+    );
+    fc.assert(
+      // Reads end between pieces (where a sequence is most often open) and at a few random bytes.
+      fc.property(fc.array(fc.tuple(piece, fc.boolean()), { maxLength: 300 }), fc.array(fc.nat(), { maxLength: 4 }), (pieces, cuts) => {
+        const parts = ["\x1b[2A", ...pieces.map(([p]) => p)].map((p) => Buffer.from(p));
+        const bytes = Buffer.concat(parts);
+        const at: number[] = cuts.map((c) => c % (bytes.length + 1));
+        let offset = parts[0]!.length;
+        pieces.forEach(([, cut], i) => {
+          if (cut) at.push(offset);
+          offset += parts[i + 1]!.length;
+        });
+        const points = [...new Set(at)].sort((a, b) => a - b);
+        const run = (reads: Buffer[]): string => {
+          const c = new OutputCapture(resolveLimits({ maxBytes: 1 << 20, maxLines: 100_000 }), { cols: 30, rows: 5 });
+          for (const r of reads) c.push(r);
+          c.end();
+          return c.view().text;
+        };
+        const split: Buffer[] = [];
+        let prev = 0;
+        for (const p of [...points, bytes.length]) {
+          split.push(bytes.subarray(prev, p));
+          prev = p;
+        }
+        expect(run(split)).toBe(run([bytes]));
+      }),
+      { numRuns: process.env.SPOOL_LONG ? 5_000 : 300 },
+    );
+  });
+
+  it("lines that scrolled off before the alternate screen came up are kept once, however the reads fall", () => {
+    let lines = "";
+    for (let i = 1; i <= 30; i++) lines += `l${i}\n`;
+    const all = Buffer.from(`\x1b[2A${lines}\x1b[?1049hfull screen\n\x1b[?1049lafter\n`);
+    const run = (reads: Buffer[]): string => {
+      const c = new OutputCapture(resolveLimits({}), { cols: 30, rows: 5 });
+      for (const r of reads) c.push(r);
+      c.end();
+      return c.view().text;
+    };
+    const whole = run([all]);
+    expect(whole).toBe(`${lines}after\n`);
+    // Reads that end while the alternate screen is up (a full-screen program waiting for input).
+    const up = all.indexOf("full screen");
+    expect(run([all.subarray(0, up), all.subarray(up, up + 4), all.subarray(up + 4)])).toBe(whole);
   });
 
   it("a line longer than the terminal is one line again, not its wrapped rows", async () => {
