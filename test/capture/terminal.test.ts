@@ -103,7 +103,26 @@ describe("terminal model", () => {
 
   it("property: redrawn output with sequences cut anywhere, split into reads anywhere, gives one view", () => {
     const piece = fc.oneof(
-      fc.constantFrom("\n", "\r", "\x1b[", "\x1b", " ", "q", "S", "1;2", "m", "\x1b[2A", "\x1b[K", "\x1b[S", "\x1b]0;t", "\x07", "\x1b\\", "\x18", "\u009b", "\x1bP"),
+      fc.constantFrom(
+        "\n",
+        "\r",
+        "\x1b[",
+        "\x1b",
+        " ",
+        "q",
+        "S",
+        "1;2",
+        "m",
+        "\x1b[2A",
+        "\x1b[K",
+        "\x1b[S",
+        "\x1b]0;t",
+        "\x07",
+        "\x1b\\",
+        "\x18",
+        "\u009b",
+        "\x1bP",
+      ),
       // A sequence left open across a control byte; the alternate screen; a program's own scrollback erase and reset.
       fc.constantFrom("\x1b[\n", "\x1b[1\r", "\n\x1b[\n", "\x1b[\x0b", "\x1b]0;a\nb", "\x1b[?1049h", "\x1b[?1049l", "\x1b[3J", "\x1bc"),
       fc.string({ unit: fc.constantFrom("a", "b", "c", " "), maxLength: 60 }).map((s) => `${s}\n`),
