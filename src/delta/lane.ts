@@ -1,6 +1,8 @@
 // The leaf lane: while nothing structural is pending, the tracker records leaf writes here instead of
-// in the pending log — a primitive or string put over a primitive or string, and explicit string
-// edits. One entry per written slot (parent object + key), found by a short scan, holding the slot's
+// in the pending log — a primitive or string put over a primitive or string, explicit string edits,
+// and items pushed onto the end of an array (a transcript growing by one entry per flush: the log
+// made a trie node, a Map and an entry for each). One entry per written slot (parent object + key, or
+// an array and PUSH for its end), found by a short scan, holding the slot's
 // paths: a counter bumped and a window slid per flush cost no trie nodes, no Map and no path walk (the
 // log built ~7 trie nodes and 4 Maps per such flush). A slot outlives its window, so the next window
 // that writes it reuses its paths while no container has moved since (the tracker's epoch). Every
@@ -8,14 +10,20 @@
 // (not frozen: that cost ~15% more instructions per flush, frozen arrays taking slower element paths).
 //
 // It is exact because of one rule: the lane is used only while the log is empty, and the first record
-// that goes to the log spills the lane into it first, in order. Every lane slot holds a primitive, so
-// no lane path lies under another and the lane's ops commute; whatever would fold them into an
-// earlier payload (a pending set, a splice's items) is in the log, never behind the lane.
-import type { Container } from "./json.js";
+// that goes to the log spills the lane into it first, in order. A leaf slot holds a primitive and a
+// push moves no existing element, so the lane's ops commute except with a write inside items pushed in
+// the same window — which can only be made after the push, and is drained after it (the lane keeps
+// record order, and `set` only ever moves a slot later). Whatever would fold a write into an earlier
+// payload (a pending set, a splice's items) is in the log, never behind the lane.
+import { spliceInto } from "./apply.js";
+import { cloneJson, type Container } from "./json.js";
 import type { NonEmptyPath, Op, Seg } from "./ops.js";
 import { editAppend, editDrop, editOps, type PendingLog, stringOps, type TextEdit } from "./pending.js";
 
-/** A written slot and what the window did to it: `s` set a value, `str` assigned a string (diffed at flush), `ed` explicit edits. */
+/** The key of an array's push slot (never a real key: those are strings or indices ≥ 0). */
+export const PUSH = -1;
+
+/** A written slot and what the window did to it: `s` set a value, `str` assigned a string (diffed at flush), `ed` explicit edits, `p` items pushed at `index` (the slot's paths are the array's). */
 export interface Leaf extends TextEdit {
   readonly parent: Container;
   readonly key: Seg;
@@ -26,11 +34,16 @@ export interface Leaf extends TextEdit {
   active: boolean;
   /** Still one of the lane's slots (false once evicted or forgotten: a holder must look it up again). */
   kept: boolean;
-  kind: "s" | "str" | "ed";
+  kind: "s" | "str" | "ed" | "p";
   value: unknown;
   anchor: string;
   current: string;
+  index: number;
+  /** Copies of the pushed items (the lane's own: the first path's op carries them). */
+  items: unknown[];
 }
+
+const NO_ITEMS: unknown[] = [];
 
 // Slots kept, written in this window or not (a window that writes more spills to the log, which has
 // its own bounds). They hold their parents strongly: at most this many removed objects outlive their
@@ -42,6 +55,8 @@ export class LeafLane {
   private leaves: Leaf[] = [];
   /** Every slot kept (a superset of `leaves`). */
   private slots: Leaf[] = [];
+  /** Push slots written in this window. */
+  pushing = 0;
 
   get size(): number {
     return this.leaves.length;
@@ -84,6 +99,8 @@ export class LeafLane {
         value: undefined,
         anchor: "",
         current: "",
+        index: 0,
+        items: NO_ITEMS,
         baseLength: 0,
         drop: 0,
         text: "",
@@ -151,20 +168,54 @@ export class LeafLane {
     }
   }
 
+  /** Items pushed at `index` (the array's length before them), copied already. */
+  push(leaf: Leaf, index: number, items: unknown[]): void {
+    if (leaf.kind !== "p" || leaf.items === NO_ITEMS) {
+      this.pushing++;
+      leaf.kind = "p";
+      leaf.index = index;
+      leaf.items = items;
+    } else spliceInto(leaf.items, leaf.items.length, 0, items);
+  }
+
+  /**
+   * Whether one of `paths` lies inside items pushed in this window. A write there belongs in the log,
+   * which folds it into the pushed items; the lane would state it twice once spilled (the items
+   * copied at the push, then the write on its own) — see the rule at the top.
+   */
+  insidePushed(paths: readonly (readonly Seg[])[]): boolean {
+    if (this.pushing === 0) return false;
+    for (const push of this.leaves) {
+      if (push.kind !== "p") continue;
+      for (const at of push.paths) {
+        for (const p of paths) {
+          const i = p[at.length];
+          if (typeof i !== "number" || i < push.index || p.length <= at.length) continue;
+          let k = 0;
+          while (k < at.length && p[k] === at[k]) k++;
+          if (k === at.length) return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** The ops of the window, slot by slot; the lane is empty afterwards. */
   drain(maxOverlapScan: number): Op[] {
     const ops: Op[] = [];
     for (const leaf of this.leaves) {
       leaf.active = false;
-      for (const p of leaf.paths) {
-        const path = p as NonEmptyPath;
+      for (let i = 0; i < leaf.paths.length; i++) {
+        const path = leaf.paths[i] as NonEmptyPath;
         if (leaf.kind === "s") ops.push(["s", path, leaf.value]);
+        else if (leaf.kind === "p") ops.push(["p", path, leaf.index, 0, i === 0 ? leaf.items : cloneJson(leaf.items)]);
         else if (leaf.kind === "ed") editOps(leaf, path, ops);
         else stringOps(leaf.anchor, leaf.current, path, maxOverlapScan, ops);
       }
       release(leaf);
     }
     this.leaves = [];
+    this.pushing = 0;
     return ops;
   }
 
@@ -172,12 +223,14 @@ export class LeafLane {
   spillInto(log: PendingLog): void {
     const leaves = this.leaves;
     this.leaves = [];
+    this.pushing = 0;
     for (const leaf of leaves) {
       leaf.active = false;
       for (let i = 0; i < leaf.paths.length; i++) {
         // The log never writes into a path it was given.
         const path = leaf.paths[i] as Seg[];
         if (leaf.kind === "s") log.set(path, leaf.value);
+        else if (leaf.kind === "p") log.splice(path, leaf.index, 0, i === 0 ? leaf.items : cloneJson(leaf.items));
         else if (leaf.kind === "str") log.string(path, leaf.anchor, leaf.current);
         else log.edit(path, leaf);
       }
@@ -192,6 +245,7 @@ export class LeafLane {
       release(leaf);
     }
     if (this.leaves.length > 0) this.leaves = [];
+    this.pushing = 0;
     if (forget) {
       for (const leaf of this.slots) leaf.kept = false;
       this.slots = [];
@@ -205,4 +259,5 @@ function release(leaf: Leaf): void {
   leaf.anchor = "";
   leaf.current = "";
   leaf.text = "";
+  leaf.items = NO_ITEMS;
 }

@@ -9,7 +9,7 @@ import { spliceInto } from "./apply.js";
 import { NotJsonError, PathError, UnsafePathError } from "./errors.js";
 import { cloneJson, defineData, isContainer, jsonEqual, type Container } from "./json.js";
 import type { NonEmptyPath, Op, Seg } from "./ops.js";
-import { LeafLane, type Leaf } from "./lane.js";
+import { LeafLane, PUSH, type Leaf } from "./lane.js";
 import { PendingLog } from "./pending.js";
 import { RESERVED_SEGMENTS, assertSafePath } from "./validate.js";
 
@@ -472,6 +472,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       paths = pathsOf(parent);
       for (const p of paths) p.push(key);
     }
+    if (lane.insidePushed(paths ?? leaf!.paths)) return undefined;
     leafFresh = true;
     leaf = lane.open(leaf, parent, key, paths, epoch);
     if (slot !== undefined) slot.leaf = leaf;
@@ -484,6 +485,27 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     if (leaf === undefined) return false;
     if (typeof v === "string" && typeof old === "string") return lane.assign(leaf, old, v, leafFresh);
     lane.set(leaf, v);
+    return true;
+  };
+
+  /**
+   * Items pushed onto the end of `t` (adopted already), recorded in the lane when it can take them:
+   * false when the log must (something is pending there, the lane is full, or its slot for the array
+   * has paths from before a container moved).
+   */
+  const recordPush = (t: unknown[], index: number, items: unknown[], paths: Seg[][]): boolean => {
+    if (!log.empty) return false;
+    let leaf = lane.find(t, PUSH);
+    if (leaf !== undefined && leaf.active) {
+      if (leaf.epoch !== epoch) return false;
+    } else {
+      if (lane.full) return false;
+      const fresh = leaf === undefined || leaf.epoch !== epoch;
+      // An array inside items pushed in this window: the log folds the push into them.
+      if (lane.insidePushed(fresh ? paths : leaf!.paths)) return false;
+      leaf = lane.open(leaf, t, PUSH, fresh ? paths : undefined, epoch);
+    }
+    lane.push(leaf, index, cloneJson(items));
     return true;
   };
 
@@ -655,7 +677,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     const paths = pathsOf(t, true);
     // Removing elements or shifting indices moves existing containers; appending at the end does not.
     if (remove > 0 || index < len) epoch++;
-    if (!forceBase) {
+    if (!forceBase && !(remove === 0 && index === len && recordPush(t, index, items, paths))) {
       spill();
       const fullCover = len > 0 && index === 0 && remove === len;
       for (const p of paths) {
@@ -886,7 +908,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
         (kind === "boolean" || (kind === "number" && Number.isFinite(value))) &&
         (typeof old === "number" || typeof old === "boolean") &&
         Object.hasOwn(t, key) &&
-        (leaf.active || !lane.full)
+        (leaf.active || (!lane.full && lane.pushing === 0))
       ) {
         dirty = true;
         if (old === value) return;

@@ -293,16 +293,29 @@ describe("explicit string edits (append/truncate) against the generic assignment
     p.sync();
     p.state.meta.n = 1;
     p.tracker.append(["content", 0, "text"], "x");
-    p.state.content.push({ type: "text", text: "p" });
+    // An insertion before the end moves elements, so it is recorded in the log (a push at the end is not).
+    p.state.content.splice(1, 0, { type: "text", text: "p" });
     p.state.meta.n = 2;
     p.tracker.append(["content", 0, "text"], "y");
-    // The second set kills the first; the push retires the text's entry, so the appends stay apart.
+    // The second set kills the first; the splice retires the text's entry, so the appends stay apart.
     expect(p.sync()).toEqual([
       ["a", ["content", 0, "text"], "x"],
-      ["p", ["content"], 2, 0, [{ type: "text", text: "p" }]],
+      ["p", ["content"], 1, 0, [{ type: "text", text: "p" }]],
       ["s", ["meta", "n"], 2],
       ["a", ["content", 0, "text"], "y"],
     ]);
+  });
+
+  it("a block pushed again (an alias), edited explicitly, then assigned, is stated once on the wire", () => {
+    // Found by the property above when pushes at an array's end went to the lane: the edit reached
+    // the pushed copy twice (folded into the items, and again as its own op).
+    const p = new Pipe<Doc>(initial());
+    p.sync();
+    p.state.content.push(p.state.content[0]!);
+    p.tracker.append(["content", 0, "text"], "a");
+    p.state.content[0]!.text = `${p.state.content[0]!.text}`;
+    p.sync();
+    expect(p.replica!.content[2]!.text).toBe(p.tracker.target.content[0]!.text);
   });
 
   it("thousands of slides within one window (no flush) fold into one t and one a", () => {
