@@ -2,6 +2,7 @@
 // (in a sample of at least 64 bytes) more than a quarter of the decoded characters being U+FFFD. Decoding the sample in streaming mode
 // keeps a character cut by the sample's end from counting as invalid (decoded as if complete, it
 // would become U+FFFD and push valid UTF-8 text toward the binary verdict).
+import { Buffer } from "node:buffer";
 
 export const SNIFF_BYTES = 4096;
 const INVALID_SHARE = 0.25;

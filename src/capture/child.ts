@@ -3,6 +3,7 @@
 // pseudo-terminal (one stream; the program sees a terminal, so it colours, draws progress and
 // line-buffers as it would for a person). Either way the command leads its own process group, so the
 // group can be signalled whole.
+import { Buffer } from "node:buffer";
 import { closeSync, constants as fsConstants, openSync } from "node:fs";
 import { createRequire } from "node:module";
 import { constants } from "node:os";

@@ -3,6 +3,7 @@
 // the command itself when it can: file-child.ts; else from the pipes), and a
 // process group that is killed whole on timeout, abort or failure. `start` is the same run as a
 // handle: the exact current view, input to the command, and a kill, for commands that keep running.
+import { Buffer } from "node:buffer";
 import { statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";

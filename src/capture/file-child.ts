@@ -9,6 +9,7 @@
 // What changes for the command: its stdout and stderr are a regular file, not pipes — no SIGPIPE,
 // interleaving is the true order of its writes, a file-size limit it sets itself applies to its
 // output, and reopening /dev/stdout or /dev/stderr for writing would empty the file (file-tail.ts).
+import { Buffer } from "node:buffer";
 import { chmodSync, closeSync, fchmodSync, openSync, readFileSync, statfsSync } from "node:fs";
 import { READ_BUFFER_BYTES, inputWriter, type Child } from "./child.js";
 import { FileTail } from "./file-tail.js";

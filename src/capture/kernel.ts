@@ -13,6 +13,7 @@
 // One instance serves every capture of the thread: a scan is synchronous and what it leaves in the
 // module's memory is consumed (copied by the window, decoded) before the next. Without WebAssembly
 // (node --jitless) there is no kernel and every read takes the string path: the same view, slower.
+import { Buffer } from "node:buffer";
 import { KERNEL_WASM } from "./kernel-wasm.js";
 
 /** The most bytes one scan takes: the caller slices longer reads (any split gives the same view). */

@@ -9,6 +9,7 @@
 // the output (a fresh buffer per chunk is what grew the C heap), and one write goes to disk per staging
 // buffer rather than one per read. At most one write is in flight; whatever arrives meanwhile is
 // batched into the next one.
+import { Buffer } from "node:buffer";
 import { close as closeFd, mkdirSync, openSync, rmdirSync, unlinkSync, write as writeFd } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";

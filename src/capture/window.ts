@@ -6,6 +6,7 @@
 // can no longer grow.
 // Text is only decoded when a view is built (at most ~10×/s), and that is also where the remaining
 // control characters are removed: only from the views, never from the raw bytes (the spill keeps those).
+import { Buffer } from "node:buffer";
 import type { CaptureLimits } from "./types.js";
 import { utf8Length } from "./utf8.js";
 

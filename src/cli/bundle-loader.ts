@@ -15,6 +15,7 @@
 // on a damaged cache of the right size, so each file carries a digest of its bytes (the first 16 bytes
 // of its SHA-256) and one that does not match is ignored and written again. node:crypto is loaded by
 // every command that opens a session anyway; a CRC-32 needed node:zlib, 3–4 ms of loading for nothing else.
+import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
 import module, { createRequire } from "node:module";
 import { dirname, join } from "node:path";

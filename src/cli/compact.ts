@@ -1,5 +1,6 @@
 // `spool compact`: run a conversation file through prepareHistory and print it back in its own
 // format. The result goes to stdout, the human report to stderr, and the input file is only read.
+import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 import {

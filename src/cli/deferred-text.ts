@@ -2,6 +2,7 @@
 // every call's record, above the calls it learns it from). Up to MEMORY_CHARS stays in memory; past
 // that it goes to a temporary file that is unlinked as soon as it is opened, so nothing is left behind
 // however the process ends, and memory stays one chunk however much text there is.
+import { Buffer } from "node:buffer";
 import { randomUUID } from "node:crypto";
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -2,6 +2,7 @@
 // the database chunk by chunk, so a viewer on another machine can read it before the run ends. Reads
 // are 256 KiB at a time and wait for the database to take each one (backpressure: memory stays
 // bounded however fast the command prints); the local file stays the complete copy whatever happens.
+import { Buffer } from "node:buffer";
 import type { FileHandle } from "node:fs/promises";
 import { basename } from "node:path";
 import { once } from "node:events";

@@ -6,6 +6,7 @@
 // on disk and adopted, which is how several processes share one archive. Entries are read by the
 // workspace's containment rule (contained-read.ts): a symlink or a FIFO under an entry's name is
 // refused, never followed, and put() replaces it with a real entry.
+import { Buffer } from "node:buffer";
 import { lstatSync, mkdirSync, readdirSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { archiveKey, decodeFromDisk, encodeForDisk, isValidKey } from "./archive-key.js";

@@ -1,5 +1,6 @@
 // The in-memory archive: a bounded LRU (a Map in recency order). One entry may use at most a quarter
 // of the budget, so a fresh put can never evict itself and leave a dangling marker.
+import { Buffer } from "node:buffer";
 import { archiveKey, isValidKey } from "./archive-key.js";
 import { ArchiveError } from "./errors.js";
 import type { ArchiveStats, ArchiveStore } from "./archive-store.js";

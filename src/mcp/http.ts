@@ -2,6 +2,7 @@
 // 127.0.0.1 only, one MCP session (the process's one spool session), every request behind a bearer
 // token compared in constant time. The server ends when that client deletes its session or the
 // server is closed, like stdio's end of input.
+import { Buffer } from "node:buffer";
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";

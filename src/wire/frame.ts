@@ -2,6 +2,7 @@
 // in how they name paths; the values they carry are the batch's own. Each op's value is serialised once
 // per batch, and a large one becomes one Buffer that every subscriber's socket is handed, so a 20 MB
 // batch costs 20 MB once, not once per subscriber (it was a JSON.stringify and a copy per subscriber).
+import { Buffer } from "node:buffer";
 import type { Op, WireOp } from "../delta/index.js";
 
 /** Values at least this long (serialised) are shared as one Buffer; smaller ones are inlined. */

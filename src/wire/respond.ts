@@ -1,5 +1,6 @@
 // Small response helpers shared by the API and the routes a fallback adds: JSON answers (never sniffed,
 // never cached, no body for HEAD) and a percent-decoding that reports bad input instead of throwing.
+import { Buffer } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 export function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {

@@ -9,6 +9,7 @@
 // into one buffer, whose views are the arrays the index keeps (value-index.ts, list-segments.ts).
 // Version 1 held each value as a JSON array: the 1 GB session's 5.1 MB checkpoint parsed into 90,601
 // small arrays and strings, 51 MB of RSS for a read-only open.
+import { Buffer } from "node:buffer";
 import { closeSync, fstatSync, openSync, readdirSync, unlinkSync } from "node:fs";
 import { endianness } from "node:os";
 import { basename, dirname, join } from "node:path";

@@ -10,6 +10,7 @@
 // is read: 69 ms and 8.4 MB read per settle at 10k transcript entries, 1.4 ms and 139 KiB since.)
 // Read-only, lock-free, never repairs (the writer owns the files). Same rules as opening the session
 // (replay.ts): headers checked, seqs increase per file, records hidden by a retirement are dropped.
+import { Buffer } from "node:buffer";
 import { closeSync, fstatSync, openSync, readdirSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { SpoolError } from "../../errors/index.js";

@@ -1,6 +1,7 @@
 // One physical line = one JSON object ending in a short checksum field. A torn write cannot
 // produce a valid line, and a damaged interior line is caught even when it still parses (a flipped
 // digit inside a value would otherwise load as silently different state).
+import { Buffer } from "node:buffer";
 import { createHash, hash } from "node:crypto";
 
 const SUFFIX = /,"h":"([0-9a-f]{8})"\}$/;

@@ -1,5 +1,6 @@
 // Reading a log with torn-tail detection, and appending to one without ever leaving a partial line
 // in front of the next append.
+import { Buffer } from "node:buffer";
 import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
 import { promisify } from "node:util";
 import { CorruptSessionError, StoreFailedError } from "../errors.js";

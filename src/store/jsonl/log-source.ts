@@ -4,6 +4,7 @@
 // checks it is still the file it indexed (same inode, long enough): a log replaced or cut under it
 // (a repair, a delete and a new session of the same name) fails the read with SessionChangedError
 // instead of answering from someone else's bytes.
+import { Buffer } from "node:buffer";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { SessionChangedError } from "../errors.js";
 

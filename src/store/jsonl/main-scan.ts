@@ -1,6 +1,7 @@
 // Reading the main log in bounded chunks (4 MiB, or one longer line), with the torn-tail rules of
 // log-file.ts, and starting from a checkpoint when one still matches the file. Memory stays at a chunk
 // whatever the log's length; nothing is kept of a line once it has been handed over.
+import { Buffer } from "node:buffer";
 import { CorruptSessionError } from "../errors.js";
 import { hasNul } from "./log-file.js";
 import { openLineAt, verifiedChecksum } from "./line.js";

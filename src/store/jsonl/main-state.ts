@@ -7,6 +7,7 @@
 // values, and the whole index is what a checkpoint saves (checkpoint.ts).
 // Measured before (every value and element held as JSON text, re-serialised on replay): 47% of a
 // 200,000-element open was garbage collection and 26% re-serialising elements.
+import { Buffer } from "node:buffer";
 import { CorruptSessionError, SessionChangedError } from "../errors.js";
 import type { NormalReadOptions } from "../read-options.js";
 import type { ListElement, ListPage, StoreStats } from "../store.js";

@@ -10,6 +10,7 @@
 // per-value objects, and the checkpoint's columns (checkpoint.ts) are these arrays as they are, read
 // straight into them. A deleted value's slot and name bytes stay until the dead outnumber the live;
 // then they are compacted.
+import { Buffer } from "node:buffer";
 
 /** Where the line that set a value is, and the value's seq. */
 export interface ValueAt {

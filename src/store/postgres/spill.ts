@@ -2,6 +2,7 @@
 // SPILL_CHUNK_BYTES rows (each write's callback waits for its rows, so a fast producer is held back
 // by the database: backpressure, bounded memory), and a readable stream that reads them back one chunk
 // at a time, byte-identical. A spill becomes visible as complete only when its stream finishes.
+import { Buffer } from "node:buffer";
 import { Readable, Writable } from "node:stream";
 import { describeTarget } from "./errors.js";
 import { SpillStoreError } from "./errors.js";
