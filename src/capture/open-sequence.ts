@@ -20,8 +20,10 @@ const enum State {
   CsiIgnore,
   /** OSC: a string that ends at BEL or ST (ESC \ or U+009C). */
   OscString,
-  /** DCS, SOS, PM, APC: a string that ends at ST only. */
+  /** DCS: a string that ends at ST only. */
   String,
+  /** SOS, PM, APC: a string that ends at ST, or at a character from U+00A0 on (the emulator's parser errors out). */
+  SosPmApcString,
 }
 
 function introduces(c: number): boolean {
@@ -31,7 +33,8 @@ function introduces(c: number): boolean {
 function after(c: number): State {
   if (c === 0x9b) return State.CsiEntry;
   if (c === 0x1b) return State.Escape;
-  return c === 0x9d ? State.OscString : State.String;
+  if (c === 0x9d) return State.OscString;
+  return c === 0x90 ? State.String : State.SosPmApcString;
 }
 
 /** Executed without leaving a sequence: C0 controls other than CAN, SUB and ESC. */
@@ -51,7 +54,8 @@ function step(state: State, c: number): State {
       if (c >= 0x20 && c <= 0x2f) return State.EscapeIntermediate;
       if (c === 0x5b) return State.CsiEntry;
       if (c === 0x5d) return State.OscString;
-      if (c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) return State.String;
+      if (c === 0x50) return State.String;
+      if (c === 0x58 || c === 0x5e || c === 0x5f) return State.SosPmApcString;
       return State.Ground;
     case State.EscapeIntermediate:
       if (isExecuted(c) || c === 0x7f || (c >= 0x20 && c <= 0x2f)) return State.EscapeIntermediate;
@@ -59,11 +63,13 @@ function step(state: State, c: number): State {
     case State.CsiEntry:
     case State.CsiParam:
       if (isExecuted(c) || c === 0x7f) return state;
+      if (c >= 0xa0) return State.Ground; // the emulator's parser errors out to ground
       if (c >= 0x30 && c <= 0x3f) return state === State.CsiEntry || c <= 0x3b ? State.CsiParam : State.CsiIgnore;
       if (c >= 0x20 && c <= 0x2f) return State.CsiIntermediate;
       return c >= 0x40 && c <= 0x7e ? State.Ground : State.CsiIgnore;
     case State.CsiIntermediate:
       if (isExecuted(c) || c === 0x7f || (c >= 0x20 && c <= 0x2f)) return State.CsiIntermediate;
+      if (c >= 0xa0) return State.Ground;
       if (c >= 0x30 && c <= 0x3f) return State.CsiIgnore;
       return c >= 0x40 && c <= 0x7e ? State.Ground : State.CsiIgnore;
     case State.CsiIgnore:
@@ -73,6 +79,8 @@ function step(state: State, c: number): State {
       return c === 0x07 ? State.Ground : State.OscString;
     case State.String:
       return State.String;
+    case State.SosPmApcString:
+      return c >= 0xa0 ? State.Ground : State.SosPmApcString;
   }
 }
 
@@ -89,7 +97,7 @@ export function openSequenceStart(text: string): number {
   if (start === text.length - 1 && text.charCodeAt(start) === 0x1b) {
     const before = lastIntroducer(text, floor, start);
     const open = before >= 0 ? stateFrom(text, before, start) : State.Ground;
-    if (open === State.OscString || open === State.String) start = before;
+    if (open === State.OscString || open === State.String || open === State.SosPmApcString) start = before;
   }
   if (stateFrom(text, start, text.length) === State.Ground) return -1;
   while (start > floor && text.charCodeAt(start - 1) === 0x1b) start--;

@@ -12,6 +12,8 @@ import { openSequenceStart } from "./open-sequence.js";
 
 /** Text fed to the emulator per synchronous write; bounds how many rows one write can scroll. */
 const SLICE = 2048;
+/** Leaving the alternate screen (DECRST 1049, 1047 or 47, alone or among other private modes). */
+const LEAVE_ALTERNATE = /(?:\x1b\[|\u009b)\?(?:\d+;)*(?:1049|1047|47)(?:;\d+)*l/g;
 /** `ESC [ 3 J` erases the scrollback only (the screen is untouched). */
 const ERASE_SCROLLBACK = "\x1b[3J";
 
@@ -110,6 +112,8 @@ export class TerminalScreen {
       this.held = text.slice(tail);
       text = text.slice(0, tail);
     }
+    // Where the next leaving of the alternate screen ends (searched once per match, not per slice).
+    let leaveEnd = -2;
     for (let at = 0; at < text.length; ) {
       let end = Math.min(text.length, at + SLICE);
       if (end < text.length) {
@@ -120,6 +124,16 @@ export class TerminalScreen {
         const cut = openSequenceStart(text.slice(at, end));
         if (cut > 0) end = at + cut;
       }
+      // A slice ends right after the alternate screen is left, so the harvest below erases what the
+      // normal screen collected while it was up (see `collected`): otherwise a program that goes back
+      // into it within the same read would keep those rows, and rows would pile up episode by episode
+      // until the scrollback dropped some unharvested.
+      if (leaveEnd !== -1 && leaveEnd <= at) {
+        LEAVE_ALTERNATE.lastIndex = at;
+        const leave = LEAVE_ALTERNATE.exec(text);
+        leaveEnd = leave === null ? -1 : leave.index + leave[0].length;
+      }
+      if (leaveEnd > at && leaveEnd < end) end = leaveEnd;
       this.core.writeSync(text.slice(at, end));
       this.harvest(finished);
       at = end;

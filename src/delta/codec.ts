@@ -37,9 +37,9 @@ export function encoder(): Encoder {
   // batch after batch (a text block, its counters), and comparing a short path segment by segment is a
   // fraction of a Map lookup per segment (the trie walk was most of encoding a 4-op batch).
   // A producer usually hands in the same path arrays too, so an entry keeps the array it was made from:
-  // an identity match needs one segment compare to prove the array was not changed since, where a
-  // scan compares segments against every entry before it (the generic `!==` on a string-or-number
-  // segment is a builtin call).
+  // an identity match needs one path compare to prove the array was not changed since, where a scan
+  // compares paths against every entry before it (the generic `!==` on a string-or-number segment is
+  // a builtin call, pointer compares are not).
   let recent: { src: Path; segs: Seg[]; node: PathNode }[] = [];
   let nextRecent = 0;
   const lookup = (path: Path): PathNode => {

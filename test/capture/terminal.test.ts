@@ -99,6 +99,10 @@ describe("terminal model", () => {
     expect(openSequenceStart("ok\x1b]0;title\x07")).toBe(-1);
     expect(openSequenceStart("ok\x1bP1$q\x07")).toBe(2); // BEL does not end a DCS
     expect(openSequenceStart("ok\u009b1")).toBe(2); // an 8-bit CSI
+    // From U+00A0 on, a character ends a CSI or an APC/PM/SOS string in the emulator (its parser errors out).
+    expect(openSequenceStart("ok\x1b_é")).toBe(-1);
+    expect(openSequenceStart("ok\x1b[1é")).toBe(-1);
+    expect(openSequenceStart("ok\x1b]0;é")).toBe(2); // an OSC string takes any character
   });
 
   it("property: redrawn output with sequences cut anywhere, split into reads anywhere, gives one view", () => {
@@ -172,6 +176,27 @@ describe("terminal model", () => {
     // Reads that end while the alternate screen is up (a full-screen program waiting for input).
     const up = all.indexOf("full screen");
     expect(run([all.subarray(0, up), all.subarray(up, up + 4), all.subarray(up + 4)])).toBe(whole);
+  });
+
+  it("a program that leaves and re-enters the alternate screen in every read loses no line and repeats none", () => {
+    // 15 episodes of 300 lines each between full-screen spells: more rows than the scrollback holds.
+    let n = 0;
+    const reads: string[] = [];
+    for (let e = 0; e < 15; e++) {
+      let chunk = "\x1b[?1049l";
+      for (let i = 0; i < 300; i++) chunk += `L${n++}\n`;
+      reads.push(`${chunk}\x1b[?1049h`);
+    }
+    reads.push("\x1b[?1049l");
+    const run = (parts: string[]): string[] => {
+      const c = new OutputCapture(resolveLimits({ maxBytes: 1 << 20, maxLines: 100_000 }), { cols: 20, rows: 5 });
+      for (const r of parts) c.push(Buffer.from(r));
+      c.end();
+      return c.view().text.split("\n").filter((l) => l !== "");
+    };
+    const expected = Array.from({ length: n }, (_, i) => `L${i}`);
+    expect(run([reads.join("")])).toEqual(expected);
+    expect(run(reads)).toEqual(expected);
   });
 
   it("a line longer than the terminal is one line again, not its wrapped rows", async () => {
