@@ -192,7 +192,10 @@ describe("terminal model", () => {
       const c = new OutputCapture(resolveLimits({ maxBytes: 1 << 20, maxLines: 100_000 }), { cols: 20, rows: 5 });
       for (const r of parts) c.push(Buffer.from(r));
       c.end();
-      return c.view().text.split("\n").filter((l) => l !== "");
+      return c
+        .view()
+        .text.split("\n")
+        .filter((l) => l !== "");
     };
     const expected = Array.from({ length: n }, (_, i) => `L${i}`);
     expect(run([reads.join("")])).toEqual(expected);
