@@ -898,7 +898,9 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     const slot = slotAt(path);
     const key = slot.key;
     // A number or boolean over a number or boolean at a slot the lane keeps (a producer's counter, once
-    // per flush): what setProperty would do, without its general checks (a third of a sink write).
+    // per flush): what setProperty would do, without its general checks (two counters set and flushed:
+    // ~3,000 → ~2,600 instructions). A slot not yet written in this window is opened here only while no
+    // push is pending in the lane, so the general path decides whether it lies inside pushed items.
     const leaf = slot.leaf;
     if (leaf !== undefined && leaf.kept && leaf.epoch === epoch && !forceBase && log.empty && typeof key === "string") {
       const t = slot.parent as Record<string, unknown>;
