@@ -9,7 +9,9 @@
 //    (watchSessions) and a full rebuild of the view (what serve did before: the whole view read from the
 //    snapshot and assigned to the state). Milliseconds and bytes read from the session's files per look,
 //    medians over the steps; the two followers take turns going first. The same for a live SQLite
-//    session (`SPOOL_BENCH_BACKENDS=jsonl,sqlite`, the default; SQLite reads are not counted in bytes).
+//    session (`SPOOL_BENCH_BACKENDS=jsonl,sqlite`, the default; SQLite reads are not counted in bytes),
+//    and a live PostgreSQL session when `postgres` is listed (a throwaway local cluster, or the server
+//    named by SPOOL_TEST_PG; every look is told of a commit, as LISTEN/NOTIFY tells serve).
 // 2. Serve's CPU: `spool serve` over a session of N entries that a `spool run --session` is adding a
 //    call to, whose command prints a line every 100 ms (about 10 output flushes a second); CPU-seconds
 //    of the serve process over two windows of 10 s from 1 s after it started serving, from /proc.
@@ -39,7 +41,7 @@ fs.readFileSync = function (...args) {
 };
 syncBuiltinESMExports();
 
-const { appendList, openJsonlStore, openSqliteStore, retireScope, setValue, followJsonlSession } = await import("../dist/store/index.js");
+const { appendList, openJsonlStore, openPostgresStore, openSqliteStore, retireScope, setValue, followJsonlSession } = await import("../dist/store/index.js");
 const { callRecord, createStateHost, OPEN_OPERATIONS, operationScope, outputList, SESSION_RECORD, TRANSCRIPT } = await import("../dist/harness/index.js");
 const { encoder } = await import("../dist/delta/index.js");
 const { watchSessions } = await import("../dist/cli/session-watch.js");
@@ -96,6 +98,17 @@ const record = (command, pid, startedAt, endedAt) => ({
   exitCode: endedAt ? 0 : null,
 });
 
+// The PostgreSQL server for the `postgres` backend: SPOOL_TEST_PG, or a throwaway cluster.
+let pgServer;
+async function pgUrl() {
+  if (process.env.SPOOL_TEST_PG) return process.env.SPOOL_TEST_PG;
+  if (!pgServer) {
+    const { startPgCluster } = await import("../scripts/pg-cluster.mjs");
+    pgServer = await startPgCluster();
+  }
+  return pgServer.url;
+}
+
 /** A session of `n` settled calls under `sroot`; live (this process its writer) unless `finish`. */
 async function buildSession(sroot, id, n, finish, backend = "jsonl") {
   const dir = join(sroot, "sessions", id);
@@ -103,7 +116,9 @@ async function buildSession(sroot, id, n, finish, backend = "jsonl") {
   const store =
     backend === "jsonl"
       ? await openJsonlStore(join(dir, "session.jsonl"), { sessionId: id, durability: "process" })
-      : await openSqliteStore(join(dir, "session.sqlite"), { sessionId: id, durability: "process" });
+      : backend === "sqlite"
+        ? await openSqliteStore(join(dir, "session.sqlite"), { sessionId: id, durability: "process" })
+        : await openPostgresStore(await pgUrl(), { sessionId: id, durability: "process" });
   const startedAt = tick();
   await store.commit([setValue(SESSION_RECORD, record("agent", process.pid, startedAt, null))]);
   // One transaction per settled result and one per ended record, as a session writes them (a value's
@@ -151,16 +166,25 @@ if (!process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.includ
   for (const backend of BACKENDS)
     for (const n of SIZES) {
       const sroot = join(root, `change-${backend}-${n}`);
-      const store = await buildSession(sroot, "live", n, false, backend);
-      const entry = listSessions(sroot)[0];
+      const id = backend === "postgres" ? `bench-${process.pid}-${n}` : "live";
+      const store = await buildSession(sroot, id, n, false, backend);
+      const entry =
+        backend === "postgres"
+          ? { id, dir: join(sroot, "sessions", id), file: `postgres#${id}`, backend, url: await pgUrl(), live: true }
+          : listSessions(sroot)[0];
       const report = (line) => process.stderr.write(`${line}\n`);
-      // serve's follower
-      const serve = watchSessions(createStateHost(), { list: async () => listSessions(sroot), report });
+      // serve's follower (a database session: every look is told of a new commit)
+      let announced = 0;
+      const serve = watchSessions(createStateHost(), {
+        list: async () => (backend === "postgres" ? [entry] : listSessions(sroot)),
+        report,
+        databaseStamp: () => String(++announced),
+      });
       // the full rebuild: the whole view read (JSONL: from a follower's snapshot), assigned to a tracked state
       const fullHost = createStateHost();
       const follower = backend === "jsonl" ? followJsonlSession(entry.file) : undefined;
       const readWhole = async () => (follower ? sessionFromSnapshot(entry, follower.snapshot) : await loadSession(entry));
-      const full = fullHost.state("session:live", (await readWhole()).view);
+      const full = fullHost.state(`session:${id}`, (await readWhole()).view);
       const looks = {
         serve: () => serve.refresh(),
         full: async () => {
@@ -281,3 +305,5 @@ if (!JSON_OUT) {
     console.log(`${r.name.padEnd(w)}  ${String(r.value).padStart(10)} ${r.unit.padEnd(12)} ${r.note}`);
   }
 }
+
+await pgServer?.stop();

@@ -4,14 +4,16 @@
 // live JSONL session is followed from the byte offsets already read, a live SQLite session through one
 // read connection that asks the database whether another connection committed; either way its view is
 // kept current from what it already holds (session-follow.ts), so a change costs about what changed.
-// A database (PostgreSQL) session is re-read when a commit is announced for it or its writer comes or goes. A session that cannot be read is
-// reported once, and tried again only when it changes.
+// A live database (PostgreSQL) session is followed through one connection that reads, when a commit
+// is announced for it, what was committed since (store/postgres/follow-session.ts); a finished one is
+// read when its writer goes or a commit is announced. A session that cannot be read is reported once,
+// and tried again only when it changes.
 // Measured before (every session re-read before the change check): 7 finished sessions, the largest
 // log 150 MB, held 1.04 GB and 0.55 CPU-seconds per second with nobody watching, and a damaged session
 // printed its "skipping" line every tick.
 import { statSync, type Stats } from "node:fs";
 import type { MutableState, StateHost } from "../harness/index.js";
-import { followJsonlSession, followSqliteSession, SessionChangedError, type SessionSnapshot } from "../store/index.js";
+import { followJsonlSession, followPostgresSession, followSqliteSession, SessionChangedError, type SessionSnapshot } from "../store/index.js";
 import { liveWriter, loadSession, sessionFromSnapshot, summaryOf, type LoadedSession, type SessionEntry } from "./session-catalog.js";
 import { followView, type FollowedView } from "./session-follow.js";
 import { directorySize, type SessionSummary, type SessionView } from "./session-view.js";
@@ -25,10 +27,10 @@ export interface SessionWatch {
   readonly rebuilds: number;
 }
 
-/** A session followed through its store while its writer runs (JSONL files, or a SQLite connection). */
+/** A session followed through its store while its writer runs (JSONL files, a SQLite or a PostgreSQL connection). */
 interface Follower {
   /** Reads what changed since the last poll; true when anything did. */
-  poll(): boolean;
+  poll(): boolean | Promise<boolean>;
   /** Runs `read` over the session as of the last poll. */
   read<R>(read: (snap: SessionSnapshot) => R): R;
   /** The session was rewritten under the view: read it again from the start. */
@@ -36,7 +38,11 @@ interface Follower {
   close(): void;
 }
 
-function followerOf(entry: SessionEntry): Follower {
+async function followerOf(entry: SessionEntry): Promise<Follower> {
+  if (entry.backend === "postgres") {
+    const db = await followPostgresSession(entry.url, entry.id);
+    return { poll: () => db.poll(), read: (read) => read(db.snapshot), restart: () => {}, close: () => void db.close() };
+  }
   if (entry.backend === "sqlite") {
     const db = followSqliteSession(entry.file, entry.id);
     return { poll: () => db.changed(), read: (read) => db.look(read), restart: () => {}, close: () => db.close() };
@@ -147,9 +153,15 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
   const look = async (entry: SessionEntry, w: Watched): Promise<boolean> => {
     if (w.follower) {
       const follower = w.follower;
-      const grew = follower.poll();
+      let grew: boolean;
+      if (entry.backend === "postgres") {
+        // Read only when a commit was announced or the writer's lease came or went.
+        const stamp = stampOf(entry);
+        grew = stamp !== w.stamp && (await follower.poll());
+        w.stamp = stamp;
+      } else grew = await follower.poll();
       const changed = follower.read((snap) => {
-        const live = liveWriter(snap) !== undefined;
+        const live = isLive(entry, snap);
         if (!grew && live === w.live) return false;
         follow(entry, w, follower, snap, live);
         return true;
@@ -163,14 +175,19 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
     const stamp = stampOf(entry);
     if (stamp === w.stamp) return false;
     w.stamp = stamp;
-    if (entry.backend === "postgres") {
+    if (entry.backend === "postgres" && entry.live !== true) {
       publish(entry.id, w, await loadSession(entry));
       return true;
     }
-    const follower = followerOf(entry);
-    follower.poll();
+    const follower = await followerOf(entry);
+    try {
+      await follower.poll();
+    } catch (err) {
+      follower.close();
+      throw err;
+    }
     const live = follower.read((snap) => {
-      if (liveWriter(snap) === undefined) {
+      if (!isLive(entry, snap)) {
         publish(entry.id, w, sessionFromSnapshot(entry, snap));
         return false;
       }
@@ -182,6 +199,9 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
     else follower.close();
     return true;
   };
+
+  /** Whether the session's writer runs: a database session's lease says so, a file session's pid. */
+  const isLive = (entry: SessionEntry, snap: SessionSnapshot): boolean => (entry.backend === "postgres" ? entry.live === true : liveWriter(snap) !== undefined);
 
   /** Stops following a session (its writer stopped, it failed to read, or it is gone). */
   const unfollow = (w: Watched): void => {

@@ -43,6 +43,7 @@ export { openPostgresStore, type ConnectionEvent, type PostgresStore, type Postg
 export { DatabaseError, DatabaseUrlError, LeaseLostError, SpillStoreError, type DatabaseProblem, type DatabaseTarget } from "./postgres/errors.js";
 export { redactUrl } from "./postgres/redact.js";
 export { readPostgresSnapshot } from "./postgres/snapshot.js";
+export { followPostgresSession, type PostgresSessionFollower } from "./postgres/follow-session.js";
 export {
   deletePostgresSession,
   forkPostgresSession,

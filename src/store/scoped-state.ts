@@ -125,6 +125,17 @@ export class ScopedState {
     return i >= 0 && elements.length > 0 ? { elements, cursor: elements[elements.length - 1]!.seq } : { elements };
   }
 
+  /** Records per scope (values plus list items): what a follower compares to see what was deleted. */
+  recordCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const [scope, d] of this.#scopes) {
+      let n = d.values.size;
+      for (const l of d.lists.values()) n += l.seqs.length;
+      counts.set(scope, n);
+    }
+    return counts;
+  }
+
   stats(): StoreStats {
     const d = this.#scopes.get("");
     let listElements = 0;

@@ -1,4 +1,4 @@
-// A followed session's view (`spool serve` on a live JSONL or SQLite session) must always be what a full
+// A followed session's view (`spool serve` on a live JSONL, SQLite or PostgreSQL session) must always be what a full
 // read gives: after every look, the watched state — and a replica folded from the ops it published, what
 // a browser holds — deep-equals viewFromSnapshot over a fresh snapshot of the same session. Driven by random
 // sequences of what writers do to a session (calls settling, records written late or never, output
@@ -23,8 +23,10 @@ import {
   deleteList,
   list,
   openJsonlStore,
+  openPostgresStore,
   openSqliteStore,
   readJsonlSnapshot,
+  readPostgresSnapshot,
   retireScope,
   setValue,
   value,
@@ -32,22 +34,25 @@ import {
   type Store,
 } from "../../src/store/index.js";
 import { compileStoreForChildren } from "../store/helpers/compile-store.js";
+import { stopTestDatabase, testDatabase, uniqueSession } from "../store/helpers/pg.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
 
 let writerProcess: ChildProcess | undefined;
-afterAll(() => {
+afterAll(async () => {
   writerProcess?.kill("SIGKILL");
+  await stopTestDatabase();
   return removeTempDirs();
 });
 
 const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
-type Backend = "jsonl" | "sqlite";
+type Backend = "jsonl" | "sqlite" | "postgres";
 
 /** A fresh full read of the session, as `spool serve` would read it whole. */
 async function freshRead<R>(backend: Backend, file: string, id: string, read: (snap: SessionSnapshot) => R): Promise<R> {
   if (backend === "jsonl") return read(readJsonlSnapshot(file));
+  if (backend === "postgres") return read(await readPostgresSnapshot((await testDatabase()).url, id));
   const store = await openSqliteStore(file, { create: false, sessionId: id });
   try {
     return read(store);
@@ -57,16 +62,28 @@ async function freshRead<R>(backend: Backend, file: string, id: string, read: (s
 }
 
 /** A session under a fresh root whose writer is this process, and a watch following it with a replica of its state. */
-async function liveSession(backend: Backend = "jsonl", id = "s1") {
+async function liveSession(backend: Backend = "jsonl", fileId = "s1") {
+  // A database holds every test's sessions: each gets an id of its own there.
+  const id = backend === "postgres" ? uniqueSession() : fileId;
   const root = tempDir("spool-follow-");
   const dir = join(root, "sessions", id);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `session.${backend}`);
-  const store = backend === "jsonl" ? await openJsonlStore(file, { sessionId: id }) : await openSqliteStore(file, { sessionId: id });
-  const entry: SessionEntry = { id, dir, file, backend };
+  const url = backend === "postgres" ? (await testDatabase()).url : undefined;
+  const store =
+    backend === "jsonl"
+      ? await openJsonlStore(file, { sessionId: id })
+      : backend === "sqlite"
+        ? await openSqliteStore(file, { sessionId: id })
+        : await openPostgresStore(url, { sessionId: id });
+  // A database session's liveness is its writer's lease (`live`), set by the test as `spool serve`'s
+  // listing would see it; each look is told of a new commit, as LISTEN/NOTIFY would tell it.
+  let live = true;
+  let announced = 0;
+  const entryNow = (): SessionEntry => (backend === "postgres" ? { id, dir, file: `pg#${id}`, backend, url, live } : { id, dir, file, backend });
   const host = createStateHost();
   const reports: string[] = [];
-  const watch = watchSessions(host, { list: async () => [entry], report: (l) => reports.push(l) });
+  const watch = watchSessions(host, { list: async () => [entryNow()], report: (l) => reports.push(l), databaseStamp: () => String(++announced) });
   let replica: SessionView | undefined;
   let subscribed = false;
   /** One look by the watch, then the state and the replica against a full read. */
@@ -80,14 +97,18 @@ async function liveSession(backend: Backend = "jsonl", id = "s1") {
     }
     const expected = await freshRead(backend, file, id, (snap) => {
       // `spool sessions` summarises without building the view: the same summary.
-      expect(summaryFromSnapshot(entry, snap).summary).toEqual(sessionFromSnapshot(entry, snap).summary);
-      return json(viewFromSnapshot(id, snap, liveWriter(snap) !== undefined));
+      expect(summaryFromSnapshot(entryNow(), snap).summary).toEqual(sessionFromSnapshot(entryNow(), snap).summary);
+      return json(viewFromSnapshot(id, snap, backend === "postgres" ? live : liveWriter(snap) !== undefined));
     });
     expect(json(state?.value)).toEqual(expected);
     expect(json(replica)).toEqual(expected);
     return expected as SessionView;
   };
-  return { root, file, store, watch, look };
+  /** The writer's lease ended (a database session; a file session's liveness is its writer's pid and status). */
+  const ended = (): void => {
+    live = false;
+  };
+  return { root, file, store, watch, look, ended };
 }
 
 const minutes = (m: number): string => new Date(Date.parse("2026-05-01T08:00:00.000Z") + m * 60_000).toISOString();
@@ -270,7 +291,7 @@ function writer(store: Store) {
   };
 }
 
-describe.each(["jsonl", "sqlite"] as const)("a followed %s session's view", (backend) => {
+describe.each(["jsonl", "sqlite", "postgres"] as const)("a followed %s session's view", (backend) => {
   it("equals a full read after every look, for random sequences of writes (and is read whole only when it must be)", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(cmd, { maxLength: 60 }), async (cmds) => {
@@ -288,13 +309,15 @@ describe.each(["jsonl", "sqlite"] as const)("a followed %s session's view", (bac
         }
         // The writer records its end: the last look sees the session finished.
         await w.end();
+        s.ended();
         const last = await s.look();
         expect(last.status).toBe("succeeded");
         expect(s.watch.rebuilds).toBe(rebuilds);
         await s.store.close();
       }),
       {
-        numRuns: process.env.SPOOL_LONG ? 10_000 : 1000,
+        // A database round trip per read: fewer sequences there.
+        numRuns: (process.env.SPOOL_LONG ? 10_000 : 1000) / (backend === "postgres" ? 10 : 1),
         // Rare by chance: an operation that settles and runs again under the same ids between two looks.
         examples: [
           [

@@ -14,9 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   appendList,
   createSpillUpload,
+  deleteList,
   DatabaseError,
   ephemeralScope,
   followPostgresCommits,
+  followPostgresSession,
   gcPostgresSessions,
   list,
   listPostgresSessions,
@@ -320,6 +322,48 @@ describe("live following through LISTEN/NOTIFY", () => {
     await s.close();
     await follower.close();
     await listener.end();
+  });
+});
+
+describe("following a live session", () => {
+  it("reads the session whole once, then only what was committed since; a retired scope is dropped, a cleared list reads it whole", async () => {
+    const s = await open();
+    const t = list<number>("t");
+    const inA = list<string>("out", "", A);
+    await s.commit([setValue(value("v"), 1), appendList(t, 1)]);
+    const f = await followPostgresSession(url, s.sessionId, { schema });
+    const same = async () => {
+      const fresh = await readPostgresSnapshot(url, s.sessionId, { schema });
+      expect(f.snapshot.readList(t, { limit: 1000 })).toEqual(fresh.readList(t, { limit: 1000 }));
+      expect(f.snapshot.readList(inA, { limit: 1000 })).toEqual(fresh.readList(inA, { limit: 1000 }));
+      expect(f.snapshot.get(value("v"))).toEqual(fresh.get(value("v")));
+      expect(f.snapshot.stats()).toEqual(fresh.stats());
+    };
+    expect(await f.poll()).toBe(true);
+    await same();
+    expect(await f.poll()).toBe(false);
+    for (let i = 2; i <= 20; i++) {
+      await s.commit([appendList(t, i), setValue(value("v"), i)]);
+      await s.commit([appendList(inA, `line ${i}`)]);
+      expect(await f.poll()).toBe(true);
+      await same();
+    }
+    await s.commit([retireScope(A)]);
+    expect(await f.poll()).toBe(true);
+    await same();
+    expect(f.reads).toBe(1);
+    await s.commit([deleteList(t), appendList(t, 100)]);
+    expect(await f.poll()).toBe(true);
+    await same();
+    expect(f.reads).toBe(2);
+    await f.close();
+    await s.close();
+  });
+
+  it("a session that does not exist is a clear error on the first poll", async () => {
+    const f = await followPostgresSession(url, uniqueSession(), { schema });
+    await expect(f.poll()).rejects.toThrow(/session ".*" .*not found|no such session|not found/i);
+    await f.close();
   });
 });
 

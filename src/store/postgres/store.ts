@@ -417,12 +417,24 @@ interface Row {
 
 /** Reads a session's records into memory (in seq order, as they were written). */
 export async function loadState(client: Client, schema: string, sid: string): Promise<ScopedState> {
-  const S = literal(sid);
-  const rows = await client.query<Row>(
-    `SELECT 0 AS kind, scope_id, namespace, key, seq, value, NULL AS tag FROM ${schema}.scalar_values WHERE session_id = ${S} ` +
-      `UNION ALL SELECT 1, scope_id, namespace, key, seq, value, tag FROM ${schema}.list_values WHERE session_id = ${S} ORDER BY seq`,
-  );
   const state = new ScopedState();
+  await applyRowsSince(client, schema, sid, state, 0);
+  return state;
+}
+
+/**
+ * Applies the session's records written after `after` (a seq) to `state`, in seq order: new values,
+ * values set again, list items appended. Returns the highest seq applied (`after` when none). Rows a
+ * later transaction deleted are not seen here; a follower compares counts for those.
+ */
+export async function applyRowsSince(client: Client, schema: string, sid: string, state: ScopedState, after: number): Promise<number> {
+  const S = literal(sid);
+  const since = after > 0 ? ` AND seq > ${after}` : "";
+  const rows = await client.query<Row>(
+    `SELECT 0 AS kind, scope_id, namespace, key, seq, value, NULL AS tag FROM ${schema}.scalar_values WHERE session_id = ${S}${since} ` +
+      `UNION ALL SELECT 1, scope_id, namespace, key, seq, value, tag FROM ${schema}.list_values WHERE session_id = ${S}${since} ORDER BY seq`,
+  );
+  let last = after;
   for (const r of rows.rows) {
     const seq = Number(r.seq);
     const scope = fromPgText(r.scope_id);
@@ -430,8 +442,9 @@ export async function loadState(client: Client, schema: string, sid: string): Pr
     const key = fromPgText(r.key);
     if (r.kind === 0) state.apply(scope, seq, [{ op: "set", ns, key, json: r.value }]);
     else state.apply(scope, seq, [{ op: "append", ns, key, json: r.value, tag: r.tag === null ? undefined : fromPgText(r.tag) }]);
+    last = seq;
   }
-  return state;
+  return last;
 }
 
 /** Opens (or creates) one session in a PostgreSQL database and takes its writer lease. */
