@@ -6,7 +6,8 @@
 // session whole on every announced commit cost the whole session's bytes each time.
 // Deletions leave no row to read: a scope the database no longer holds was retired (a settled call's
 // operation) and is dropped here; any other difference in a count (a deleted value, a cleared list)
-// reads the session whole again. Read-only: it never writes and takes no lease.
+// reads the session whole again. It writes no session data and takes no lease (like every reader, it
+// makes sure the schema exists when it connects).
 import type { Client } from "pg";
 import type { Value, ValueList } from "../address.js";
 import { SessionNotFoundError } from "../errors.js";
