@@ -40,23 +40,8 @@ export const serveCommand = defineCommand({
       report: (line) => process.stderr.write(`${line}\n`),
       databaseStamp: (e) => String(notified.get(e.id) ?? 0),
     });
-    const refresh = (): Promise<void> => sessions.refresh();
-    let busy = false;
-    let again = false;
-    const kick = (): void => {
-      if (busy) {
-        again = true;
-        return;
-      }
-      busy = true;
-      refresh().finally(() => {
-        busy = false;
-        if (again) {
-          again = false;
-          kick();
-        }
-      });
-    };
+    // Refreshes run one at a time; one asked for meanwhile runs once more after it (session-watch.ts).
+    const kick = (): void => void sessions.refresh();
     if (target.kind === "postgres") {
       follower = await followPostgresCommits(
         target.url,
@@ -67,7 +52,7 @@ export const serveCommand = defineCommand({
         { onGap: kick },
       );
     }
-    await refresh();
+    await sessions.refresh();
     // Spills recorded on other machines are streamed from the database, chunk by chunk.
     const remoteSpill =
       target.kind === "postgres"
@@ -84,6 +69,7 @@ export const serveCommand = defineCommand({
     });
     clearInterval(timer);
     await follower?.close();
+    await sessions.close();
     await viewer.close();
     return 0;
   },

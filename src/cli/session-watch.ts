@@ -25,6 +25,8 @@ export interface SessionWatch {
   readonly count: number;
   /** Times a followed session's view was read whole (on being followed, or after what it could not follow). */
   readonly rebuilds: number;
+  /** Stops following: every session's store connection closed (after a refresh that is running). */
+  close(): Promise<void>;
 }
 
 /** A session followed through its store while its writer runs (JSONL files, a SQLite or a PostgreSQL connection). */
@@ -180,21 +182,22 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
       return true;
     }
     const follower = await followerOf(entry);
+    let live: boolean;
     try {
       await follower.poll();
+      live = follower.read((snap) => {
+        if (!isLive(entry, snap)) {
+          publish(entry.id, w, sessionFromSnapshot(entry, snap));
+          return false;
+        }
+        w.view = undefined;
+        follow(entry, w, follower, snap, true);
+        return true;
+      });
     } catch (err) {
       follower.close();
       throw err;
     }
-    const live = follower.read((snap) => {
-      if (!isLive(entry, snap)) {
-        publish(entry.id, w, sessionFromSnapshot(entry, snap));
-        return false;
-      }
-      w.view = undefined;
-      follow(entry, w, follower, snap, true);
-      return true;
-    });
     if (live) w.follower = follower;
     else follower.close();
     return true;
@@ -211,6 +214,50 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
     w.walked = undefined;
   };
 
+  /** One look at every session (refresh() runs these one at a time). */
+  const refreshOnce = async (): Promise<void> => {
+    let changed = false;
+    const present = new Set<string>();
+    for (const entry of await options.list()) {
+      present.add(entry.id);
+      let w = watched.get(entry.id);
+      if (!w) watched.set(entry.id, (w = { stamp: "", live: false }));
+      try {
+        if (await look(entry, w)) {
+          changed = true;
+          w.reported = undefined;
+        }
+      } catch (err) {
+        unfollow(w);
+        w.stamp = stampOf(entry);
+        const message = (err as Error).message;
+        if (w.reported !== message) report(`spool serve: skipping ${entry.id}: ${message}`);
+        w.reported = message;
+      }
+    }
+    for (const [id, w] of watched) {
+      if (present.has(id)) continue;
+      watched.delete(id);
+      unfollow(w);
+      w.state?.close();
+      changed = true;
+    }
+    if (!changed) return;
+    const summaries: SessionSummary[] = [];
+    for (const id of [...watched.keys()].sort()) {
+      const s = watched.get(id)!.summary;
+      if (s) summaries.push(s);
+    }
+    list.mutate((l) => void (l.sessions = summaries));
+  };
+
+  // Refreshes never overlap: two at once would each start following a new live session (a database
+  // follower holds a connection), and one would be lost. A refresh asked for while one runs makes
+  // it look once more; its caller waits for that.
+  let running: Promise<void> | undefined;
+  let again = false;
+  let closed = false;
+
   return {
     get count() {
       let n = 0;
@@ -220,40 +267,27 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
     get rebuilds() {
       return rebuilds;
     },
-    async refresh() {
-      let changed = false;
-      const present = new Set<string>();
-      for (const entry of await options.list()) {
-        present.add(entry.id);
-        let w = watched.get(entry.id);
-        if (!w) watched.set(entry.id, (w = { stamp: "", live: false }));
+    refresh() {
+      if (running) {
+        again = true;
+        return running;
+      }
+      running = (async () => {
         try {
-          if (await look(entry, w)) {
-            changed = true;
-            w.reported = undefined;
-          }
-        } catch (err) {
-          unfollow(w);
-          w.stamp = stampOf(entry);
-          const message = (err as Error).message;
-          if (w.reported !== message) report(`spool serve: skipping ${entry.id}: ${message}`);
-          w.reported = message;
+          do {
+            again = false;
+            await refreshOnce();
+          } while (again && !closed);
+        } finally {
+          running = undefined;
         }
-      }
-      for (const [id, w] of watched) {
-        if (present.has(id)) continue;
-        watched.delete(id);
-        unfollow(w);
-        w.state?.close();
-        changed = true;
-      }
-      if (!changed) return;
-      const summaries: SessionSummary[] = [];
-      for (const id of [...watched.keys()].sort()) {
-        const s = watched.get(id)!.summary;
-        if (s) summaries.push(s);
-      }
-      list.mutate((l) => void (l.sessions = summaries));
+      })();
+      return running;
+    },
+    async close() {
+      closed = true;
+      await running?.catch(() => {});
+      for (const w of watched.values()) unfollow(w);
     },
   };
 }

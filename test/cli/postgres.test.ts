@@ -152,6 +152,31 @@ describe("spool serve --store postgres://", () => {
   }, 40_000);
 });
 
+describe("spool serve --store postgres:// while a run is live", () => {
+  it("Ctrl-C ends serve at once, with the live session's follower connection closed", async () => {
+    const viewerDir = tempDir("spool-pg-viewer-");
+    const writerDir = tempDir("spool-pg-writer-");
+    const run = startSpool(["run", "--store", cluster.url, "--", "sh", "-c", "echo live-line; sleep 30"], { cwd: writerDir, env: env() });
+    await until(() => run.err().includes("live-line"), "the run's first line");
+    const serve = startSpool(["serve", "--port", "0", "--interval", "3600000", "--store", cluster.url], { cwd: viewerDir, env: env() });
+    const at = await until(() => /at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+)/.exec(serve.err()), "the viewer URL");
+    const listed = JSON.parse(runSpool(["sessions", "--json", "--store", cluster.url], { cwd: viewerDir, env: env() }).stdout) as {
+      id: string;
+      status: string;
+    }[];
+    const id = listed.find((x) => x.status === "running")!.id;
+    const r = await fetch(`${at[1]}/v1/state/${encodeURIComponent(`session:${id}`)}?token=${at[2]}`);
+    expect(r.ok).toBe(true);
+    await r.body?.cancel();
+    const t0 = Date.now();
+    serve.child.kill("SIGINT");
+    expect(await serve.exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    run.child.kill("SIGINT");
+    await run.exited;
+  }, 40_000);
+});
+
 describe("spool serve --store postgres:// and spills", () => {
   it("serves a spill recorded in another root from the database, byte for byte", async () => {
     const writerDir = tempDir("spool-pg-writer-");

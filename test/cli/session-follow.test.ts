@@ -344,6 +344,23 @@ describe.each(["jsonl", "sqlite", "postgres"] as const)("a followed %s session's
     await s.store.commit([appendList(TRANSCRIPT, result("call-2", "two"))]);
     expect((await s.look()).calls[0]!.output!.details).toEqual({});
     expect(s.watch.rebuilds).toBe(1);
+    await s.watch.close();
+    await s.store.close();
+  });
+});
+
+describe("a followed PostgreSQL session", () => {
+  it("two refreshes asked for at once follow it once (one connection, one whole read), and close() lets go of it", async () => {
+    const s = await liveSession("postgres");
+    await s.store.commit([setValue(RUN_INFO, info())]);
+    await s.store.commit([appendList(TRANSCRIPT, result("call-1", "one"))]);
+    // Each refresh is told of a new commit, as a notification arriving mid-refresh would.
+    await Promise.all([s.watch.refresh(), s.watch.refresh()]);
+    expect(s.watch.rebuilds).toBe(1);
+    await s.store.commit([appendList(TRANSCRIPT, result("call-2", "two"))]);
+    expect((await s.look()).calls).toHaveLength(2);
+    expect(s.watch.rebuilds).toBe(1);
+    await s.watch.close();
     await s.store.close();
   });
 });

@@ -49,15 +49,17 @@ export async function followPostgresSession(url: string | undefined, sessionId: 
   let last = -1;
   let reads = 0;
 
+  // Read into a new state, taken only once the read succeeded: a failed read leaves the last one whole.
   const readWhole = async (): Promise<void> => {
     reads++;
-    state = new ScopedState();
-    last = await applyRowsSince(client, schema, sid, state, 0);
+    const next = new ScopedState();
+    last = await applyRowsSince(client, schema, sid, next, 0);
+    state = next;
   };
 
   const poll = async (): Promise<boolean> => {
-    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     try {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       if (last < 0) {
         const r = await client.query(`SELECT 1 FROM ${schema}.sessions WHERE session_id = ${literal(sid)}`);
         if (r.rowCount === 0) throw new SessionNotFoundError(`${describeTarget(targetOf(client))} session ${JSON.stringify(sid)}`);
