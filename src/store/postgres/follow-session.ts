@@ -9,13 +9,10 @@
 // reads the session whole again. It writes no session data and takes no lease (like every reader, it
 // makes sure the schema exists when it connects).
 import type { Client } from "pg";
-import type { Value, ValueList } from "../address.js";
 import { SessionNotFoundError } from "../errors.js";
 import type { SessionSnapshot } from "../jsonl/snapshot.js";
-import type { Scope } from "../scope.js";
 import { ScopedState } from "../scoped-state.js";
-import { getFromState, readListFromState } from "../state-reads.js";
-import type { ListPage, ListReadOptions } from "../store.js";
+import { stateSnapshot } from "../state-reads.js";
 import { connect, targetOf, toDatabaseError } from "./connect.js";
 import { describeTarget } from "./errors.js";
 import { checkSchemaName, ensureSchema } from "./schema.js";
@@ -88,13 +85,8 @@ export async function followPostgresSession(url: string | undefined, sessionId: 
     }
   };
 
-  const snapshot: SessionSnapshot = {
-    get: <T>(address: Value<T, Scope>) => getFromState(state, address),
-    readList: <T>(address: ValueList<T, Scope>, o?: ListReadOptions): ListPage<T> => readListFromState(state, address, o),
-    stats: () => state.stats(),
-  };
   return {
-    snapshot,
+    snapshot: stateSnapshot(() => state),
     poll,
     get reads() {
       return reads;

@@ -1,11 +1,8 @@
 // A read-only view of one PostgreSQL session as it is right now, without its writer's lease: what
 // `spool serve` and `spool inspect` read while another machine may still be writing.
-import type { Value, ValueList } from "../address.js";
 import { SessionNotFoundError } from "../errors.js";
 import type { SessionSnapshot } from "../jsonl/snapshot.js";
-import type { Scope } from "../scope.js";
-import { getFromState, readListFromState } from "../state-reads.js";
-import type { ListPage, ListReadOptions } from "../store.js";
+import { stateSnapshot } from "../state-reads.js";
 import { describeTarget } from "./errors.js";
 import { withDatabase, type DatabaseOptions } from "./session.js";
 import { checkSessionId, loadState } from "./store.js";
@@ -25,9 +22,5 @@ export async function readPostgresSnapshot(url: string | undefined, sessionId: s
       await client.query("COMMIT").catch(() => {});
     }
   });
-  return {
-    get: <T>(address: Value<T, Scope>) => getFromState(state, address),
-    readList: <T>(address: ValueList<T, Scope>, o?: ListReadOptions): ListPage<T> => readListFromState(state, address, o),
-    stats: () => state.stats(),
-  };
+  return stateSnapshot(() => state);
 }
