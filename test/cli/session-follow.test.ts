@@ -350,7 +350,7 @@ describe.each(["jsonl", "sqlite", "postgres"] as const)("a followed %s session's
 });
 
 describe("a followed PostgreSQL session", () => {
-  it("two refreshes asked for at once follow it once (one connection, one whole read), and close() lets go of it", async () => {
+  it("two refreshes asked for at once follow it once (one whole read, then only what was added)", async () => {
     const s = await liveSession("postgres");
     await s.store.commit([setValue(RUN_INFO, info())]);
     await s.store.commit([appendList(TRANSCRIPT, result("call-1", "one"))]);
