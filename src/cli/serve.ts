@@ -30,27 +30,20 @@ export const serveCommand = defineCommand({
     const target = storeTarget(values.store);
     // With a database, commits announce themselves; the timer only notices writers that went away.
     const interval = intOption("interval", values.interval, 20, 3_600_000) ?? (target.kind === "postgres" ? 5000 : 250);
-    // Database sessions: the last seq each one was notified at stands in for a file's size and mtime.
-    const notified = new Map<string, number>();
     let follower: Follower | undefined;
 
     const host = createStateHost();
     const sessions = watchSessions(host, {
       list: () => listEntries(root, target),
       report: (line) => process.stderr.write(`${line}\n`),
-      databaseStamp: (e) => String(notified.get(e.id) ?? 0),
     });
     // Refreshes run one at a time; one asked for meanwhile runs once more after it (session-watch.ts).
     const kick = (): void => void sessions.refresh();
     if (target.kind === "postgres") {
-      follower = await followPostgresCommits(
-        target.url,
-        (n) => {
-          notified.set(n.sessionId, n.seq);
-          kick();
-        },
-        { onGap: kick },
-      );
+      // A notification only says "look now": what changed is read from the listing (each session's
+      // next seq), so a commit whose notification was lost — the LISTEN connection dropped — is seen
+      // at the look that follows the reconnect.
+      follower = await followPostgresCommits(target.url, kick, { onGap: kick });
     }
     await sessions.refresh();
     // Spills recorded on other machines are streamed from the database, chunk by chunk.

@@ -28,6 +28,8 @@ export interface SessionEntry {
   readonly url?: string;
   readonly live?: boolean;
   readonly storedBytes?: number;
+  /** postgres: the seq its next commit takes, as listed (what a file's size and mtime are to a file session). */
+  readonly nextSeq?: number;
 }
 
 /** The sessions of the store named by --store: a root's directories, or a database's rows. */
@@ -41,6 +43,7 @@ export async function listEntries(root: string, target: StoreTarget): Promise<Se
     url: target.url,
     live: s.live,
     storedBytes: s.bytes,
+    nextSeq: s.nextSeq,
   }));
 }
 

@@ -93,14 +93,12 @@ export interface WatchOptions {
   readonly list: () => Promise<SessionEntry[]>;
   /** One line per session that cannot be read (once per problem). */
   readonly report: (line: string) => void;
-  /** What stands in for a database session's file stamp (e.g. the last commit announced for it). */
-  readonly databaseStamp?: (entry: SessionEntry) => string;
 }
 
 export function watchSessions(host: StateHost, options: WatchOptions): SessionWatch {
   const { report } = options;
   const stampOf = (entry: SessionEntry): string =>
-    entry.backend === "postgres" ? `db:${options.databaseStamp?.(entry) ?? ""}:${entry.live === true}` : fileStamp(entry);
+    entry.backend === "postgres" ? `db:${entry.nextSeq ?? ""}:${entry.live === true}` : fileStamp(entry);
   const list = host.state("sessions", { sessions: [] as SessionSummary[] });
   const watched = new Map<string, Watched>();
 
@@ -157,7 +155,7 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
       const follower = w.follower;
       let grew: boolean;
       if (entry.backend === "postgres") {
-        // Read only when a commit was announced or the writer's lease came or went.
+        // Read only when the listing shows a commit since (its next seq moved) or the lease came or went.
         const stamp = stampOf(entry);
         grew = stamp !== w.stamp && (await follower.poll());
         w.stamp = stamp;

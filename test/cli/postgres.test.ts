@@ -2,8 +2,9 @@
 // SPOOL_STORE, faults at start (one line, password never shown, command not run), the server stopped
 // in the middle of a run (command not killed, output kept, local session readable), spills stored in
 // the database, sessions/inspect/gc on the database.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { listPostgresSpills, openPostgresSpill } from "../../src/store/index.js";
 import { ownCluster, type Cluster } from "../store/helpers/pg.js";
@@ -121,7 +122,7 @@ describe("spool serve --store postgres://", () => {
     const serve = startSpool(["serve", "--port", "0", "--interval", "3600000", "--store", cluster.url], { cwd: viewerDir, env: env() });
     const at = await until(() => /at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+)/.exec(serve.err()), "the viewer URL");
     expect(serve.err()).not.toContain(cluster.password);
-    const run = startSpool(["run", "--store", cluster.url, "--", "sh", "-c", "echo first-line; sleep 1.5; echo second-line; sleep 0.5"], {
+    const run = startSpool(["run", "--store", cluster.url, "--", "sh", "-c", "printf 'first-%s\\n' line; sleep 1.5; printf 'second-%s\\n' line; sleep 0.5"], {
       cwd: writerDir,
       env: env(),
     });
@@ -175,6 +176,84 @@ describe("spool serve --store postgres:// while a run is live", () => {
     run.child.kill("SIGINT");
     await run.exited;
   }, 40_000);
+});
+
+describe("spool serve --store postgres:// across a dropped LISTEN connection", () => {
+  it("shows a commit whose notification was lost while it reconnected, with no commit after it", async () => {
+    const viewerDir = tempDir("spool-pg-viewer-");
+    const writerDir = tempDir("spool-pg-writer-");
+    // ALTER DATABASE cannot run from inside the database it changes: the admin connection uses another.
+    const adminUrl = new URL(cluster.url);
+    adminUrl.pathname = "/postgres";
+    const admin = new pg.Client({ connectionString: adminUrl.toString() });
+    const db = new pg.Client({ connectionString: cluster.url });
+    await admin.connect();
+    await db.connect();
+    try {
+      // The run prints one line, then a second one when told, then stays quiet (no commit after it).
+      // The command is part of the session's state, so the lines it prints are not spelled out in it.
+      const go = join(writerDir, "go");
+      const run = startSpool(
+        [
+          "run",
+          "--store",
+          cluster.url,
+          "--",
+          "sh",
+          "-c",
+          `printf 'first-%s\\n' line; while [ ! -e ${go} ]; do sleep 0.05; done; printf 'gap-%s\\n' line; sleep 60`,
+        ],
+        { cwd: writerDir, env: env() },
+      );
+      await until(() => run.err().includes("first-line"), "the run's first line");
+      // A 1 h timer: serve looks only when notified or after its LISTEN connection comes back.
+      const serve = startSpool(["serve", "--port", "0", "--interval", "3600000", "--store", cluster.url], { cwd: viewerDir, env: env() });
+      const at = await until(() => /at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+)/.exec(serve.err()), "the viewer URL");
+      const id = (await db.query<{ session_id: string }>("SELECT session_id FROM spool.sessions ORDER BY created_at DESC LIMIT 1")).rows[0]!.session_id;
+      const seqNow = async () =>
+        Number((await db.query<{ n: string }>("SELECT next_seq::text AS n FROM spool.sessions WHERE session_id = $1", [id])).rows[0]!.n);
+      const res = await fetch(`${at[1]}/v1/state/${encodeURIComponent(`session:${id}`)}?token=${at[2]}`);
+      expect(res.ok).toBe(true);
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let seen = "";
+      const readUntil = async (text: string, ms: number): Promise<boolean> => {
+        const deadline = Date.now() + ms;
+        while (!seen.includes(text) && Date.now() < deadline) {
+          const next = await Promise.race([reader.read(), new Promise<undefined>((r) => setTimeout(r, Math.max(0, deadline - Date.now())))]);
+          if (next === undefined || next.done) break;
+          seen += next.value;
+        }
+        return seen.includes(text);
+      };
+      expect(await readUntil("first-line", 15_000)).toBe(true);
+      // New connections refused, then serve's LISTEN connection cut: it retries with backoff meanwhile.
+      await admin.query("ALTER DATABASE spool ALLOW_CONNECTIONS false");
+      const cut = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'spool' AND query LIKE 'LISTEN%'");
+      expect(cut.rowCount).toBe(1);
+      const listening = "SELECT 1 FROM pg_stat_activity WHERE datname = 'spool' AND query LIKE 'LISTEN%'";
+      await until(async () => ((await admin.query(listening)).rowCount === 0 ? true : undefined), "serve's LISTEN connection gone");
+      const before = await seqNow();
+      writeFileSync(go, "");
+      await until(async () => ((await seqNow()) > before ? true : undefined), "the second line committed (its notification unheard)");
+      // Every commit of that write lands while serve cannot hear: the seq stays put for a second.
+      for (let last = await seqNow(), still = 0; still < 10; still++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const now = await seqNow();
+        if (now !== last) [last, still] = [now, 0];
+      }
+      await admin.query("ALTER DATABASE spool ALLOW_CONNECTIONS true");
+      expect(await readUntil("gap-line", 20_000)).toBe(true);
+      await reader.cancel();
+      serve.child.kill("SIGINT");
+      expect(await serve.exited).toBe(0);
+      run.child.kill("SIGINT");
+      await run.exited;
+    } finally {
+      await admin.query("ALTER DATABASE spool ALLOW_CONNECTIONS true").catch(() => {});
+      await admin.end();
+      await db.end();
+    }
+  }, 60_000);
 });
 
 describe("spool serve --store postgres:// and spills", () => {

@@ -77,13 +77,20 @@ async function liveSession(backend: Backend = "jsonl", fileId = "s1") {
         ? await openSqliteStore(file, { sessionId: id })
         : await openPostgresStore(url, { sessionId: id });
   // A database session's liveness is its writer's lease (`live`), set by the test as `spool serve`'s
-  // listing would see it; each look is told of a new commit, as LISTEN/NOTIFY would tell it.
+  // listing would see it; every listing shows a new next seq, as if a commit came before each look.
   let live = true;
-  let announced = 0;
-  const entryNow = (): SessionEntry => (backend === "postgres" ? { id, dir, file: `pg#${id}`, backend, url, live } : { id, dir, file, backend });
+  let listed = 0;
+  const entryNow = (): SessionEntry =>
+    backend === "postgres" ? { id, dir, file: `pg#${id}`, backend, url, live, nextSeq: listed } : { id, dir, file, backend };
   const host = createStateHost();
   const reports: string[] = [];
-  const watch = watchSessions(host, { list: async () => [entryNow()], report: (l) => reports.push(l), databaseStamp: () => String(++announced) });
+  const watch = watchSessions(host, {
+    list: async () => {
+      listed++;
+      return [entryNow()];
+    },
+    report: (l) => reports.push(l),
+  });
   let replica: SessionView | undefined;
   let subscribed = false;
   /** One look by the watch, then the state and the replica against a full read. */

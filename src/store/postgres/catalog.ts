@@ -18,6 +18,8 @@ export interface PostgresSessionInfo {
   readonly writerPid: number | null;
   /** Bytes of stored JSON text and spill data (what deleting it frees, before PostgreSQL's own overhead). */
   readonly bytes: number;
+  /** The sequence number the session's next commit takes: it moves with every commit, so a viewer that missed a notification still sees that something changed. */
+  readonly nextSeq: number;
 }
 
 interface Row {
@@ -26,6 +28,7 @@ interface Row {
   updated_at: Date;
   writer_host: string | null;
   writer_pid: number | null;
+  next_seq: string;
   bytes: string;
 }
 
@@ -41,7 +44,7 @@ export async function listPostgresSessions(
   return withDatabase(url, options, async (client, schema) => {
     const where = options.olderThanMs === undefined ? "" : ` WHERE x.updated_at < now() - make_interval(secs => ${Number(options.olderThanMs) / 1000})`;
     const r = await client.query<Row>(
-      `SELECT session_id, created_at, updated_at, writer_host, writer_pid, (${SIZE(schema)})::text AS bytes FROM ${schema}.sessions x${where} ORDER BY session_id`,
+      `SELECT session_id, created_at, updated_at, writer_host, writer_pid, next_seq::text AS next_seq, (${SIZE(schema)})::text AS bytes FROM ${schema}.sessions x${where} ORDER BY session_id`,
     );
     const held = await heldLeases(client, schema);
     const out: PostgresSessionInfo[] = [];
@@ -54,6 +57,7 @@ export async function listPostgresSessions(
         writerHost: row.writer_host,
         writerPid: row.writer_pid,
         bytes: Number(row.bytes),
+        nextSeq: Number(row.next_seq),
       });
     }
     return out;
