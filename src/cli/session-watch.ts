@@ -97,8 +97,7 @@ export interface WatchOptions {
 
 export function watchSessions(host: StateHost, options: WatchOptions): SessionWatch {
   const { report } = options;
-  const stampOf = (entry: SessionEntry): string =>
-    entry.backend === "postgres" ? `db:${entry.nextSeq ?? ""}:${entry.live === true}` : fileStamp(entry);
+  const stampOf = (entry: SessionEntry): string => (entry.backend === "postgres" ? `db:${entry.nextSeq ?? ""}:${entry.live === true}` : fileStamp(entry));
   const list = host.state("sessions", { sessions: [] as SessionSummary[] });
   const watched = new Map<string, Watched>();
 
