@@ -11,7 +11,8 @@
 //    medians over the steps; the two followers take turns going first. The same for a live SQLite
 //    session (`SPOOL_BENCH_BACKENDS=jsonl,sqlite`, the default; SQLite reads are not counted in bytes),
 //    and a live PostgreSQL session when `postgres` is listed (a throwaway local cluster, or the server
-//    named by SPOOL_TEST_PG; every look is told of a commit, as LISTEN/NOTIFY tells serve).
+//    named by SPOOL_TEST_PG; every look's listing shows a new commit, as after a NOTIFY).
+// 1b. With `postgres`: what listing the database costs serve per look (see below).
 // 2. Serve's CPU: `spool serve` over a session of N entries that a `spool run --session` is adding a
 //    call to, whose command prints a line every 100 ms (about 10 output flushes a second); CPU-seconds
 //    of the serve process over two windows of 10 s from 1 s after it started serving, from /proc.
@@ -173,12 +174,11 @@ if (!process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.includ
           ? { id, dir: join(sroot, "sessions", id), file: `postgres#${id}`, backend, url: await pgUrl(), live: true }
           : listSessions(sroot)[0];
       const report = (line) => process.stderr.write(`${line}\n`);
-      // serve's follower (a database session: every look is told of a new commit)
-      let announced = 0;
+      // serve's follower (a database session: every listing shows a new next seq, as after a commit)
+      let listed = 0;
       const serve = watchSessions(createStateHost(), {
-        list: async () => (backend === "postgres" ? [entry] : listSessions(sroot)),
+        list: async () => (backend === "postgres" ? [{ ...entry, nextSeq: ++listed }] : listSessions(sroot)),
         report,
-        databaseStamp: () => String(++announced),
       });
       // the full rebuild: the whole view read (JSONL: from a follower's snapshot), assigned to a tracked state
       const fullHost = createStateHost();
@@ -235,6 +235,50 @@ if (!process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.includ
       await store.close();
       rmSync(sroot, { recursive: true, force: true });
     }
+
+// ---- 1b. the database listing ----------------------------------------------------------------------
+// Every look of serve at a database lists its sessions. S sessions of R stored values each (bulk
+// inserted, a value ~130 bytes); before each look one session commits (its next seq moves). Before:
+// the full listing (every session's size summed over its values) per look; serve: its lister (heads
+// per look, a changed session's size at most once a second).
+if (BACKENDS.includes("postgres") && (!process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.includes("list"))) {
+  const { listPostgresSessions, openPostgresStore: openPg } = await import("../dist/store/index.js");
+  const { databaseLister } = await import("../dist/cli/database-listing.js");
+  const pg = (await import("pg")).default;
+  const url = await pgUrl();
+  const S = Number(process.env.SPOOL_BENCH_LIST_SESSIONS ?? 50);
+  const R = Number(process.env.SPOOL_BENCH_LIST_VALUES ?? 20_000);
+  await (await openPg(url, { sessionId: `list-${process.pid}-seed` })).close();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const ids = Array.from({ length: S }, (_, k) => `list-${process.pid}-${k}`);
+  for (const id of ids) {
+    await client.query("INSERT INTO spool.sessions (session_id, next_seq) VALUES ($1, $2)", [id, R + 1]);
+    await client.query(
+      "INSERT INTO spool.list_values (session_id, scope_id, namespace, key, seq, value) " +
+        "SELECT $1, 'session', 'transcript', '', g, repeat(md5($1 || g::text), 4) FROM generate_series(1, $2::int) g",
+      [id, R],
+    );
+  }
+  await client.query("VACUUM ANALYZE");
+  const lister = databaseLister(root, { kind: "postgres", url, shown: "pg" });
+  await lister();
+  const times = { full: [], serve: [] };
+  for (let step = 0; step < 15; step++) {
+    const id = ids[step % S];
+    await client.query("UPDATE spool.sessions SET next_seq = next_seq + 1 WHERE session_id = $1", [id]);
+    for (const who of step % 2 === 0 ? ["full", "serve"] : ["serve", "full"]) {
+      const t0 = performance.now();
+      await (who === "full" ? listPostgresSessions(url) : lister());
+      times[who].push(performance.now() - t0);
+    }
+  }
+  const at = `${S} sessions × ${R.toLocaleString("en")} values`;
+  row("list", `${at}: full listing per look (before)`, median(times.full), "ms/look");
+  row("list", `${at}: serve's listing per look`, median(times.serve), "ms/look");
+  for (const id of ids) for (const t of ["list_values", "sessions"]) await client.query(`DELETE FROM spool.${t} WHERE session_id = $1`, [id]);
+  await client.end();
+}
 
 // ---- 2. serve's CPU with one output streaming -----------------------------------------------------
 function cpuSeconds(pid) {

@@ -3,6 +3,7 @@
 import { createStateHost } from "../harness/index.js";
 import { DEFAULT_ROOT, followPostgresCommits, listPostgresSpills, openPostgresSpill, sessionsDir, type Follower } from "../store/index.js";
 import { defineCommand, intOption } from "./command.js";
+import { databaseLister } from "./database-listing.js";
 import { listEntries } from "./session-catalog.js";
 import { watchSessions } from "./session-watch.js";
 import { ROOT } from "./shared-options.js";
@@ -34,7 +35,7 @@ export const serveCommand = defineCommand({
 
     const host = createStateHost();
     const sessions = watchSessions(host, {
-      list: () => listEntries(root, target),
+      list: target.kind === "postgres" ? databaseLister(root, target) : () => listEntries(root, target),
       report: (line) => process.stderr.write(`${line}\n`),
     });
     // Refreshes run one at a time; one asked for meanwhile runs once more after it (session-watch.ts).

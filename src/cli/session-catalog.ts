@@ -14,9 +14,10 @@ import {
   sessionsDir,
   sidecarDir,
   sidecarName,
+  type PostgresSessionHead,
   type SessionSnapshot,
 } from "../store/index.js";
-import type { StoreTarget } from "./store-option.js";
+import type { DatabaseTarget, StoreTarget } from "./store-option.js";
 import { callRecords, directorySize, RUN_INFO, runInfoOf, sessionHeader, viewFromSnapshot, type SessionSummary, type SessionView } from "./session-view.js";
 
 export interface SessionEntry {
@@ -35,16 +36,21 @@ export interface SessionEntry {
 /** The sessions of the store named by --store: a root's directories, or a database's rows. */
 export async function listEntries(root: string, target: StoreTarget): Promise<SessionEntry[]> {
   if (target.kind !== "postgres") return listSessions(root);
-  return (await listPostgresSessions(target.url)).map((s) => ({
-    id: s.id,
-    dir: join(sessionsDir(root), s.id),
-    file: `${target.shown}#${s.id}`,
-    backend: "postgres" as const,
+  return (await listPostgresSessions(target.url)).map((s) => databaseEntry(root, target, s, s.bytes));
+}
+
+/** A database session as the CLI lists it (`root`: where its local files would be). */
+export function databaseEntry(root: string, target: DatabaseTarget, head: PostgresSessionHead, storedBytes: number): SessionEntry {
+  return {
+    id: head.id,
+    dir: join(sessionsDir(root), head.id),
+    file: `${target.shown}#${head.id}`,
+    backend: "postgres",
     url: target.url,
-    live: s.live,
-    storedBytes: s.bytes,
-    nextSeq: s.nextSeq,
-  }));
+    live: head.live,
+    storedBytes,
+    nextSeq: head.nextSeq,
+  };
 }
 
 /** Accepts a full id or a unique prefix of one, in the store named by --store. */

@@ -10,10 +10,9 @@ export const STORE = {
   help: "where sessions live: jsonl (default), sqlite, or postgres://USER@HOST/DB\n(sslmode and PG* variables as pg reads them); default $SPOOL_STORE",
 } as const satisfies OptionSpec;
 
-export type StoreTarget =
-  | { readonly kind: "jsonl" }
-  | { readonly kind: "sqlite" }
-  | { readonly kind: "postgres"; readonly url: string; readonly shown: string };
+export type StoreTarget = { readonly kind: "jsonl" } | { readonly kind: "sqlite" } | DatabaseTarget;
+/** A PostgreSQL store: its URL, and the URL as messages show it (password redacted). */
+export type DatabaseTarget = { readonly kind: "postgres"; readonly url: string; readonly shown: string };
 
 export function storeTarget(flag: string | undefined): StoreTarget {
   const raw = flag ?? process.env.SPOOL_STORE ?? "jsonl";

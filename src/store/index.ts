@@ -48,8 +48,11 @@ export {
   deletePostgresSession,
   forkPostgresSession,
   gcPostgresSessions,
+  listPostgresSessionHeads,
   listPostgresSessions,
+  postgresSessionBytes,
   type GcResult,
+  type PostgresSessionHead,
   type PostgresSessionInfo,
 } from "./postgres/catalog.js";
 export {

@@ -1,5 +1,7 @@
 // Sessions in a database: list them (with whether a writer holds each one now), delete one, fork one,
-// and remove the ones idle longer than a cutoff (`spool gc --older-than` on the database).
+// and remove the ones idle longer than a cutoff (`spool gc --older-than` on the database). A watcher
+// that lists on every change uses the heads (no sizes) and asks for sizes apart: a size sums every
+// stored value of its session (measured: 0.6–0.8 s for the list of 50 sessions × 20,000 values).
 import { SessionExistsError, SessionLockedError, SessionNotFoundError } from "../errors.js";
 import { targetOf } from "./connect.js";
 import { describeTarget } from "./errors.js";
@@ -32,6 +34,14 @@ interface Row {
   bytes: string;
 }
 
+/** What a watcher needs on every look: who the sessions are, whether a writer holds each, whether it changed. */
+export interface PostgresSessionHead {
+  readonly id: string;
+  readonly live: boolean;
+  /** The sequence number the session's next commit takes (see PostgresSessionInfo). */
+  readonly nextSeq: number;
+}
+
 const SIZE = (s: string) =>
   `coalesce((SELECT sum(octet_length(value)) FROM ${s}.scalar_values v WHERE v.session_id = x.session_id), 0) + ` +
   `coalesce((SELECT sum(octet_length(value)) FROM ${s}.list_values v WHERE v.session_id = x.session_id), 0) + ` +
@@ -60,6 +70,31 @@ export async function listPostgresSessions(
         nextSeq: Number(row.next_seq),
       });
     }
+    return out;
+  });
+}
+
+/** Every session's id, lease and next seq: one read of the sessions table (a row per session), however much they store. */
+export async function listPostgresSessionHeads(url: string | undefined, options: DatabaseOptions = {}): Promise<PostgresSessionHead[]> {
+  return withDatabase(url, options, async (client, schema) => {
+    const r = await client.query<{ session_id: string; next_seq: string }>(
+      `SELECT session_id, next_seq::text AS next_seq FROM ${schema}.sessions ORDER BY session_id`,
+    );
+    const held = await heldLeases(client, schema);
+    return r.rows.map((row) => ({ id: row.session_id, live: held(row.session_id), nextSeq: Number(row.next_seq) }));
+  });
+}
+
+/** The stored bytes of the named sessions (as `bytes` in PostgresSessionInfo); a session not in the database is absent. */
+export async function postgresSessionBytes(url: string | undefined, ids: readonly string[], options: DatabaseOptions = {}): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (ids.length === 0) return out;
+  const list = ids.map((id) => literal(checkSessionId(id))).join(",");
+  return withDatabase(url, options, async (client, schema) => {
+    const r = await client.query<{ session_id: string; bytes: string }>(
+      `SELECT session_id, (${SIZE(schema)})::text AS bytes FROM ${schema}.sessions x WHERE session_id IN (${list})`,
+    );
+    for (const row of r.rows) out.set(row.session_id, Number(row.bytes));
     return out;
   });
 }
