@@ -240,7 +240,7 @@ if (!process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.includ
 // Every look of serve at a database lists its sessions. S sessions of R stored values each (bulk
 // inserted, a value ~130 bytes); before each look one session commits (its next seq moves). Before:
 // the full listing (every session's size summed over its values) per look; serve: its lister (heads
-// per look, a changed session's size at most once a second).
+// per look on one kept connection, a changed session's size at most once a second).
 if (BACKENDS.includes("postgres") && (!process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.includes("list"))) {
   const { listPostgresSessions, openPostgresStore: openPg } = await import("../dist/store/index.js");
   const { databaseLister } = await import("../dist/cli/database-listing.js");
@@ -262,14 +262,14 @@ if (BACKENDS.includes("postgres") && (!process.env.SPOOL_BENCH_SECTIONS || proce
   }
   await client.query("VACUUM ANALYZE");
   const lister = databaseLister(root, { kind: "postgres", url, shown: "pg" });
-  await lister();
+  await lister.list();
   const times = { full: [], serve: [] };
   for (let step = 0; step < 15; step++) {
     const id = ids[step % S];
     await client.query("UPDATE spool.sessions SET next_seq = next_seq + 1 WHERE session_id = $1", [id]);
     for (const who of step % 2 === 0 ? ["full", "serve"] : ["serve", "full"]) {
       const t0 = performance.now();
-      await (who === "full" ? listPostgresSessions(url) : lister());
+      await (who === "full" ? listPostgresSessions(url) : lister.list());
       times[who].push(performance.now() - t0);
     }
   }
@@ -277,6 +277,7 @@ if (BACKENDS.includes("postgres") && (!process.env.SPOOL_BENCH_SECTIONS || proce
   row("list", `${at}: full listing per look (before)`, median(times.full), "ms/look");
   row("list", `${at}: serve's listing per look`, median(times.serve), "ms/look");
   for (const id of ids) for (const t of ["list_values", "sessions"]) await client.query(`DELETE FROM spool.${t} WHERE session_id = $1`, [id]);
+  await lister.close();
   await client.end();
 }
 

@@ -32,39 +32,47 @@ export const serveCommand = defineCommand({
     // With a database, commits announce themselves; the timer only notices writers that went away.
     const interval = intOption("interval", values.interval, 20, 3_600_000) ?? (target.kind === "postgres" ? 5000 : 250);
     let follower: Follower | undefined;
-
+    const lister = target.kind === "postgres" ? databaseLister(root, target) : undefined;
     const host = createStateHost();
     const sessions = watchSessions(host, {
-      list: target.kind === "postgres" ? databaseLister(root, target) : () => listEntries(root, target),
+      list: lister ? () => lister.list() : () => listEntries(root, target),
       report: (line) => process.stderr.write(`${line}\n`),
     });
-    // Refreshes run one at a time; one asked for meanwhile runs once more after it (session-watch.ts).
-    const kick = (): void => void sessions.refresh();
-    if (target.kind === "postgres") {
-      // A notification only says "look now": what changed is read from the listing (each session's
-      // next seq), so a commit whose notification was lost — the LISTEN connection dropped — is seen
-      // at the look that follows the reconnect.
-      follower = await followPostgresCommits(target.url, kick, { onGap: kick });
+    let viewer: Awaited<ReturnType<typeof startViewerServer>> | undefined;
+    let timer: ReturnType<typeof setInterval> | undefined;
+    // Whatever fails on the way (the database, the port), every connection and timer is closed after,
+    // so the process ends with its one-line error instead of hanging on an open handle.
+    try {
+      // Refreshes run one at a time; one asked for meanwhile runs once more after it (session-watch.ts).
+      const kick = (): void => void sessions.refresh();
+      if (target.kind === "postgres") {
+        // A notification only says "look now": what changed is read from the listing (each session's
+        // next seq), so a commit whose notification was lost — the LISTEN connection dropped — is seen
+        // at the look that follows the reconnect.
+        follower = await followPostgresCommits(target.url, kick, { onGap: kick });
+      }
+      await sessions.refresh();
+      // Spills recorded on other machines are streamed from the database, chunk by chunk.
+      const remoteSpill =
+        target.kind === "postgres"
+          ? async (id: string, name: string) =>
+              (await listPostgresSpills(target.url, id)).some((s) => s.name === name) ? openPostgresSpill(target.url, id, name) : undefined
+          : undefined;
+      viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), port, ...(remoteSpill ? { remoteSpill } : {}) });
+      const from = target.kind === "postgres" ? target.shown : sessionsDir(root);
+      process.stderr.write(`spool: serving ${sessions.count} session${sessions.count === 1 ? "" : "s"} from ${from} at ${viewer.pageUrl}\n`);
+      timer = setInterval(kick, interval);
+      await new Promise<void>((resolve) => {
+        process.once("SIGINT", resolve);
+        process.once("SIGTERM", resolve);
+      });
+    } finally {
+      clearInterval(timer);
+      await follower?.close();
+      await sessions.close();
+      await lister?.close();
+      await viewer?.close();
     }
-    await sessions.refresh();
-    // Spills recorded on other machines are streamed from the database, chunk by chunk.
-    const remoteSpill =
-      target.kind === "postgres"
-        ? async (id: string, name: string) =>
-            (await listPostgresSpills(target.url, id)).some((s) => s.name === name) ? openPostgresSpill(target.url, id, name) : undefined
-        : undefined;
-    const viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), port, ...(remoteSpill ? { remoteSpill } : {}) });
-    const from = target.kind === "postgres" ? target.shown : sessionsDir(root);
-    process.stderr.write(`spool: serving ${sessions.count} session${sessions.count === 1 ? "" : "s"} from ${from} at ${viewer.pageUrl}\n`);
-    const timer = setInterval(kick, interval);
-    await new Promise<void>((resolve) => {
-      process.once("SIGINT", resolve);
-      process.once("SIGTERM", resolve);
-    });
-    clearInterval(timer);
-    await follower?.close();
-    await sessions.close();
-    await viewer.close();
     return 0;
   },
 });

@@ -48,10 +48,10 @@ export {
   deletePostgresSession,
   forkPostgresSession,
   gcPostgresSessions,
-  listPostgresSessionHeads,
   listPostgresSessions,
-  postgresSessionBytes,
+  openPostgresCatalog,
   type GcResult,
+  type PostgresCatalog,
   type PostgresSessionHead,
   type PostgresSessionInfo,
 } from "./postgres/catalog.js";

@@ -3,6 +3,7 @@
 // in the middle of a run (command not killed, output kept, local session readable), spills stored in
 // the database, sessions/inspect/gc on the database.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -151,6 +152,22 @@ describe("spool serve --store postgres://", () => {
     serve.child.kill("SIGINT");
     expect(await serve.exited).toBe(0);
   }, 40_000);
+});
+
+describe("spool serve --store postgres:// that cannot start", () => {
+  it("a port in use: one line, exit 1, and the process ends (the database connections are closed)", async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const serve = startSpool(["serve", "--port", String(port), "--store", cluster.url], { cwd: tempDir("spool-pg-viewer-"), env: env() });
+      const code = await Promise.race([serve.exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 15_000))]);
+      expect(code).toBe(1);
+      expect(serve.err().trim()).toBe(`spool serve: port ${port} on 127.0.0.1 is already in use`);
+    } finally {
+      busy.close();
+    }
+  }, 30_000);
 });
 
 describe("spool serve --store postgres:// while a run is live", () => {
