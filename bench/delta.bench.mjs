@@ -13,9 +13,10 @@
 // Traps this file avoids: every flush writes fresh, varied strings (no
 // `"x".repeat(n)`, which measures the overlap probe's give-up path; no flattened string reused
 // across iterations, which hid the real cost 4×); GC runs outside the timed loop; each series is
-// warmed up (first on a throwaway stream, see JIT_WARMUP_FLUSHES), then timed as several samples (interleaved across implementations) and reported as
-// the median. Every implementation's emitted batches are folded on a replica outside the timed
-// loop and must equal the producer's final state, so a broken implementation cannot win.
+// warmed up (first on a throwaway stream, see JIT_WARMUP_FLUSHES), then timed as several samples
+// (interleaved across implementations) and reported as the median. Every implementation's emitted
+// batches are folded on a replica outside the timed loop and must equal the producer's final state,
+// so a broken implementation cannot win.
 //
 // After the table come PASS/FAIL lines for the targets. They are a report: the exit code is
 // 0 when a target is missed, and 1 only when an implementation threw or its replica diverged.
