@@ -71,6 +71,16 @@ async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = EXIT.usage;
     return;
   }
+  // Last resort: an error nothing caught (a background task's rejected promise) ends the process with
+  // the one line a command's own failure gets, not a stack trace (SPOOL_DEBUG=1 adds it).
+  const fatal = (err: unknown): void => {
+    void import("./exit.js").then(({ errorLine, exitCodeFor }) => {
+      process.stderr.write(errorLine(entry.name, err));
+      process.exit(exitCodeFor(err));
+    });
+  };
+  process.on("uncaughtException", fatal);
+  process.on("unhandledRejection", fatal);
   // A command reports its own failures (command.ts); what reaches here is a command that did not load.
   let command: Awaited<ReturnType<typeof entry.load>>;
   try {

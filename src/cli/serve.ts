@@ -44,7 +44,18 @@ export const serveCommand = defineCommand({
     // so the process ends with its one-line error instead of hanging on an open handle.
     try {
       // Refreshes run one at a time; one asked for meanwhile runs once more after it (session-watch.ts).
-      const kick = (): void => void sessions.refresh();
+      // A look that fails (the database went away) is said once and tried again at the next one.
+      let failed: string | undefined;
+      const kick = (): void => {
+        sessions.refresh().then(
+          () => void (failed = undefined),
+          (err: unknown) => {
+            const message = err instanceof Error ? err.message : String(err);
+            if (message !== failed) process.stderr.write(`spool serve: could not look at the sessions: ${message} (trying again at the next look)\n`);
+            failed = message;
+          },
+        );
+      };
       if (target.kind === "postgres") {
         // A notification only says "look now": what changed is read from the listing (each session's
         // next seq), so a commit whose notification was lost — the LISTEN connection dropped — is seen

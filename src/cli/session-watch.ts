@@ -13,7 +13,7 @@
 // printed its "skipping" line every tick.
 import { statSync, type Stats } from "node:fs";
 import type { MutableState, StateHost } from "../harness/index.js";
-import { followJsonlSession, followPostgresSession, followSqliteSession, SessionChangedError, type SessionSnapshot } from "../store/index.js";
+import { DatabaseError, followJsonlSession, followPostgresSession, followSqliteSession, SessionChangedError, type SessionSnapshot } from "../store/index.js";
 import { liveWriter, loadSession, sessionFromSnapshot, summaryOf, type LoadedSession, type SessionEntry } from "./session-catalog.js";
 import { followView, type FollowedView } from "./session-follow.js";
 import { directorySize, type SessionSummary, type SessionView } from "./session-view.js";
@@ -65,6 +65,8 @@ interface Watched {
   walked?: { bytes: number; log: number; next: number };
   /** Size, time and inode of the session's files when last read (unfollowed sessions only). */
   stamp: string;
+  /** A database session's stored bytes as counted in its summary (the listing sums them apart). */
+  storedBytes?: number;
   live: boolean;
   reported?: string;
 }
@@ -133,6 +135,7 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
       try {
         if (w.view.update(w.state, live)) {
           w.summary = summaryOf(entry, w.state.value, followedBytes(entry, w, live, log?.size ?? 0));
+          w.storedBytes = entry.storedBytes;
           w.live = live;
           return;
         }
@@ -143,6 +146,7 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
       }
     }
     rebuilds++;
+    w.storedBytes = entry.storedBytes;
     w.logIno = log?.ino;
     w.view = followView(entry.id, snap, live);
     publish(entry.id, w, { view: w.view.view, summary: summaryOf(entry, w.view.view, followedBytes(entry, w, live, log?.size ?? 0)), live });
@@ -159,12 +163,18 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
         grew = stamp !== w.stamp && (await follower.poll());
         w.stamp = stamp;
       } else grew = await follower.poll();
-      const changed = follower.read((snap) => {
+      let changed = follower.read((snap) => {
         const live = isLive(entry, snap);
         if (!grew && live === w.live) return false;
         follow(entry, w, follower, snap, live);
         return true;
       });
+      if (!changed && w.summary && entry.storedBytes !== w.storedBytes) {
+        // A database session's size, summed again by the listing after its last commit was read.
+        w.summary = { ...w.summary, bytes: w.summary.bytes - (w.storedBytes ?? 0) + (entry.storedBytes ?? 0) };
+        w.storedBytes = entry.storedBytes;
+        changed = true;
+      }
       if (!w.live) {
         unfollow(w);
         w.stamp = stampOf(entry);
@@ -226,7 +236,9 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
         }
       } catch (err) {
         unfollow(w);
-        w.stamp = stampOf(entry);
+        // A session that cannot be read is not read again until it changes, except when the database
+        // could not be reached (a restart, a dropped connection): the next look tries again.
+        w.stamp = err instanceof DatabaseError && err.problem === "unreachable" ? "" : stampOf(entry);
         const message = (err as Error).message;
         if (w.reported !== message) report(`spool serve: skipping ${entry.id}: ${message}`);
         w.reported = message;

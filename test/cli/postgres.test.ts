@@ -25,6 +25,28 @@ afterEach(killStarted);
 
 const env = (extra: NodeJS.ProcessEnv = {}) => ({ ...process.env, SPOOL_STORE: "", ...extra });
 
+/**
+ * A run on the cluster that prints `${first}-${word}`, then `${second}-${word}` once released, then stays
+ * quiet for a minute. printf assembles the lines, so the command — part of the session's state — does
+ * not spell them out and a viewer that shows them shows the output.
+ */
+function gatedRun(cwd: string, first: string, second: string, word: string) {
+  const go = join(cwd, "go");
+  const run = startSpool(
+    [
+      "run",
+      "--store",
+      cluster.url,
+      "--",
+      "sh",
+      "-c",
+      `printf '${first}-%s\\n' ${word}; while [ ! -e ${go} ]; do sleep 0.05; done; printf '${second}-%s\\n' ${word}; sleep 60`,
+    ],
+    { cwd, env: env() },
+  );
+  return { run, release: () => writeFileSync(go, "") };
+}
+
 describe("spool run --store postgres://", () => {
   it("records the run in the database and lists and inspects it from there, spill included byte for byte", async () => {
     const cwd = tempDir("spool-pg-cli-");
@@ -154,6 +176,47 @@ describe("spool serve --store postgres://", () => {
   }, 40_000);
 });
 
+describe("spool serve --store postgres:// across a server restart", () => {
+  it("keeps serving: its next look opens new connections, and the run's later output is shown", async () => {
+    const viewerDir = tempDir("spool-pg-viewer-");
+    const writerDir = tempDir("spool-pg-writer-");
+    const serve = startSpool(["serve", "--port", "0", "--interval", "3600000", "--store", cluster.url], { cwd: viewerDir, env: env() });
+    const at = await until(() => /at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]+)/.exec(serve.err()), "the viewer URL");
+    const { run, release } = gatedRun(writerDir, "before", "after", "restart");
+    await until(() => run.err().includes("before-restart"), "the run's first line");
+    await cluster.halt();
+    await cluster.start();
+    release();
+    await until(() => run.err().includes("after-restart"), "the run's second line");
+    const id = await until(async () => {
+      const l = JSON.parse(runSpool(["sessions", "--json", "--store", cluster.url], { cwd: viewerDir, env: env() }).stdout) as { id: string; status: string }[];
+      return l.find((s) => s.status === "running")?.id;
+    }, "the running session");
+    const text = await until(async () => {
+      if (serve.child.exitCode !== null) throw new Error(`serve exited ${serve.child.exitCode}: ${serve.err()}`);
+      const r = await fetch(`${at[1]}/v1/state/${encodeURIComponent(`session:${id}`)}?token=${at[2]}`);
+      if (!r.ok) return undefined;
+      const reader = r.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let seen = "";
+      const stop = setTimeout(() => void reader.cancel(), 1000);
+      for (;;) {
+        const next = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+        if (next.done) break;
+        seen += next.value;
+        if (seen.includes("after-restart")) break;
+      }
+      clearTimeout(stop);
+      await reader.cancel().catch(() => {});
+      return seen.includes("after-restart") ? seen : undefined;
+    }, "the line printed after the restart on the viewer");
+    expect(text).toContain("before-restart");
+    serve.child.kill("SIGINT");
+    expect(await serve.exited).toBe(0);
+    run.child.kill("SIGINT");
+    await run.exited;
+  }, 60_000);
+});
+
 describe("spool serve --store postgres:// that cannot start", () => {
   it("a port in use: one line, exit 1, and the process ends (the database connections are closed)", async () => {
     const busy = createServer();
@@ -207,21 +270,8 @@ describe("spool serve --store postgres:// across a dropped LISTEN connection", (
     await admin.connect();
     await db.connect();
     try {
-      // The run prints one line, then a second one when told, then stays quiet (no commit after it).
-      // The command is part of the session's state, so the lines it prints are not spelled out in it.
-      const go = join(writerDir, "go");
-      const run = startSpool(
-        [
-          "run",
-          "--store",
-          cluster.url,
-          "--",
-          "sh",
-          "-c",
-          `printf 'first-%s\\n' line; while [ ! -e ${go} ]; do sleep 0.05; done; printf 'gap-%s\\n' line; sleep 60`,
-        ],
-        { cwd: writerDir, env: env() },
-      );
+      // The run prints one line, then a second one when released, then stays quiet (no commit after it).
+      const { run, release } = gatedRun(writerDir, "first", "gap", "line");
       await until(() => run.err().includes("first-line"), "the run's first line");
       // A 1 h timer: serve looks only when notified or after its LISTEN connection comes back.
       const serve = startSpool(["serve", "--port", "0", "--interval", "3600000", "--store", cluster.url], { cwd: viewerDir, env: env() });
@@ -250,7 +300,7 @@ describe("spool serve --store postgres:// across a dropped LISTEN connection", (
       const listening = "SELECT 1 FROM pg_stat_activity WHERE datname = 'spool' AND query LIKE 'LISTEN%'";
       await until(async () => ((await admin.query(listening)).rowCount === 0 ? true : undefined), "serve's LISTEN connection gone");
       const before = await seqNow();
-      writeFileSync(go, "");
+      release();
       await until(async () => ((await seqNow()) > before ? true : undefined), "the second line committed (its notification unheard)");
       // Every commit of that write lands while serve cannot hear: the seq stays put for a second.
       for (let last = await seqNow(), still = 0; still < 10; still++) {

@@ -360,6 +360,23 @@ describe("following a live session", () => {
     await s.close();
   });
 
+  it("a connection the server dropped between polls is replaced within the next poll, nothing read twice", async () => {
+    const s = await open();
+    const t = list<number>("t");
+    await s.commit([appendList(t, 1)]);
+    const f = await followPostgresSession(url, s.sessionId, { schema, applicationName: "spool-follow-test" });
+    expect(await f.poll()).toBe(true);
+    const cut = await admin((c) => c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'spool-follow-test'"));
+    expect(cut.rowCount).toBe(1);
+    await s.commit([appendList(t, 2)]);
+    expect(await f.poll()).toBe(true);
+    expect(f.snapshot.readList(t, { limit: 10 })).toEqual((await readPostgresSnapshot(url, s.sessionId, { schema })).readList(t, { limit: 10 }));
+    expect(f.snapshot.readList(t, { limit: 10 }).elements.map((e) => e.value)).toEqual([1, 2]);
+    expect(f.reads).toBe(1);
+    await f.close();
+    await s.close();
+  });
+
   it("a session that does not exist is a clear error on the first poll", async () => {
     const f = await followPostgresSession(url, uniqueSession(), { schema });
     await expect(f.poll()).rejects.toThrow(/session ".*" .*not found|no such session|not found/i);

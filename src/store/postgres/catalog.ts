@@ -4,11 +4,11 @@
 // stored value of its session (measured: 0.6–0.8 s for the list of 50 sessions × 20,000 values).
 import { SessionExistsError, SessionLockedError, SessionNotFoundError } from "../errors.js";
 import type { Client } from "pg";
-import { connect, targetOf, toDatabaseError, type Connection } from "./connect.js";
+import { classify, targetOf, toDatabaseError, type Connection } from "./connect.js";
 import { describeTarget } from "./errors.js";
 import { heldLeases, leaseHeld } from "./lease.js";
-import { checkSchemaName, ensureSchema } from "./schema.js";
-import { withDatabase, type DatabaseOptions } from "./session.js";
+import { checkSchemaName } from "./schema.js";
+import { connectReader, withDatabase, type DatabaseOptions } from "./session.js";
 import { checkSessionId } from "./store.js";
 import { literal } from "./text.js";
 
@@ -78,8 +78,9 @@ export async function listPostgresSessions(
 
 /**
  * One connection kept for a watcher that lists on every look (`spool serve`): opening one per look was
- * 20× the listing itself (12.7 ms against 0.64 ms for the heads). It is opened on first use, and after
- * a failure (which the call rethrows) opened again by the next call.
+ * 20× the listing itself (12.7 ms against 0.64 ms for the heads). It is opened on first use. A kept
+ * connection the server has dropped since (a restart, an idle timeout) is replaced once within the
+ * same call; any other failure is rethrown, and the next call opens a new connection.
  */
 export interface PostgresCatalog {
   /** Every session's id, lease and next seq: one read of the sessions table, however much they store. */
@@ -93,33 +94,30 @@ export function openPostgresCatalog(url: string | undefined, options: DatabaseOp
   const schema = checkSchemaName(options.schema ?? "spool");
   let open: Promise<Connection> | undefined;
   let closed = false;
-  const drop = (): void => {
+  const drop = async (): Promise<void> => {
     const was = open;
     open = undefined;
-    void was?.then((c) => c.client.end()).catch(() => {});
+    await was?.then((c) => c.client.end()).catch(() => {});
   };
-  const use = async <R>(fn: (client: Client) => Promise<R>): Promise<R> => {
-    if (closed) throw new Error("this catalog is closed");
-    const mine = (open ??= (async () => {
-      const c = await connect(url, options);
-      try {
-        await c.client.query("SET standard_conforming_strings = on");
-        await ensureSchema(c.client, schema);
-        return c;
-      } catch (e) {
-        await c.client.end().catch(() => {});
-        throw toDatabaseError(e, c.target, c.password);
-      }
-    })());
-    const conn = await mine.catch((e: unknown) => {
+  const connection = (): Promise<Connection> => {
+    const mine = (open ??= connectReader(url, options));
+    return mine.catch((e: unknown) => {
       if (open === mine) open = undefined;
       throw e;
     });
-    try {
-      return await fn(conn.client);
-    } catch (e) {
-      if (open === mine) drop();
-      throw toDatabaseError(e, conn.target, conn.password);
+  };
+  const use = async <R>(fn: (client: Client) => Promise<R>): Promise<R> => {
+    for (let attempt = 0; ; attempt++) {
+      if (closed) throw new Error("this catalog is closed");
+      const fresh = open === undefined;
+      const conn = await connection();
+      try {
+        return await fn(conn.client);
+      } catch (e) {
+        await drop();
+        // A kept connection may have died while idle: one more try on a new one. A new one that fails is an answer.
+        if (fresh || attempt > 0 || classify(e) !== "unreachable") throw toDatabaseError(e, conn.target, conn.password);
+      }
     }
   };
   return {
@@ -134,10 +132,11 @@ export function openPostgresCatalog(url: string | undefined, options: DatabaseOp
     bytes: async (ids) => {
       const out = new Map<string, number>();
       if (ids.length === 0) return out;
-      const list = ids.map((id) => literal(checkSessionId(id))).join(",");
+      // A bound parameter: the ids are whatever the database holds, not only what spool would create.
       return use(async (client) => {
         const r = await client.query<{ session_id: string; bytes: string }>(
-          `SELECT session_id, (${SIZE(schema)})::text AS bytes FROM ${schema}.sessions x WHERE session_id IN (${list})`,
+          `SELECT session_id, (${SIZE(schema)})::text AS bytes FROM ${schema}.sessions x WHERE session_id = ANY($1::text[])`,
+          [[...ids]],
         );
         for (const row of r.rows) out.set(row.session_id, Number(row.bytes));
         return out;
@@ -145,7 +144,7 @@ export function openPostgresCatalog(url: string | undefined, options: DatabaseOp
     },
     async close() {
       closed = true;
-      drop();
+      await drop();
     },
   };
 }

@@ -13,10 +13,10 @@ import { SessionNotFoundError } from "../errors.js";
 import type { SessionSnapshot } from "../jsonl/snapshot.js";
 import { ScopedState } from "../scoped-state.js";
 import { stateSnapshot } from "../state-reads.js";
-import { connect, targetOf, toDatabaseError } from "./connect.js";
-import { describeTarget } from "./errors.js";
-import { checkSchemaName, ensureSchema } from "./schema.js";
-import type { DatabaseOptions } from "./session.js";
+import { targetOf, toDatabaseError, type Connection } from "./connect.js";
+import { DatabaseError, describeTarget } from "./errors.js";
+import { checkSchemaName } from "./schema.js";
+import { connectReader, type DatabaseOptions } from "./session.js";
 import { applyRowsSince, checkSessionId } from "./store.js";
 import { fromPgText, literal } from "./text.js";
 
@@ -33,34 +33,30 @@ export interface PostgresSessionFollower {
 export async function followPostgresSession(url: string | undefined, sessionId: string, options: DatabaseOptions = {}): Promise<PostgresSessionFollower> {
   const sid = checkSessionId(sessionId);
   const schema = checkSchemaName(options.schema ?? "spool");
-  const conn = await connect(url, options);
-  const client = conn.client;
-  try {
-    await client.query("SET standard_conforming_strings = on");
-    await ensureSchema(client, schema);
-  } catch (e) {
-    await client.end().catch(() => {});
-    throw toDatabaseError(e, conn.target, conn.password);
-  }
+  const open = (): Promise<Connection> => connectReader(url, options);
+  let conn = await open();
+  let closed = false;
   let state = new ScopedState();
   let last = -1;
   let reads = 0;
 
   // Read into a new state, taken only once the read succeeded: a failed read leaves the last one whole.
-  const readWhole = async (): Promise<void> => {
+  const readWhole = async (client: Client): Promise<void> => {
     reads++;
     const next = new ScopedState();
     last = await applyRowsSince(client, schema, sid, next, 0);
     state = next;
   };
 
-  const poll = async (): Promise<boolean> => {
+  // Rows are applied only once a query returned all of them, and `last` moves with them, so a poll
+  // that failed half-way can simply run again.
+  const pollOnce = async (client: Client): Promise<boolean> => {
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       if (last < 0) {
         const r = await client.query(`SELECT 1 FROM ${schema}.sessions WHERE session_id = ${literal(sid)}`);
         if (r.rowCount === 0) throw new SessionNotFoundError(`${describeTarget(targetOf(client))} session ${JSON.stringify(sid)}`);
-        await readWhole();
+        await readWhole(client);
         return true;
       }
       const before = last;
@@ -73,7 +69,7 @@ export async function followPostgresSession(url: string | undefined, sessionId: 
         changed = true;
         if (held === 0) state.retire(scope);
         else {
-          await readWhole();
+          await readWhole(client);
           break;
         }
       }
@@ -87,12 +83,24 @@ export async function followPostgresSession(url: string | undefined, sessionId: 
 
   return {
     snapshot: stateSnapshot(() => state),
-    poll,
+    // A connection the server dropped since the last poll (a restart) is replaced once, within the poll.
+    async poll() {
+      try {
+        return await pollOnce(conn.client);
+      } catch (e) {
+        if (!(e instanceof DatabaseError && e.problem === "unreachable")) throw e;
+        await conn.client.end().catch(() => {});
+        conn = await open();
+        if (closed) await conn.client.end().catch(() => {});
+        return pollOnce(conn.client);
+      }
+    },
     get reads() {
       return reads;
     },
     async close() {
-      await client.end().catch(() => {});
+      closed = true;
+      await conn.client.end().catch(() => {});
     },
   };
 }

@@ -38,6 +38,11 @@ export async function followPostgresCommits(url: string | undefined, onCommit: (
   let client: Client | undefined;
   const listen = async (): Promise<void> => {
     const conn = await connect(url, options);
+    if (closed) {
+      // Closed while this connection was being opened (a reconnect in flight): nobody listens any more.
+      await conn.client.end().catch(() => {});
+      return;
+    }
     client = conn.client;
     conn.client.on("notification", (m) => {
       if (m.channel !== channel) return;
@@ -51,7 +56,7 @@ export async function followPostgresCommits(url: string | undefined, onCommit: (
         for (let delay = 100; !closed; delay = Math.min(delay * 2, 5000)) {
           try {
             await listen();
-            options.onGap?.();
+            if (!closed) options.onGap?.();
             return;
           } catch {
             await new Promise((r) => setTimeout(r, delay));
