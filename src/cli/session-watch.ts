@@ -4,10 +4,11 @@
 // live JSONL session is followed from the byte offsets already read, a live SQLite session through one
 // read connection that asks the database whether another connection committed; either way its view is
 // kept current from what it already holds (session-follow.ts), so a change costs about what changed.
-// A live database (PostgreSQL) session is followed through one connection that reads, when a commit
-// is announced for it, what was committed since (store/postgres/follow-session.ts); a finished one is
-// read when its writer goes or a commit is announced. A session that cannot be read is reported once,
-// and tried again only when it changes.
+// A live database (PostgreSQL) session is followed through one connection that reads, when the
+// listing shows a commit since (its next seq moved), what was committed since
+// (store/postgres/follow-session.ts); a finished one is read when its writer goes or its next seq
+// moves. A session that cannot be read is reported once, and tried again only when it changes — or at
+// the next look when the database could not be reached.
 // Measured before (every session re-read before the change check): 7 finished sessions, the largest
 // log 150 MB, held 1.04 GB and 0.55 CPU-seconds per second with nobody watching, and a damaged session
 // printed its "skipping" line every tick.
