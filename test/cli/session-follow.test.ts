@@ -298,48 +298,55 @@ function writer(store: Store) {
   };
 }
 
+// The long run (SPOOL_LONG: 10,000 sequences, 1,000 on PostgreSQL) takes minutes.
+const LONG_TIMEOUT = process.env.SPOOL_LONG ? 3_600_000 : 120_000;
+
 describe.each(["jsonl", "sqlite", "postgres"] as const)("a followed %s session's view", (backend) => {
-  it("equals a full read after every look, for random sequences of writes (and is read whole only when it must be)", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(cmd, { maxLength: 60 }), async (cmds) => {
-        const s = await liveSession(backend);
-        const w = writer(s.store);
-        await w.start();
-        await s.look();
-        let rebuilds = 1;
-        for (const c of [...cmds, { k: "look" } as Cmd]) {
-          await w.apply(c);
-          if (c.k !== "look") continue;
+  it(
+    "equals a full read after every look, for random sequences of writes (and is read whole only when it must be)",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(cmd, { maxLength: 60 }), async (cmds) => {
+          const s = await liveSession(backend);
+          const w = writer(s.store);
+          await w.start();
           await s.look();
-          if (w.takeUnfollowable()) rebuilds++;
+          let rebuilds = 1;
+          for (const c of [...cmds, { k: "look" } as Cmd]) {
+            await w.apply(c);
+            if (c.k !== "look") continue;
+            await s.look();
+            if (w.takeUnfollowable()) rebuilds++;
+            expect(s.watch.rebuilds).toBe(rebuilds);
+          }
+          // The writer records its end: the last look sees the session finished.
+          await w.end();
+          s.ended();
+          const last = await s.look();
+          expect(last.status).toBe("succeeded");
           expect(s.watch.rebuilds).toBe(rebuilds);
-        }
-        // The writer records its end: the last look sees the session finished.
-        await w.end();
-        s.ended();
-        const last = await s.look();
-        expect(last.status).toBe("succeeded");
-        expect(s.watch.rebuilds).toBe(rebuilds);
-        await s.store.close();
-      }),
-      {
-        // A database round trip per read: fewer sequences there.
-        numRuns: (process.env.SPOOL_LONG ? 10_000 : 1000) / (backend === "postgres" ? 10 : 1),
-        // Rare by chance: an operation that settles and runs again under the same ids between two looks.
-        examples: [
-          [
+          await s.store.close();
+        }),
+        {
+          // A database round trip per read: fewer sequences there.
+          numRuns: (process.env.SPOOL_LONG ? 10_000 : 1000) / (backend === "postgres" ? 10 : 1),
+          // Rare by chance: an operation that settles and runs again under the same ids between two looks.
+          examples: [
             [
-              { k: "open", calls: 1, reuse: false },
-              { k: "output", pick: 0, base: true, text: "before" },
-              { k: "look" },
-              { k: "settle", pick: 0, isError: false },
-              { k: "open", calls: 1, reuse: true },
+              [
+                { k: "open", calls: 1, reuse: false },
+                { k: "output", pick: 0, base: true, text: "before" },
+                { k: "look" },
+                { k: "settle", pick: 0, isError: false },
+                { k: "open", calls: 1, reuse: true },
+              ],
             ],
           ],
-        ],
-      },
-    );
-  }, 120_000);
+        },
+      );
+    },
+    LONG_TIMEOUT,
+  );
 
   it("a session of one call recorded before per-call records shows the session record's details, then not once a second call settles", async () => {
     const s = await liveSession(backend);
