@@ -377,6 +377,37 @@ describe("following a live session", () => {
     await s.close();
   });
 
+  it("a poll cut after it applied new rows still says the session changed when it runs again", async () => {
+    const s = await open();
+    const t = list<number>("t");
+    await s.commit([appendList(t, 1)]);
+    const f = await followPostgresSession(url, s.sessionId, { schema });
+    expect(await f.poll()).toBe(true);
+    await s.commit([appendList(t, 2)]);
+    // The connection "drops" on the per-scope counts, after the new rows were read and applied.
+    const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const query = proto.query;
+    let armed = true;
+    proto.query = function (this: unknown, ...args: unknown[]) {
+      if (armed && typeof args[0] === "string" && args[0].includes("count(*)")) {
+        armed = false;
+        return Promise.reject(new Error("Connection terminated unexpectedly"));
+      }
+      return query.apply(this, args);
+    };
+    let changed: boolean;
+    try {
+      changed = await f.poll();
+    } finally {
+      proto.query = query;
+    }
+    expect(armed).toBe(false);
+    expect(changed).toBe(true);
+    expect(f.snapshot.readList(t, { limit: 10 }).elements.map((e) => e.value)).toEqual([1, 2]);
+    await f.close();
+    await s.close();
+  });
+
   it("a session that does not exist is a clear error on the first poll", async () => {
     const f = await followPostgresSession(url, uniqueSession(), { schema });
     await expect(f.poll()).rejects.toThrow(/session ".*" .*not found|no such session|not found/i);

@@ -99,22 +99,20 @@ export function openPostgresCatalog(url: string | undefined, options: DatabaseOp
     open = undefined;
     await was?.then((c) => c.client.end()).catch(() => {});
   };
-  const connection = (): Promise<Connection> => {
-    const mine = (open ??= connectReader(url, options));
-    return mine.catch((e: unknown) => {
-      if (open === mine) open = undefined;
-      throw e;
-    });
-  };
   const use = async <R>(fn: (client: Client) => Promise<R>): Promise<R> => {
     for (let attempt = 0; ; attempt++) {
       if (closed) throw new Error("this catalog is closed");
       const fresh = open === undefined;
-      const conn = await connection();
+      const mine = (open ??= connectReader(url, options));
+      const conn = await mine.catch((e: unknown) => {
+        if (open === mine) open = undefined;
+        throw e;
+      });
       try {
         return await fn(conn.client);
       } catch (e) {
-        await drop();
+        // Only the connection this call used: another call may have replaced it already.
+        if (open === mine) await drop();
         // A kept connection may have died while idle: one more try on a new one. A new one that fails is an answer.
         if (fresh || attempt > 0 || classify(e) !== "unreachable") throw toDatabaseError(e, conn.target, conn.password);
       }

@@ -46,10 +46,12 @@ export async function followPostgresSession(url: string | undefined, sessionId: 
     const next = new ScopedState();
     last = await applyRowsSince(client, schema, sid, next, 0);
     state = next;
+    edits++;
   };
 
   // Rows are applied only once a query returned all of them, and `last` moves with them, so a poll
-  // that failed half-way can simply run again.
+  // that failed half-way can simply run again; `edits` counts what a failed attempt already changed.
+  let edits = 0;
   const pollOnce = async (client: Client): Promise<boolean> => {
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
@@ -62,13 +64,16 @@ export async function followPostgresSession(url: string | undefined, sessionId: 
       const before = last;
       last = await applyRowsSince(client, schema, sid, state, last);
       let changed = last !== before;
+      if (changed) edits++;
       const there = await recordCounts(client, schema, sid);
       for (const [scope, n] of state.recordCounts()) {
         const held = there.get(scope) ?? 0;
         if (held === n) continue;
         changed = true;
-        if (held === 0) state.retire(scope);
-        else {
+        if (held === 0) {
+          state.retire(scope);
+          edits++;
+        } else {
           await readWhole(client);
           break;
         }
@@ -85,6 +90,7 @@ export async function followPostgresSession(url: string | undefined, sessionId: 
     snapshot: stateSnapshot(() => state),
     // A connection the server dropped since the last poll (a restart) is replaced once, within the poll.
     async poll() {
+      const at = edits;
       try {
         return await pollOnce(conn.client);
       } catch (e) {
@@ -92,7 +98,7 @@ export async function followPostgresSession(url: string | undefined, sessionId: 
         await conn.client.end().catch(() => {});
         conn = await open();
         if (closed) await conn.client.end().catch(() => {});
-        return pollOnce(conn.client);
+        return (await pollOnce(conn.client)) || edits !== at;
       }
     },
     get reads() {
