@@ -32,7 +32,7 @@ describe("FileTail", () => {
   it("delivers exactly the bytes appended, whatever the chunking and timing, and a capture of them equals one of the whole", async () => {
     // Whole sequences only (the tail's reads cut them anywhere): a CSI left open across a newline
     // (`ESC [` then LF) makes the terminal model's view depend on where the reads fall, whatever
-    // feeds it — pipes included; see docs/performance.md §2.
+    // feeds it — pipes included; see docs/performance-log.md §2.
     const piece = fc.oneof(
       fc.constantFrom("\n", "\r\n", "\r", "\x1b[31m", "\x1b[0m", "\x1b[2A", "é", "😀"),
       fc.stringMatching(/^[a-z ]{0,60}$/),
