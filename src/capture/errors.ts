@@ -1,6 +1,7 @@
 // Errors exec can fail with. Each has a stable `code` and says what to do about it.
 import { SpoolError } from "../errors/index.js";
 import type { CaptureView } from "./types.js";
+import { utf8Length } from "./utf8.js";
 
 export class CaptureError extends SpoolError {
   /** The latest bounded view at the moment of failure, when there was one. */
@@ -27,11 +28,14 @@ export class MissingCwdError extends CaptureError {
 }
 
 export class SpawnError extends CaptureError {
-  constructor(shell: string, cause: unknown) {
+  constructor(shell: string, cause: unknown, command?: string) {
     super(
       "SPOOL_CAPTURE_SPAWN",
-      `could not start ${JSON.stringify(shell)}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
-        "Check that the shell exists and is executable, or pass another `shell`.",
+      (cause as NodeJS.ErrnoException | undefined)?.code === "E2BIG"
+        ? `the command is too long to start (${Math.round(utf8Length(command ?? "") / 1024)} KiB; Linux takes at most 128 KiB in one argument): ` +
+            "write it to a script file and run that. Nothing was spawned."
+        : `could not start ${JSON.stringify(shell)}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
+            "Check that the shell exists and is executable, or pass another `shell`.",
       { cause },
     );
   }

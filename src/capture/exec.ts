@@ -226,11 +226,18 @@ class Execution {
       };
       const { pty, cols, rows } = this.options;
       const stdin = this.options.stdin === "pipe";
-      this.child = pty
-        ? ptyChild(shell, this.command, cwd, env, cols ?? DEFAULT_COLS, rows ?? DEFAULT_ROWS)
-        : this.direct
-          ? fileChild(shell, this.command, cwd, env, stdin, this.direct)
-          : pipeChild(shell, this.command, cwd, env, stdin);
+      try {
+        this.child = pty
+          ? ptyChild(shell, this.command, cwd, env, cols ?? DEFAULT_COLS, rows ?? DEFAULT_ROWS)
+          : this.direct
+            ? fileChild(shell, this.command, cwd, env, stdin, this.direct)
+            : pipeChild(shell, this.command, cwd, env, stdin);
+      } catch (e) {
+        // Some failures are thrown by spawn itself rather than reported by the child (E2BIG: a command
+        // line past the kernel's limit for one argument).
+        reject(new SpawnError(shell, e, this.command));
+        return;
+      }
       this.child.onSpawnError((e) => {
         if (this.child.pid === undefined) this.rejectNow(new SpawnError(shell, e));
       });

@@ -2,7 +2,7 @@
 // `spool sessions`, `spool inspect` and `spool serve` show its calls live and after a crash. stdout
 // belongs to the protocol; everything for people goes to stderr. With --serve the viewer follows this
 // session (its URL on stderr). The server stops when the client disconnects, ending running commands.
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { createStateHost, openAgentSession, SESSION_RECORD, type MutableState } from "../harness/index.js";
 import { createMcpServer, serveHttp, serveStdio } from "../mcp/index.js";
@@ -52,6 +52,11 @@ export const mcpCommand = defineCommand({
     const port = values.serve ? intOption("serve", values.serve, 0, 65535) : undefined;
     const httpPort = intOption("http", values.http, 0, 65535);
     const root = values.root ?? DEFAULT_ROOT;
+    const cwd = values.cwd === undefined ? undefined : resolve(values.cwd);
+    // Refused now: every bash call would otherwise fail, with a sentence the model cannot act on.
+    if (cwd !== undefined && !statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new UsageError(`--cwd: ${JSON.stringify(values.cwd)} is not a directory; pass an existing one`);
+    }
 
     const target = storeTarget(values.store);
     const session = await openAgentSession({
@@ -61,14 +66,14 @@ export const mcpCommand = defineCommand({
         : { backend: target.kind }),
       label: "mcp",
       tools: {
-        ...(values.cwd !== undefined ? { cwd: resolve(values.cwd) } : {}),
+        ...(cwd !== undefined ? { cwd } : {}),
         ...(maxBytes !== undefined ? { maxBytes } : {}),
         ...(maxLines !== undefined ? { maxLines } : {}),
         ...(timeout !== undefined ? { timeout } : {}),
       },
     });
     const server = createMcpServer(session, { version: packageVersion() });
-    const stop = (): void => void server.close();
+    const stop = (): void => void server.close().catch(() => undefined);
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
     let viewer: ViewerServer | undefined;
@@ -125,10 +130,16 @@ export const mcpCommand = defineCommand({
         await http.close();
       }
     } finally {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      await session.close();
-      await viewer?.close();
+      // The handlers stay until the session is closed: a client ends a server by closing stdin and,
+      // if it has not exited soon after, SIGTERM — which would otherwise kill it mid-close and leave
+      // its calls unsettled.
+      try {
+        await session.close();
+        await viewer?.close();
+      } finally {
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+      }
     }
     return 0;
   },

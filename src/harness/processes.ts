@@ -5,7 +5,7 @@
 // unread. Waiting ends as soon as output arrives or the process ends. When the owning process dies,
 // the capture's orphan guard kills each process group, and the unsettled operation left in the
 // session is reported as interrupted by recover()/resume().
-import { applyUpdate, type CaptureUpdate, type CaptureView, type ExecResult, type RunningCommand } from "../capture/index.js";
+import { applyUpdate, CaptureError, type CaptureUpdate, type CaptureView, type ExecResult, type RunningCommand } from "../capture/index.js";
 import { HarnessError } from "./tool.js";
 import { mirrorUpdate } from "./capture-target.js";
 import { START, takeUnread, type ReadCursor } from "./unread.js";
@@ -19,8 +19,8 @@ export const MAX_WAIT_SECONDS = 600;
 
 export type ProcessStatus =
   | { readonly state: "running" }
-  | { readonly state: "exited"; readonly exitCode: number }
-  | { readonly state: "killed"; readonly exitCode: number; readonly signal: string };
+  | { readonly state: "exited"; readonly exitCode: number; readonly timedOut?: true }
+  | { readonly state: "killed"; readonly exitCode: number; readonly signal: string; readonly timedOut?: true };
 
 export interface ProcessInfo {
   readonly processId: string;
@@ -62,8 +62,9 @@ export interface AdoptSpec {
 export interface ProcessHost {
   /** Takes over a running command: it gets a processId, its own sink, and a cursor at its start. */
   adopt(spec: AdoptSpec): string;
-  read(processId: string, waitMs?: number): Promise<ProcessRead>;
-  write(processId: string, input: string, waitMs?: number): Promise<ProcessRead>;
+  /** A wait ended by `signal` reads nothing (the cursor stays) and throws: the output stays unread for the next read. */
+  read(processId: string, waitMs?: number, signal?: AbortSignal): Promise<ProcessRead>;
+  write(processId: string, input: string, waitMs?: number, signal?: AbortSignal): Promise<ProcessRead>;
   kill(processId: string): Promise<ProcessRead>;
   list(): ProcessInfo[];
   /** Kills every running process and waits until each one's operation has settled. */
@@ -86,13 +87,15 @@ interface BackgroundRecord {
 }
 
 function statusOf(r: ExecResult): ProcessStatus {
-  return r.signal !== null ? { state: "killed", exitCode: r.exitCode, signal: r.signal } : { state: "exited", exitCode: r.exitCode };
+  const timedOut = r.timedOut ? { timedOut: true as const } : {};
+  return r.signal !== null ? { state: "killed", exitCode: r.exitCode, signal: r.signal, ...timedOut } : { state: "exited", exitCode: r.exitCode, ...timedOut };
 }
 
 export function describeStatus(processId: string, s: ProcessStatus): string {
   if (s.state === "running") return `process ${processId} is still running`;
-  if (s.state === "exited") return `process ${processId} exited with code ${s.exitCode}`;
-  return `process ${processId} was killed by ${s.signal} (exit ${s.exitCode})`;
+  const limit = s.timedOut ? " after its timeout" : "";
+  if (s.state === "exited") return `process ${processId} exited with code ${s.exitCode}${s.timedOut ? " (its timeout had ended it)" : ""}`;
+  return `process ${processId} was killed by ${s.signal}${limit} (exit ${s.exitCode})`;
 }
 
 let counter = 0;
@@ -134,14 +137,14 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
   };
 
   /**
-   * Resolves when there is something new (plus a short gathering gap), the process ends, or the time
-   * is up. `before` is what was unread when the wait began, for a wait that must see output produced
-   * after that moment (the answer to input just written, not the prompt that asked for it).
+   * Resolves when there is something new (plus a short gathering gap), the process ends, the time is
+   * up, or `signal` aborts. `before` is what was unread when the wait began, for a wait that must see
+   * output produced after that moment (the answer to input just written, not the prompt that asked for it).
    */
-  const waitForNews = (r: BackgroundRecord, waitMs: number, before = ""): Promise<void> =>
+  const waitForNews = (r: BackgroundRecord, waitMs: number, before: string, signal: AbortSignal | undefined): Promise<void> =>
     new Promise<void>((resolve) => {
       const hasNews = (): boolean => r.result !== undefined || unreadNow(r) !== before;
-      if (waitMs <= 0 || hasNews()) return resolve();
+      if (waitMs <= 0 || signal?.aborted || hasNews()) return resolve();
       let quiet: ReturnType<typeof setTimeout> | undefined;
       let gatherEnd = 0;
       const done = (): void => {
@@ -149,6 +152,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
         clearTimeout(quiet);
         off();
         r.waiters.delete(onEvent);
+        signal?.removeEventListener("abort", done);
         resolve();
       };
       const onEvent = (): void => {
@@ -162,7 +166,19 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
       const deadline = setTimeout(done, waitMs);
       const off = r.handle.onActivity(onEvent);
       r.waiters.add(onEvent);
+      signal?.addEventListener("abort", done, { once: true });
     });
+
+  /** After a wait: a cancelled call takes nothing, so what arrived stays for the next read. */
+  const takeUnlessAborted = (r: BackgroundRecord, signal: AbortSignal | undefined, what: string): ProcessRead => {
+    if (signal?.aborted) {
+      throw new HarnessError(
+        "SPOOL_HARNESS_ABORTED",
+        `${what} was cancelled; ${describeStatus(r.id, r.status)} and nothing was read (process_output shows what it printed)`,
+      );
+    }
+    return take(r);
+  };
 
   return {
     adopt(spec) {
@@ -209,21 +225,30 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
       return id;
     },
 
-    async read(processId, waitMs = 0) {
+    async read(processId, waitMs = 0, signal) {
       const r = get(processId);
-      await waitForNews(r, waitMs);
-      return take(r);
+      await waitForNews(r, waitMs, "", signal);
+      return takeUnlessAborted(r, signal, "the read");
     },
 
-    async write(processId, input, waitMs = 0) {
+    async write(processId, input, waitMs = 0, signal) {
       const r = get(processId);
       if (r.result !== undefined) {
         throw new HarnessError("SPOOL_HARNESS_PROCESS_ENDED", `${describeStatus(r.id, r.status)}; it takes no more input (start it again)`);
       }
       const before = unreadNow(r);
-      r.handle.write(input);
-      await waitForNews(r, waitMs, before);
-      return take(r);
+      try {
+        r.handle.write(input);
+      } catch (e) {
+        // The capture's sentence speaks to a library caller (stdin: "pipe"); the model needs this one.
+        if (!(e instanceof CaptureError && e.code === "SPOOL_CAPTURE_INPUT")) throw e;
+        throw new HarnessError(
+          "SPOOL_HARNESS_INPUT_CLOSED",
+          `process ${r.id} has closed its input and reads no more of it; process_output still shows what it prints`,
+        );
+      }
+      await waitForNews(r, waitMs, before, signal);
+      return takeUnlessAborted(r, signal, "the wait after the input (which was written)");
     },
 
     async kill(processId) {

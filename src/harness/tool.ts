@@ -49,7 +49,9 @@ export class HarnessError extends SpoolError {
       | "SPOOL_HARNESS_DUPLICATE_TOOL"
       | "SPOOL_HARNESS_OPERATION_OPEN"
       | "SPOOL_HARNESS_UNKNOWN_PROCESS"
-      | "SPOOL_HARNESS_PROCESS_ENDED",
+      | "SPOOL_HARNESS_PROCESS_ENDED"
+      | "SPOOL_HARNESS_ABORTED"
+      | "SPOOL_HARNESS_INPUT_CLOSED",
     message: string,
   ) {
     super(code, message);

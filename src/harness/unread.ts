@@ -4,7 +4,7 @@
 // terminal screen can change after it was read (a progress display redrawn in place): the last lines
 // read are remembered, and a read starts again from the first of them that changed.
 import type { CaptureView } from "../capture/index.js";
-import { utf8Length } from "../capture/index.js";
+import { formatBytes, utf8Length } from "../capture/index.js";
 
 /** Lines remembered to notice redraws: more than any terminal model's screen. */
 const REMEMBER = 128;
@@ -18,9 +18,11 @@ export interface ReadCursor {
   readonly tail: readonly string[];
   /** The unfinished line as it was last shown: shown again only once it changed or finished. */
   readonly open: string;
+  /** Raw bytes received when binary output was last reported (binary output renders no lines). */
+  readonly rawBytes: number;
 }
 
-export const START: ReadCursor = { lines: 0, bytes: 0, tail: [], open: "" };
+export const START: ReadCursor = { lines: 0, bytes: 0, tail: [], open: "", rawBytes: 0 };
 
 export interface Unread {
   /** New lines, newline-terminated, then the current unfinished line (shown again once it changed or finished). */
@@ -32,6 +34,12 @@ export interface Unread {
 }
 
 export function takeUnread(view: CaptureView, cursor: ReadCursor, finished: boolean): Unread {
+  if (view.binary) {
+    // No lines to number: what is new is that more bytes came, said once per read that finds more.
+    const where = view.spillPath !== undefined ? `Full output: ${view.spillPath}` : "The full output was not kept.";
+    const text = view.rawBytes !== cursor.rawBytes ? `[Binary output (${formatBytes(view.rawBytes)}${finished ? "" : " so far"}) not shown. ${where}]\n` : "";
+    return { text, skippedLines: 0, skippedBytes: 0, cursor: { ...cursor, rawBytes: view.rawBytes } };
+  }
   const t = view.truncation;
   const lines = view.text === "" ? [] : view.text.split("\n");
   // A trailing "" is the newline of a complete last line; otherwise the last line is unfinished.
@@ -64,5 +72,5 @@ export function takeUnread(view: CaptureView, cursor: ReadCursor, finished: bool
   let bytes = bytesBefore;
   for (const l of lines) bytes += utf8Length(l) + 1;
   if (readAll.length > lines.length) bytes += utf8Length(open!);
-  return { text, skippedLines, skippedBytes, cursor: { lines: first + readAll.length, bytes, tail, open: open ?? "" } };
+  return { text, skippedLines, skippedBytes, cursor: { lines: first + readAll.length, bytes, tail, open: open ?? "", rawBytes: view.rawBytes } };
 }

@@ -332,6 +332,18 @@ describe("built-in read and recall tools", () => {
     await store.close();
   });
 
+  it("read says a binary file is binary, once, instead of paging it a line at a time", async () => {
+    const { store, workspace, dir } = await session();
+    const { writeFileSync } = await import("node:fs");
+    const { randomBytes } = await import("node:crypto");
+    const bytes = Buffer.concat(Array.from({ length: 200 }, () => Buffer.concat([randomBytes(999).map((b) => (b === 10 ? 0 : b)), Buffer.from("\n")])));
+    writeFileSync(join(dir, "spill", "blob.bin"), bytes);
+    const harness = createHarness({ store, workspace, tools: [createReadTool()] });
+    const [r] = await harness.runTools("op", [{ toolCallId: "r", toolName: "read", args: { path: "spill/blob.bin" } }]);
+    expect((r!.content[0] as { text: string }).text).toBe("[spill/blob.bin looks binary (195.3 KB); read shows text files only.]");
+    await store.close();
+  });
+
   it("recall returns an archived text byte-identical", async () => {
     const { store, workspace } = await session();
     const original = "héllo\r\nwörld \u0000 ✓\n".repeat(100);

@@ -25,9 +25,9 @@ async function setup() {
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   cleanups.push(() => harness.close());
   let n = 0;
-  const call = async (toolName: string, args: unknown) => {
+  const call = async (toolName: string, args: unknown, signal?: AbortSignal) => {
     n++;
-    const [r] = await harness.runTools(`op${n}`, [{ toolCallId: `c${n}`, toolName, args }]);
+    const [r] = await harness.runTools(`op${n}`, [{ toolCallId: `c${n}`, toolName, args }], signal ? { signal } : {});
     return r!;
   };
   return { harness, store: s.store, events, call };
@@ -168,6 +168,44 @@ describe("background processes", () => {
     const settled = harness.transcript().find((m) => m.toolCallId === id)!;
     expect(textOf(settled)).toBe(`a\nb\n[process ${id} exited with code 0]`);
     expect(readDurableOutput(store, id, id).output).toBeUndefined();
+  });
+
+  it("a cancelled wait returns at once and reads nothing: what arrives later is still there for the next read", async () => {
+    const { call } = await setup();
+    const id = processIdOf(await call("bash", { command: "read x; echo answer-$x; sleep 60", background: true }));
+    const abort = new AbortController();
+    const t0 = performance.now();
+    const waiting = call("process_output", { processId: id, waitSeconds: 30 }, abort.signal);
+    setTimeout(() => abort.abort(), 200);
+    const cancelled = await waiting;
+    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(cancelled.isError).toBe(true);
+    expect(textOf(cancelled)).toMatch(/\[aborted\] the read was cancelled; process proc-\w+ is still running and nothing was read/);
+    // The same for a write's wait: the input is written, its answer stays unread.
+    const abort2 = new AbortController();
+    abort2.abort();
+    const written = await call("process_write", { processId: id, input: "42\n", waitSeconds: 30 }, abort2.signal);
+    expect(textOf(written)).toMatch(/the wait after the input \(which was written\) was cancelled/);
+    const next = await call("process_output", { processId: id, waitSeconds: 10 });
+    expect(bodyOf(next)).toContain("answer-42");
+    await call("process_kill", { processId: id });
+  });
+
+  it("binary output from a background process is reported (with its size and the spill), not read as silence", async () => {
+    const { call } = await setup();
+    const id = processIdOf(await call("bash", { command: "echo header; sleep 0.3; head -c 100000 /dev/urandom; sleep 0.3; echo trailer", background: true }));
+    let seen = "";
+    for (let i = 0; i < 20 && !seen.includes("exited"); i++) seen += textOf(await call("process_output", { processId: id, waitSeconds: 5 }));
+    expect(seen).toMatch(/\[Binary output \([\d.]+ KB( so far)?\) not shown\. Full output: \S+\.log\]/);
+    expect(seen).toContain("exited with code 0");
+  });
+
+  it("a background command ended by its own timeout says so", async () => {
+    const { call } = await setup();
+    const id = processIdOf(await call("bash", { command: "echo t; sleep 100", timeout: 1, background: true }));
+    let last = "";
+    for (let i = 0; i < 20 && !/killed|exited/.test(last); i++) last = textOf(await call("process_output", { processId: id, waitSeconds: 5 }));
+    expect(last).toMatch(/process proc-\w+ was killed by SIGTERM after its timeout \(exit 143\)/);
   });
 
   it("model-controlled arguments are refused with one clear sentence", async () => {

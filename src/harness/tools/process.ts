@@ -77,9 +77,9 @@ export function createProcessTools(): ToolDefinition<never>[] {
       "Read what a background process printed since you last read it (cleaned and bounded; if lines left the window unread it says how many and where the full output is), and its status: running, exited with a code, or killed.",
     parameters: { type: "object", properties: { processId: processIdParam, waitSeconds: waitParam(0) }, required: ["processId"] },
     kind: "read",
-    async execute(_id, args, _signal, out, ctx) {
+    async execute(_id, args, signal, out, ctx) {
       const id = checkId("process_output", args);
-      report(out, await ctx.processes.read(id, checkWait("process_output", args, 0)));
+      report(out, await ctx.processes.read(id, checkWait("process_output", args, 0), signal));
     },
   };
   const write: ToolDefinition<ProcessWriteArgs> = {
@@ -92,11 +92,11 @@ export function createProcessTools(): ToolDefinition<never>[] {
       required: ["processId", "input"],
     },
     kind: "exec",
-    async execute(_id, args, _signal, out, ctx) {
+    async execute(_id, args, signal, out, ctx) {
       const id = checkId("process_write", args);
       const input = (args as { input?: unknown }).input;
       if (typeof input !== "string" || input.length > 1024 * 1024) throw bad("process_write", 'needs an "input" string of at most 1 MiB');
-      report(out, await ctx.processes.write(id, input, checkWait("process_write", args, 1)));
+      report(out, await ctx.processes.write(id, input, checkWait("process_write", args, 1), signal));
     },
   };
   const kill: ToolDefinition<ProcessKillArgs> = {

@@ -5,7 +5,7 @@
 // streamed, so paging through a 1 GB spill costs one pass and a bounded window of memory.
 import { createReadStream, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, OutputCapture, describeTruncation, resolveLimits } from "../../capture/index.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, OutputCapture, describeTruncation, formatBytes, resolveLimits } from "../../capture/index.js";
 import { isWholeNumberIn, wholeNumberRange } from "../../errors/index.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
 
@@ -106,6 +106,11 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
       capture.end();
       const totalLines = size === 0 ? 0 : lastByte === 10 ? line - 1 : line;
       const view = capture.view();
+      if (view.binary) {
+        // No page of it would show anything: say so once instead of offering the next line forever.
+        out.footer(`[${args.path} looks binary (${formatBytes(size)}); read shows text files only.]`);
+        return;
+      }
       out.write(view.text);
       // Notes go in the footer, outside the window: written into it, a page cut at the line limit
       // would lose exactly the sentence saying where to continue.
