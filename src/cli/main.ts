@@ -38,14 +38,17 @@ function help(): string {
   ].join("\n");
 }
 
-/** A reader that closes our output early (`spool sessions | head -1`) ends the command quietly. */
+/**
+ * A reader that closes stdout early (`spool sessions | head -1`) ends the command quietly. stderr is
+ * what people watch (the live display, notes): once it cannot be written, nothing more is shown there
+ * and the command goes on — a run still finishes its command, its session and its result.
+ */
 function exitQuietlyOnClosedPipes(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on("error", (err: NodeJS.ErrnoException) => {
-      if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
-      throw err;
-    });
-  }
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+  process.stderr.on("error", () => {});
 }
 
 /** `-h` or `--help` among the command's own arguments (before a `--`). */

@@ -3,6 +3,7 @@
 // them), show it live, and print the model-facing result and the session path. With --serve the
 // viewer follows it in a browser. The exit status is the command's.
 import { fstatSync } from "node:fs";
+import { constants as osConstants } from "node:os";
 import { join, relative } from "node:path";
 import { createWorkspace } from "../context/index.js";
 import { applyImmutable } from "../delta/index.js";
@@ -82,24 +83,33 @@ interface RunArgs {
   exit: boolean;
 }
 
+/** The largest window --max-bytes / --max-lines may ask for (the bash tool's default is 50 KiB, 2000 lines). */
+const MAX_WINDOW_BYTES = 64 * 1024 * 1024;
+const MAX_WINDOW_LINES = 1_000_000;
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const;
+
 function parse(values: OptionValues<typeof OPTIONS>, positionals: readonly string[]): RunArgs {
   if (values.head && values.tail) throw new UsageError("--head and --tail exclude each other");
   let timeoutMs: number | undefined;
   if (values.timeout !== undefined) {
     const seconds = Number(values.timeout);
-    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 2_147_483) {
-      throw new UsageError(`--timeout must be a number of seconds above 0 and at most 2147483, got "${values.timeout}"`);
+    // Checked in whole milliseconds, what the timer takes: 0.0001 would round to no timeout at all.
+    if (!Number.isFinite(seconds) || Math.round(seconds * 1000) < 1 || seconds > 2_147_483) {
+      throw new UsageError(`--timeout must be a number of seconds from 0.001 to 2147483, got "${values.timeout}"`);
     }
     timeoutMs = Math.round(seconds * 1000);
   }
+  const command = positionals.length === 1 ? positionals[0]! : positionals.map(shellQuote).join(" ");
+  if (command.trim() === "") throw new UsageError("the command after -- is empty; give the command line to run");
   const store = storeTarget(values.store);
   const serve = values.serve !== undefined;
   if (values.exit && !serve) throw new UsageError("--exit only makes sense with --serve");
   const port = values.serve ? intOption("serve", values.serve, 0, 65535) : undefined;
-  const maxBytes = intOption("max-bytes", values["max-bytes"], 1, Number.MAX_SAFE_INTEGER);
-  const maxLines = intOption("max-lines", values["max-lines"], 1, Number.MAX_SAFE_INTEGER);
+  // What a model can be given, with room: the window is held in memory several times over while it fills.
+  const maxBytes = intOption("max-bytes", values["max-bytes"], 1, MAX_WINDOW_BYTES);
+  const maxLines = intOption("max-lines", values["max-lines"], 1, MAX_WINDOW_LINES);
   return {
-    command: positionals.length === 1 ? positionals[0]! : positionals.map(shellQuote).join(" "),
+    command,
     ...(maxBytes !== undefined ? { maxBytes } : {}),
     ...(maxLines !== undefined ? { maxLines } : {}),
     retain: values.head ? "head" : "tail",
@@ -127,7 +137,7 @@ function outcome(state: ToolOutputState | undefined, signal: NodeJS.Signals | un
   const d = bashDetails(state?.details);
   const code = d.exitCode ?? EXIT.failure;
   if (d.timedOut) return { status: "timed out", exit: EXIT.timedOut };
-  if (d.aborted) return { status: "interrupted", exit: signal === "SIGTERM" ? 143 : EXIT.interrupted };
+  if (d.aborted) return { status: "interrupted", exit: signal === undefined || signal === "SIGINT" ? EXIT.interrupted : 128 + osConstants.signals[signal] };
   return { status: code === 0 ? "succeeded" : "failed", exit: code };
 }
 
@@ -235,8 +245,8 @@ async function run(a: RunArgs): Promise<number> {
       signal ??= s;
       abort.abort();
     };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
+    // A closed terminal (SIGHUP) and SIGQUIT end the run as cleanly as Ctrl-C: result, session, exit code.
+    for (const s of STOP_SIGNALS) process.on(s, onSignal);
     let text: string;
     try {
       const [result] = await harness.runTools(
@@ -248,8 +258,7 @@ async function run(a: RunArgs): Promise<number> {
       text = first && first.type === "text" ? first.text : "";
     } finally {
       live?.stop();
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
+      for (const s of STOP_SIGNALS) process.off(s, onSignal);
     }
     const d = bashDetails(state?.details);
     const exitCode = d.exitCode ?? EXIT.failure;

@@ -2,7 +2,7 @@
 // process that may still be writing one: JSONL through a lock-free snapshot, SQLite through its own
 // connection (SQLite arbitrates readers itself).
 import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { SpoolError } from "../errors/index.js";
 import { OPEN_OPERATIONS, operationScope, transcriptEntries } from "../harness/index.js";
 import {
@@ -97,9 +97,16 @@ export function sessionDirWarnings(root: string): string[] {
   return out;
 }
 
-/** Accepts a full id or a unique prefix of one. */
+/** Accepts a full id, a unique prefix of one, or the session's directory (the path `spool run` prints). */
 export function findSession(root: string, id: string): SessionEntry {
-  return pick(listSessions(root), id, `under ${sessionsDir(root)}`);
+  const all = listSessions(root);
+  if (id.includes(sep)) {
+    const dir = resolve(id);
+    const hit = all.find((s) => resolve(s.dir) === dir);
+    if (hit) return hit;
+    throw new SessionLookupError(`no session directory ${JSON.stringify(id)} under ${sessionsDir(root)}; give its id, or --root for the directory it is in`);
+  }
+  return pick(all, id, `under ${sessionsDir(root)}`);
 }
 
 function pick(all: SessionEntry[], id: string, where: string): SessionEntry {

@@ -149,19 +149,63 @@ describe("spool run", () => {
     expect(sessions.find((s) => s.command.startsWith("echo started"))?.status).toBe("interrupted");
   });
 
+  it("a closed terminal (SIGHUP) ends the run like Ctrl-C: result printed, session finished, exit 129", async () => {
+    const run = startSpool(["run", "--", "echo hup-started; sleep 30 & wait"], { cwd });
+    await until(() => run.err().includes("hup-started"), "the command to start");
+    run.child.kill("SIGHUP");
+    expect(await run.exited).toBe(129);
+    expect(run.out()).toMatch(/^hup-started\n\[aborted\] Command aborted[^\n]*\nSession: /);
+    const sessions = JSON.parse(spool(["sessions", "--json"]).stdout) as { command: string; status: string }[];
+    expect(sessions.find((s) => s.command.startsWith("echo hup-started"))?.status).toBe("interrupted");
+  });
+
+  it("a stderr that cannot be written stops the live display, not the run: the command finishes and its result and status come out", () => {
+    const marker = join(cwd, "stderr-full-marker");
+    const r = spawnSync(
+      "sh",
+      ["-c", `"${process.execPath}" "${SPOOL_BIN}" run -- 'for i in 1 2 3; do echo line$i; sleep .05; done; echo done > ${marker}; exit 7' 2>/dev/full`],
+      {
+        cwd,
+        encoding: "utf8",
+      },
+    );
+    expect(r.status).toBe(7);
+    expect(r.stdout).toMatch(/^line1\nline2\nline3\nCommand exited with code 7\nSession: /);
+    expect(readFileSync(marker, "utf8")).toBe("done\n");
+  });
+
+  it("the session path run prints is accepted by inspect", () => {
+    const printed = /Session: (\S+)/.exec(spool(["run", "-q", "--", "echo via-path"]).stdout)![1]!;
+    const r = spool(["inspect", printed]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("echo via-path");
+  });
+
   it("usage errors exit 2, say what was wrong in one line and how to get help", () => {
     const noCommand = spool(["run"]);
     expect(noCommand.status).toBe(2);
     expect(noCommand.stderr).toBe("spool run: missing a COMMAND (put it after --)\nRun 'spool run --help' for usage.\n");
     const badNumber = spool(["run", "--max-lines", "ten", "--", "true"]);
     expect(badNumber.status).toBe(2);
-    expect(badNumber.stderr).toContain('spool run: --max-lines must be a whole number of 1 or more, got "ten"');
+    expect(badNumber.stderr).toContain('spool run: --max-lines must be a whole number from 1 to 1,000,000, got "ten"');
     const unknown = spool(["run", "--frobnicate", "--", "true"]);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toBe("spool run: Unknown option --frobnicate\nRun 'spool run --help' for usage.\n");
     const port = spool(["run", "--serve=70000", "--", "true"]);
     expect(port.status).toBe(2);
     expect(port.stderr).toContain("--serve must be a whole number from 0 to 65,535");
+    // Refused before a session is made: a timeout that rounds to no time, an empty command, a window no model reads.
+    const before = spool(["sessions", "--json"]).stdout;
+    for (const [args, message] of [
+      [["--timeout", "0.0001", "--", "true"], "--timeout must be a number of seconds from 0.001 to 2147483"],
+      [["--", "  "], "the command after -- is empty"],
+      [["--max-bytes", "1000000000", "--", "true"], "--max-bytes must be a whole number from 1 to 67,108,864"],
+    ] as const) {
+      const r = spool(["run", ...args]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(message);
+    }
+    expect(spool(["sessions", "--json"]).stdout).toBe(before);
   });
 
   it("--help prints the usage with every option and exits 0", () => {
