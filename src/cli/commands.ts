@@ -16,7 +16,7 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: "mcp",
-    summary: "serve spool's tools (bash, read, recall) to an MCP client over stdio, recorded as a session",
+    summary: "serve spool's tools (bash, read, background processes) to an MCP client over stdio, recorded as a session",
     load: async () => (await import("./mcp.js")).mcpCommand,
   },
   { name: "serve", summary: "serve the viewer for every recorded session (live ones streaming)", load: async () => (await import("./serve.js")).serveCommand },

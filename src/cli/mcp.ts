@@ -21,13 +21,13 @@ function packageVersion(): string {
 
 export const mcpCommand = defineCommand({
   name: "mcp",
-  summary: "serve spool's tools (bash, read, recall) to an MCP client over stdio, recorded as a session",
+  summary: "serve spool's tools (bash, read, background processes) to an MCP client over stdio, recorded as a session",
   synopsis: "[--root DIR] [--store STORE] [--cwd DIR] [--max-bytes N] [--max-lines N] [--timeout SECONDS] [--serve[=PORT]]",
   description:
     "Runs an MCP server on stdio offering spool's tools: bash (bounded, cleaned output with a lossless\n" +
-    "spill file), read (pages through any text file, spill files included) and recall (cut text back,\n" +
-    "byte-identical). The process records one session in DIR/sessions/<id>/ and stops when the client\n" +
-    "disconnects. Add it to a client: claude mcp add spool -- npx spool mcp (the README shows Codex,\n" +
+    "spill file; background: true keeps a server or watcher running), read (pages through any text\n" +
+    "file, spill files included) and process_output/write/kill/list for background processes. The\n" +
+    "process records one session in DIR/sessions/<id>/ and stops when the client disconnects. Add it to a client: claude mcp add spool -- npx spool mcp (the README shows Codex,\n" +
     "Cursor and VS Code).",
   options: {
     root: ROOT,
@@ -65,7 +65,9 @@ export const mcpCommand = defineCommand({
         ? { backend: "postgres" as const, url: target.url, postgres: postgresRepoOptions({ announceFallback: true }) }
         : { backend: target.kind }),
       label: "mcp",
+      // The client keeps its own history, so spool cuts nothing from it: there is nothing to recall.
       tools: {
+        recall: false,
         ...(cwd !== undefined ? { cwd } : {}),
         ...(maxBytes !== undefined ? { maxBytes } : {}),
         ...(maxLines !== undefined ? { maxLines } : {}),

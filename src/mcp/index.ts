@@ -1,5 +1,5 @@
-// spool/mcp — the Model Context Protocol server: the harness's agent tools (bash, read, recall, and
-// whatever the harness adds to that list) for MCP clients, with paced progress notifications,
+// spool/mcp — the Model Context Protocol server: the tools an agent session offers (bash, read, the
+// background-process tools, whatever the harness adds to that list) for MCP clients, with paced progress notifications,
 // cancellation that ends the command's process group, and disconnect handling over stdio.
 // Must not know about CLI argument parsing; it is handed an open agent session.
 export { createMcpServer, type McpServerOptions } from "./server.js";

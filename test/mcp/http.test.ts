@@ -34,7 +34,6 @@ describe("spool mcp --http", () => {
       "process_output",
       "process_write",
       "read",
-      "recall",
     ]);
     const result = await client.callTool({ name: "bash", arguments: { command: "seq 1 100000" } });
     expect(textOf(result)).toContain("100000\n");

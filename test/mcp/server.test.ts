@@ -3,9 +3,8 @@
 // process group and is recorded, errors as tool errors, recall, and disconnect handling.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DiskArchive } from "../../dist/context/index.js";
 import { callRecord, readTranscript, SESSION_RECORD } from "../../dist/harness/index.js";
 import { readJsonlSnapshot } from "../../dist/store/index.js";
 import { runSpool } from "../support/cli.js";
@@ -22,11 +21,11 @@ async function start(args: string[] = []): Promise<Connected> {
 }
 
 describe("spool mcp", () => {
-  it("lists bash, read, recall and the process tools with their pinned arguments and model-facing descriptions", async () => {
+  it("lists bash, read and the process tools with their pinned arguments and model-facing descriptions (no recall: nothing is cut from an MCP client's history)", async () => {
     const { client } = await start();
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(["bash", "process_kill", "process_list", "process_output", "process_write", "read", "recall"]);
+    expect(Object.keys(byName).sort()).toEqual(["bash", "process_kill", "process_list", "process_output", "process_write", "read"]);
     expect(Object.keys(byName["bash"]!.inputSchema.properties ?? {}).sort()).toEqual(["background", "command", "pty", "timeout", "yieldSeconds"]);
     expect(Object.keys(byName["process_output"]!.inputSchema.properties ?? {}).sort()).toEqual(["processId", "waitSeconds"]);
     expect(Object.keys(byName["process_write"]!.inputSchema.properties ?? {}).sort()).toEqual(["input", "processId", "waitSeconds"]);
@@ -34,7 +33,6 @@ describe("spool mcp", () => {
     expect(Object.keys(byName["process_kill"]!.inputSchema.properties ?? {})).toEqual(["processId"]);
     expect(byName["bash"]!.inputSchema.required).toEqual(["command"]);
     expect(Object.keys(byName["read"]!.inputSchema.properties ?? {}).sort()).toEqual(["limit", "offset", "path"]);
-    expect(Object.keys(byName["recall"]!.inputSchema.properties ?? {}).sort()).toEqual(["grep", "key", "limit", "offset"]);
     expect(byName["bash"]!.description).toMatch(/read tool/);
     expect(byName["bash"]!.outputSchema?.required).toEqual(["exitCode", "signal", "timedOut", "truncated", "totalLines", "totalBytes", "spillPath"]);
   });
@@ -145,8 +143,7 @@ describe("spool mcp", () => {
       ["read", { path: "/definitely/not/here" }, /no file/],
       ["read", { path: "." }, /not a regular file/],
       ["read", { path: "x", offset: 0 }, /offset/],
-      ["recall", { key: "nothing like a key" }, /no archive key/],
-      ["recall", {}, /"key" string/],
+      ["recall", { key: "0123456789abcdef" }, /Unknown tool "recall"/],
       ["nope", {}, /Unknown tool "nope"/],
     ];
     for (const [name, args, message] of cases) {
@@ -156,18 +153,6 @@ describe("spool mcp", () => {
       expect(textOf(r)).not.toMatch(/\n\s+at /); // no stack trace
     }
     expect((await client.callTool({ name: "bash", arguments: { command: "echo alive" } })).isError).toBeFalsy();
-  });
-
-  it("recall gives back an archived text byte-identical, whole and by grep", async () => {
-    const c = await start();
-    const original = Array.from({ length: 5000 }, (_, i) => `line ${i} ${"é∑".repeat(i % 7)}`).join("\n") + "\n";
-    const key = new DiskArchive({ dir: join(c.sessionDir(), "archive") }).put(original);
-    const whole = await c.client.callTool({ name: "recall", arguments: { key: `<<ccr:${key}>>` } });
-    expect(whole.isError).toBeFalsy();
-    expect(textOf(whole)).toBe(original);
-    const grep = await c.client.callTool({ name: "recall", arguments: { key, grep: "^line 4999 " } });
-    expect(textOf(grep)).toContain("line 4999");
-    expect(textOf(grep)).not.toContain("line 4998");
   });
 
   it("a client that disconnects ends every running command; the session shows as interrupted, then lists", async () => {
@@ -189,6 +174,24 @@ describe("spool mcp", () => {
       status: string;
     }[];
     expect(listed).toMatchObject([{ command: "mcp", status: "interrupted" }]);
+  });
+
+  it("a client that disconnects while process_output waits: the wait ends at once, the process is killed, every call settles", async () => {
+    const c = await start();
+    const pidFile = join(c.dir, "bg.pid");
+    const started = await c.client.callTool({ name: "bash", arguments: { command: `echo $$ > ${pidFile}; sleep 300`, background: true } });
+    const processId = /process (proc-\w+)/.exec(textOf(started))![1]!;
+    const pid = await until(() => existsSync(pidFile) && Number(readFileSync(pidFile, "utf8").trim()), "the process's pid");
+    void c.client.callTool({ name: "process_output", arguments: { processId, waitSeconds: 60 } }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 300));
+    const serverPid = c.transport.pid!;
+    const t0 = Date.now();
+    await c.client.close(); // ends stdin; the SDK sends SIGTERM after 2 s, which must not cut the close short
+    expect(Date.now() - t0).toBeLessThan(1900);
+    expect(alive(serverPid)).toBe(false);
+    await until(() => !alive(pid), "the background process to be gone", 3000);
+    const inspected = runSpool(["inspect", "--root", c.root, basename(c.sessionDir())], { cwd: c.dir });
+    expect(inspected.stdout + inspected.stderr).not.toMatch(/UNSETTLED|still open|missing/);
   });
 
   it("after a SIGKILL of the server mid-command, the session shows the call with its output so far and no command survives", async () => {

@@ -17,6 +17,11 @@ export interface AgentToolsOptions {
   readonly retain?: "head" | "tail";
   /** Seconds, for bash calls that give none (default: none). */
   readonly timeout?: number;
+  /**
+   * Offer recall (default true). It gives back text spool cut from the model's history, so only a
+   * surface whose history spool prepares (spool/ai-sdk's prepareStep) has anything to recall.
+   */
+  readonly recall?: boolean;
 }
 
 // Tools take heterogeneous argument types; surfaces pass arguments through unchanged.
@@ -33,7 +38,7 @@ export function createAgentTools(options: AgentToolsOptions = {}): ToolDefinitio
       ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
     }),
     createReadTool({ anyFile: true, ...(cwd !== undefined ? { cwd } : {}) }),
-    createRecallTool(),
+    ...(options.recall === false ? [] : [createRecallTool()]),
     // Background processes that bash's background/yieldSeconds hand over: read, write, kill, list.
     ...createProcessTools(),
   ];
