@@ -21,6 +21,8 @@ export function createPrepareStep(options: PrepareStepOptions): SpoolPrepareStep
   return ({ messages, stepNumber }) => {
     const { messages: prepared, report } = prepareHistory(fromAISDK(messages), {
       workspace: options.workspace,
+      // The model's `read` resolves relative paths against the tools' cwd, not the session directory.
+      absolutePaths: true,
       ...(options.config !== undefined ? { config: options.config } : {}),
       ...(options.toolCaps !== undefined ? { toolCaps: options.toolCaps } : {}),
       ...(options.preserveTools !== undefined ? { preserveTools: options.preserveTools } : {}),
