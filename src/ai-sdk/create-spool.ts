@@ -30,7 +30,10 @@ export interface CreateSpoolOptions {
   readonly limits?: { readonly maxBytes?: number; readonly maxLines?: number; readonly retain?: "head" | "tail" };
   /** Seconds, for bash calls that give no timeout (default: none). */
   readonly timeout?: number;
-  /** Context budgets for prepareStep; the rest from SPOOL_* environment variables or the defaults. */
+  /**
+   * Context budgets for prepareStep and the session archive's limits; the rest from SPOOL_*
+   * environment variables or the defaults. The archive limits do not apply to a `workspace` passed in.
+   */
   readonly context?: Partial<ContextConfig>;
   /** Shown in `spool sessions` (default "ai-sdk"). */
   readonly label?: string;
@@ -71,6 +74,7 @@ export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spo
     ...(options.backend !== undefined ? { backend: options.backend } : {}),
     ...(options.store !== undefined ? { store: options.store } : {}),
     ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+    archive: { archiveMaxBytes: config.archiveMaxBytes, archiveTtlMs: config.archiveTtlMs },
     tools: {
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
       ...(options.env !== undefined ? { env: options.env } : {}),
