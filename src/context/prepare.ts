@@ -75,7 +75,8 @@ export interface PrepareReport {
 }
 
 export function prepareHistory(messages: readonly Message[], options: PrepareOptions = {}): { messages: readonly Message[]; report: PrepareReport } {
-  const config: ContextConfig = { ...contextConfigFromEnv(options.env ?? process.env), ...options.config };
+  // An option given in config is not read from the environment: a bad variable it overrides is no error.
+  const config: ContextConfig = contextConfigFromEnv(options.env ?? process.env, options.config);
   const archive = options.archive ?? options.workspace?.archive;
   const resultsDir = options.resultsDir ?? options.workspace?.resultsDir;
   // Never lossy: microcompaction needs an archive to put a recall marker in every stub.
