@@ -3,7 +3,7 @@
 // `<root>/sessions/<id>/` like any other, so `spool sessions`, `spool inspect` and `spool serve` show
 // the agent's calls live and afterwards.
 import type { Store, RepoBackend } from "../store/index.js";
-import { contextConfigFromEnv, type ContextConfig, type PrepareReport, type Workspace } from "../context/index.js";
+import { contextConfigFromOptions, type ContextConfig, type PrepareReport, type Workspace } from "../context/index.js";
 import {
   openAgentSession,
   type AgentSession,
@@ -15,6 +15,7 @@ import {
   type RecallArgs,
 } from "../harness/index.js";
 import type { Tool } from "ai";
+import { checkSpoolOptions } from "./options.js";
 import { createPrepareStep, type SpoolPrepareStep } from "./prepare-step.js";
 import type { SpoolToolOutput } from "./tool-output.js";
 import { toAiTool, type SpoolTool } from "./tools.js";
@@ -30,7 +31,10 @@ export interface CreateSpoolOptions {
   readonly limits?: { readonly maxBytes?: number; readonly maxLines?: number; readonly retain?: "head" | "tail" };
   /** Seconds, for bash calls that give no timeout (default: none). */
   readonly timeout?: number;
-  /** Context budgets for prepareStep; the rest from SPOOL_* environment variables or the defaults. */
+  /**
+   * Context budgets for prepareStep and the session archive's limits; the rest from SPOOL_*
+   * environment variables or the defaults. The archive limits do not apply to a `workspace` passed in.
+   */
   readonly context?: Partial<ContextConfig>;
   /** Shown in `spool sessions` (default "ai-sdk"). */
   readonly label?: string;
@@ -64,13 +68,17 @@ export interface Spool {
 }
 
 export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spool> {
-  const config: ContextConfig = { ...contextConfigFromEnv(), ...options.context };
+  // Checked before the session is created: a bad option throws here, once, naming the option —
+  // SpoolOptionError (SPOOL_AI_SDK_OPTION), or ConfigError (SPOOL_CONTEXT_CONFIG) for `context`.
+  checkSpoolOptions(options);
+  const config: ContextConfig = contextConfigFromOptions(options.context ?? {});
   const session = await openAgentSession({
     label: options.label ?? "ai-sdk",
     ...(options.root !== undefined ? { root: options.root } : {}),
     ...(options.backend !== undefined ? { backend: options.backend } : {}),
     ...(options.store !== undefined ? { store: options.store } : {}),
     ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+    archive: { archiveMaxBytes: config.archiveMaxBytes, archiveTtlMs: config.archiveTtlMs },
     tools: {
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
       ...(options.env !== undefined ? { env: options.env } : {}),

@@ -21,6 +21,11 @@ export function createPrepareStep(options: PrepareStepOptions): SpoolPrepareStep
   return ({ messages, stepNumber }) => {
     const { messages: prepared, report } = prepareHistory(fromAISDK(messages), {
       workspace: options.workspace,
+      // Checked (SPOOL_DEBUG_CONTEXT=1) against the AI SDK's rules: its providers regroup results per
+      // their own API, so a history valid for the SDK need not already be in Anthropic's shape.
+      format: "ai-sdk",
+      // The model's `read` resolves relative paths against the tools' cwd, not the session directory.
+      absolutePaths: true,
       ...(options.config !== undefined ? { config: options.config } : {}),
       ...(options.toolCaps !== undefined ? { toolCaps: options.toolCaps } : {}),
       ...(options.preserveTools !== undefined ? { preserveTools: options.preserveTools } : {}),

@@ -32,7 +32,8 @@ export interface BudgetOptions {
   readonly archive?: ArchiveStore;
   /**
    * The session workspace. Files inside it are named relative to it in previews (`results/KEY.txt`),
-   * so the same history gives the same prompt in any checkout or machine; `read` resolves them.
+   * so the same history gives the same prompt in any checkout or machine; a `read` limited to the
+   * workspace resolves them. Without it, paths are shown as saved (absolute).
    */
   readonly workspaceDir?: string;
 }

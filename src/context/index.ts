@@ -82,7 +82,7 @@ export { DEFAULT_ARCHIVE_MAX_BYTES, DEFAULT_ARCHIVE_TTL_MS, DiskArchive, type Di
 export { extractRecallKeys, isRecallTool, recall, type RecallOptions, type RecallResult } from "./recall.js";
 export { createWorkspace, readOnlyLookup, type Workspace, type WorkspaceOptions } from "./workspace.js";
 export { prepareHistory, type PrepareOptions, type PrepareReport } from "./prepare.js";
-export { DEFAULT_CONTEXT_CONFIG, contextConfigFromEnv, type ContextConfig } from "./config.js";
+export { DEFAULT_CONTEXT_CONFIG, contextConfigFromEnv, contextConfigFromOptions, type ContextConfig } from "./config.js";
 export {
   FORMATS,
   adapters,

@@ -38,6 +38,13 @@ export interface PrepareOptions {
    */
   readonly format?: Format;
   /**
+   * Name saved files in previews and stubs by absolute path instead of relative to the workspace —
+   * for a model whose `read` resolves relative paths elsewhere (the agent surfaces' read resolves
+   * them against the agent's cwd). Previews stay byte-identical across requests, since a session's
+   * directory is fixed for the session; relative names are only needed to be stable across machines.
+   */
+  readonly absolutePaths?: boolean;
+  /**
    * Debug assertion: check the output against every rule of the provider API (validateForProvider;
    * every format when `format` is not given) and throw ProviderRuleError on a problem spool should
    * have repaired or must not have caused. Default: SPOOL_DEBUG_CONTEXT=1 in `env` or the process
@@ -68,7 +75,8 @@ export interface PrepareReport {
 }
 
 export function prepareHistory(messages: readonly Message[], options: PrepareOptions = {}): { messages: readonly Message[]; report: PrepareReport } {
-  const config: ContextConfig = { ...contextConfigFromEnv(options.env ?? process.env), ...options.config };
+  // An option given in config is not read from the environment: a bad variable it overrides is no error.
+  const config: ContextConfig = contextConfigFromEnv(options.env ?? process.env, options.config);
   const archive = options.archive ?? options.workspace?.archive;
   const resultsDir = options.resultsDir ?? options.workspace?.resultsDir;
   // Never lossy: microcompaction needs an archive to put a recall marker in every stub.
@@ -103,7 +111,7 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
     turnBudgetChars: config.turnBudgetChars,
     ...(options.toolCaps !== undefined ? { toolCaps: options.toolCaps } : {}),
     ...(resultsDir !== undefined ? { resultsDir } : {}),
-    ...(options.workspace !== undefined ? { workspaceDir: options.workspace.dir } : {}),
+    ...(options.workspace !== undefined && options.absolutePaths !== true ? { workspaceDir: options.workspace.dir } : {}),
     archive,
   };
   const budgeted = enforceToolResultBudget(unique.messages, budgetOptions);

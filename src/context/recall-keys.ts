@@ -6,7 +6,13 @@
 /** JSON fields that may hold a key when the payload is an object without a marker. */
 const KEY_FIELDS = ["key", "keys", "marker", "markers", "ccr", "id"];
 
-/** Tier 1: tolerant markers anywhere. Tier 2 (only if none): JSON key fields, or the whole payload as a bare key. */
+/**
+ * Tier 1: tolerant markers anywhere. Tier 2 (only if none): JSON key fields or a JSON array of
+ * strings, or the whole payload as a list of bare keys. A list (the payload, or one JSON string) is
+ * keys separated by whitespace or commas, each optionally quoted or backticked, or saved result
+ * files as a preview names them (`results/KEY.txt`, or that path absolute); one word that is
+ * neither — prose, another path — and the list names no key.
+ */
 export function extractRecallKeys(payload: string): string[] {
   const keys = new Set<string>();
   for (const key of markerKeys(payload)) keys.add(key);
@@ -14,10 +20,12 @@ export function extractRecallKeys(payload: string): string[] {
 
   const trimmed = payload.trim();
   const candidates: string[] = [];
-  if (trimmed.startsWith("{")) {
+  if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
     try {
       const parsed = JSON.parse(trimmed) as unknown;
-      if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) {
+      if (Array.isArray(parsed)) {
+        for (const v of parsed) if (typeof v === "string") candidates.push(v);
+      } else if (parsed !== null && typeof parsed === "object") {
         for (const field of KEY_FIELDS) {
           if (!Object.hasOwn(parsed, field)) continue;
           const value = (parsed as Record<string, unknown>)[field];
@@ -26,15 +34,47 @@ export function extractRecallKeys(payload: string): string[] {
         }
       }
     } catch {
-      // not JSON (or nested past the parser's depth): judged as a bare key below
+      // not JSON (or nested past the parser's depth): judged as a list of bare keys below
       candidates.push(trimmed);
     }
   } else candidates.push(trimmed);
   for (const candidate of candidates) {
-    const bare = stripWrapping(candidate);
-    if (bare.length === 16 && isHexRun(bare, 0, 16)) keys.add(bare.toLowerCase());
+    // judged one by one, like JSON fields: an "id" that is a tool call id does not hide the "key" field
+    for (const key of bareKeys(candidate) ?? []) keys.add(key);
   }
   return [...keys];
+}
+
+/** The keys of a list of bare keys and result file paths, or undefined when any word is neither. */
+function bareKeys(text: string): string[] | undefined {
+  const keys: string[] = [];
+  let start = 0;
+  for (let i = 0; i <= text.length; i++) {
+    if (i < text.length && !isSpaceCode(text.charCodeAt(i)) && text.charCodeAt(i) !== 0x2c) continue; // ','
+    if (i > start) {
+      const word = stripWrapping(text.slice(start, i));
+      const key = word.length === 16 && isHexRun(word, 0, 16) ? word.toLowerCase() : resultFileKey(word);
+      if (word !== "" && key === undefined) return undefined;
+      if (key !== undefined) keys.push(key);
+    }
+    start = i + 1;
+  }
+  return keys;
+}
+
+/**
+ * The key of `results/KEY.txt` (or `.json`, a text saved as a JSON string), alone or after an
+ * absolute directory with no `.` or `..` segment. Only the key is used — the text is looked up in
+ * this session's workspace — so the directory is never opened.
+ */
+function resultFileKey(word: string): string | undefined {
+  const ext = word.endsWith(".txt") ? 4 : word.endsWith(".json") ? 5 : 0;
+  const dirEnd = word.length - ext - 16;
+  if (ext === 0 || dirEnd < 8 || !isHexRun(word, dirEnd, 16)) return undefined;
+  const dir = word.slice(0, dirEnd);
+  if (dir !== "results/" && !(dir.startsWith("/") && dir.endsWith("/results/"))) return undefined;
+  if (dir.split("/").some((segment) => segment === "." || segment === "..")) return undefined;
+  return word.slice(dirEnd, dirEnd + 16).toLowerCase();
 }
 
 /** Every `[<]{0,2} ccr : KEY` (any case, any whitespace around `:`), KEY 16 hex chars not followed by a letter or digit. */

@@ -7,7 +7,7 @@
 // session it created also keeps a record per call (what ran, its times, how it ended).
 import { join } from "node:path";
 import { SpoolError } from "../errors/index.js";
-import { createWorkspace, type ToolResultMessage, type Workspace } from "../context/index.js";
+import { createWorkspace, type ToolResultMessage, type Workspace, type WorkspaceOptions } from "../context/index.js";
 import { applyImmutable } from "../delta/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { DEFAULT_ROOT, newSessionId, openSessionRepo, sessionsDir, setValue, type PostgresRepoOptions, type RepoBackend, type Store } from "../store/index.js";
@@ -32,6 +32,8 @@ export interface AgentSessionOptions {
   /** Use this store and workspace instead of creating a session (nothing is recorded or closed for you). */
   readonly store?: Store;
   readonly workspace?: Workspace;
+  /** Archive limits of a workspace created here (default: SPOOL_ARCHIVE_MAX_MB / SPOOL_ARCHIVE_TTL, else 256 MB / 7 days). */
+  readonly archive?: Pick<WorkspaceOptions, "archiveMaxBytes" | "archiveTtlMs">;
 }
 
 export interface AgentCallOutcome {
@@ -76,7 +78,7 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
   const owned = options.store === undefined;
   if (options.store !== undefined) {
     store = options.store;
-    workspace = options.workspace ?? createWorkspace({ keep: true });
+    workspace = options.workspace ?? createWorkspace({ keep: true, ...options.archive });
     id = workspace.sessionId;
     dir = workspace.dir;
   } else {
@@ -89,7 +91,7 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
     const created = await repo.create({ id: newSessionId() });
     ({ id, store } = created);
     dir = created.dir;
-    workspace = options.workspace ?? createWorkspace({ dir: join(root, id), keep: true });
+    workspace = options.workspace ?? createWorkspace({ dir: join(root, id), keep: true, ...options.archive });
   }
   const record: SessionRecord = {
     command: options.label,

@@ -94,6 +94,45 @@ describe("through @ai-sdk/openai-compatible against a scripted server", () => {
     expect(toolResult(requests[3]!.messages, "call_2_0")).toContain("FAIL parser");
   });
 
+  it("the file a cut result's preview and its later stub name can be opened with the read tool the model has", async () => {
+    const dir = tempDir("spool-provider-");
+    // ≈ 40 KB: over the result budget, under bash's own 50 KB view, so the budget saves it under results/.
+    const rows = 'for i in $(seq 1 1500); do echo "row $i: xxxxxxxxxxxxxxxxxxxx"; done';
+    const previewPath = (text: string): string => /read the file (\S+) by line range/.exec(text)![1]!;
+    const stubPath = (text: string): string => /, or read (\S+)\]$/.exec(text)![1]!;
+    const server = await startFakeOpenAI([
+      () => [{ name: "bash", args: { command: rows } }],
+      (m) => [{ name: "read", args: { path: previewPath(toolResult(m, "call_0_0")), offset: 1, limit: 2 } }],
+      () => [{ name: "bash", args: { command: "echo a" } }],
+      (m) => [{ name: "read", args: { path: stubPath(toolResult(m, "call_0_0")), offset: 1500 } }],
+      () => "done",
+    ]);
+    cleanups.push(() => server.close());
+    const spool = await createSpool({ root: join(dir, ".spool"), cwd: dir, context: { truncateTurns: 1, summarizeTurns: 2 } });
+    cleanups.push(() => spool.close());
+    const provider = createOpenAICompatible({ name: "fake", baseURL: server.baseURL, apiKey: "test-key" });
+    const result = streamText({
+      model: provider.chatModel("fake-model"),
+      tools: spool.tools,
+      prepareStep: spool.prepareStep,
+      stopWhen: isStepCount(10),
+      prompt: "go",
+    });
+    const finals = new Map<string, string>();
+    for await (const part of result.fullStream) {
+      if (part.type === "error") throw part.error;
+      if (part.type === "tool-result" && !part.preliminary) finals.set(part.toolCallId, (part.output as { text: string }).text);
+    }
+    const requests = server.requests;
+    expect(requests).toHaveLength(5);
+    expect(toolResult(requests[1]!.messages, "call_0_0")).toMatch(/^\[Partial tool result/);
+    expect(finals.get("call_1_0")).toMatch(/^row 1: x+\nrow 2: x+\n/);
+    // The preview is byte-identical from one request to the next: the provider's prompt cache stays warm.
+    expect(toolResult(requests[2]!.messages, "call_0_0")).toBe(toolResult(requests[1]!.messages, "call_0_0"));
+    expect(toolResult(requests[3]!.messages, "call_0_0")).toMatch(/^\[Old tool result cleared/);
+    expect(finals.get("call_3_0")).toMatch(/^row 1500: x+\n/);
+  });
+
   it("examples/ai-sdk-agent.mjs type-checks", async () => {
     await promisify(execFile)(process.execPath, [join(ROOT_DIR, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT_DIR, "tsconfig.examples.json")], {
       cwd: ROOT_DIR,

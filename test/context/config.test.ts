@@ -4,6 +4,7 @@ import {
   assistant,
   ConfigError,
   contextConfigFromEnv,
+  contextConfigFromOptions,
   DEFAULT_CONTEXT_CONFIG,
   MemoryArchive,
   prepareHistory,
@@ -93,6 +94,24 @@ describe("contextConfigFromEnv", () => {
   it("summarising before truncating is rejected", () => {
     expect(() => contextConfigFromEnv({ SPOOL_MICROCOMPACT_TRUNCATE_TURNS: "5", SPOOL_MICROCOMPACT_SUMMARIZE_TURNS: "3" })).toThrow(
       /SPOOL_MICROCOMPACT_SUMMARIZE_TURNS/,
+    );
+  });
+
+  it("an option given explicitly replaces its variable, which is then not read (a bad one is no error)", () => {
+    const env = { SPOOL_TOOL_RESULT_MAX_CHARS: "lots", SPOOL_ARCHIVE_TTL: "soon", SPOOL_MICROCOMPACT_SUMMARIZE_TURNS: "1" };
+    expect(() => contextConfigFromEnv(env)).toThrow(ConfigError);
+    const c = contextConfigFromEnv(env, { maxResultChars: 500, archiveTtlMs: 0, summarizeTurns: 6 });
+    expect(c).toMatchObject({ maxResultChars: 500, archiveTtlMs: 0, summarizeTurns: 6, turnBudgetChars: 200_000 });
+    const h = [assistant("", [{ id: "a", name: "read" }]), toolResult("a", lines(8_000, 1))];
+    const config = { maxResultChars: 50_000, archiveTtlMs: 0, summarizeTurns: 6 };
+    expect(prepareHistory(h, { archive: new MemoryArchive(), env, config }).report.changed).toBe(false);
+  });
+
+  it("contextConfigFromOptions names a bad option as the caller wrote it", () => {
+    expect(contextConfigFromOptions({ maxResultChars: 1_000 }, {}).maxResultChars).toBe(1_000);
+    expect(() => contextConfigFromOptions({ minContent: 0 }, {}, "opts")).toThrow(/^opts\.minContent: expected a whole number of 1 or more, got 0\.$/);
+    expect(() => contextConfigFromOptions({ summarizeTurns: 1 }, { SPOOL_MICROCOMPACT_TRUNCATE_TURNS: "3" })).toThrow(
+      /^context\.summarizeTurns: is 1, below SPOOL_MICROCOMPACT_TRUNCATE_TURNS \(3\)/,
     );
   });
 

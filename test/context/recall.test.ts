@@ -32,6 +32,46 @@ describe("recall key extraction", () => {
     expect(extractRecallKeys(payload)).toEqual([]);
   });
 
+  it.each([
+    ["space-separated", (a: string, b: string) => `${a} ${b}`],
+    ["comma-separated", (a: string, b: string) => `${a},${b}`],
+    ["comma and space", (a: string, b: string) => ` ${a}, ${b} `],
+    ["one per line", (a: string, b: string) => `${a}\n${b}\n`],
+    ["a JSON array", (a: string, b: string) => JSON.stringify([a, b])],
+    ["a JSON field with two bare keys", (a: string, b: string) => JSON.stringify({ key: `${a} ${b}` })],
+    ["quoted, backticked and upper case", (a: string, b: string) => `"${a}" \`${b.toUpperCase()}\``],
+  ])("several bare keys: %s", (_name, join) => {
+    const other = "0123456789abcdef";
+    expect(extractRecallKeys(join(K, other))).toEqual([K, other]);
+  });
+
+  it("JSON strings are judged one by one: a field or entry that is not a key does not hide one that is", () => {
+    expect(extractRecallKeys(JSON.stringify({ id: "call_1", key: K }))).toEqual([K]);
+    expect(extractRecallKeys(JSON.stringify(["see", K, 3]))).toEqual([K]);
+  });
+
+  it.each([
+    ["as a preview names it", `results/${K}.txt`],
+    ["saved as JSON", `results/${K}.json`],
+    ["absolute", `/home/u/.spool/sessions/20260101-000000-abcde/results/${K}.txt`],
+    ["next to a key", `results/${K}.txt 0123456789abcdef`],
+  ])("the result file path %s gives its key", (_name, payload) => {
+    expect(extractRecallKeys(payload)[0]).toBe(K);
+  });
+
+  it.each([
+    ["another directory", `spill/${K}.txt`],
+    ["a parent segment", `../results/${K}.txt`],
+    ["an absolute parent segment", `/a/../results/${K}.txt`],
+    ["a relative prefix", `x/results/${K}.txt`],
+    ["another extension", `results/${K}.log`],
+    ["a suffix", `results/${K}.txt.bak`],
+    ["a longer name", `results/${K}0.txt`],
+    ["a key and prose", `${K} please`],
+  ])("no key in %s", (_name, payload) => {
+    expect(extractRecallKeys(payload)).toEqual([]);
+  });
+
   it("finds every key of several markers, deduped in order", () => {
     const other = "0123456789abcdef";
     expect(extractRecallKeys(`<<ccr:${other}>> and ccr:${K} and <<ccr:${other}>>`)).toEqual([other, K]);

@@ -1,0 +1,124 @@
+// createSpool's options: each one takes effect, and a bad one is refused when the spool is created,
+// with an error naming the option in the units the developer passed — not later, on every model call,
+// as tool text only the model reads.
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ModelMessage } from "ai";
+import { afterAll, afterEach, expect, it, vi } from "vitest";
+import { createSpool, type CreateSpoolOptions } from "../../dist/ai-sdk/index.js";
+import { SpoolError } from "../../dist/errors/index.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+afterAll(removeTempDirs);
+
+/** `n` turns of one bash call each, every result `chars` long and different. */
+function history(n: number, chars: number): ModelMessage[] {
+  const messages: ModelMessage[] = [{ role: "user", content: "go" }];
+  for (let i = 0; i < n; i++) {
+    const value = `result ${i}\n`.repeat(Math.ceil(chars / 10)).slice(0, chars);
+    messages.push(
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: `c${i}`, toolName: "bash", input: { command: "x" } }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: `c${i}`, toolName: "bash", output: { type: "text", value } }] },
+    );
+  }
+  return messages;
+}
+
+it("context.archiveMaxBytes and archiveTtlMs bound the session's archive", async () => {
+  const spool = await createSpool({ root: join(tempDir("spool-ai-sdk-opt-"), ".spool"), context: { archiveMaxBytes: 60_000, archiveTtlMs: 3_600_000 } });
+  cleanups.push(() => spool.close());
+  expect(spool.session.workspace.archive).toMatchObject({ maxBytes: 60_000, ttlMs: 3_600_000 });
+  // 20 old results of 10 KB each are archived as they are compacted: 200 KB into a 60 KB archive.
+  spool.prepareStep({ messages: history(20, 10_000) });
+  const dir = join(spool.sessionDir, "archive");
+  const bytes = readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
+  expect(bytes).toBeGreaterThan(0);
+  expect(bytes).toBeLessThanOrEqual(60_000);
+});
+
+const aFile = (): string => {
+  const path = join(tempDir("spool-ai-sdk-opt-"), "file");
+  writeFileSync(path, "x");
+  return path;
+};
+
+it.each<[string, () => CreateSpoolOptions, string, RegExp]>([
+  ["a negative timeout", () => ({ timeout: -1 }), "SPOOL_AI_SDK_OPTION", /^createSpool: timeout must be a number of seconds above 0 .*, got -1\b/],
+  ["a zero timeout", () => ({ timeout: 0 }), "SPOOL_AI_SDK_OPTION", /timeout .* got 0\b/],
+  ["a NaN timeout", () => ({ timeout: Number.NaN }), "SPOOL_AI_SDK_OPTION", /timeout .* got NaN/],
+  ["limits.maxBytes 0", () => ({ limits: { maxBytes: 0 } }), "SPOOL_AI_SDK_OPTION", /^createSpool: limits\.maxBytes must be a whole number .*, got 0\b/],
+  ["limits.maxLines -3", () => ({ limits: { maxLines: -3 } }), "SPOOL_AI_SDK_OPTION", /limits\.maxLines .* got -3\b/],
+  ["limits.retain middle", () => ({ limits: { retain: "middle" as "head" } }), "SPOOL_AI_SDK_OPTION", /limits\.retain must be "head" or "tail", got "middle"/],
+  ["a missing cwd", () => ({ cwd: "/nonexistent/dir" }), "SPOOL_AI_SDK_OPTION", /^createSpool: cwd "\/nonexistent\/dir" does not exist/],
+  ["a cwd that is a file", () => ({ cwd: aFile() }), "SPOOL_AI_SDK_OPTION", /cwd .* is not a directory/],
+  [
+    "context.maxResultChars 0",
+    () => ({ context: { maxResultChars: 0 } }),
+    "SPOOL_CONTEXT_CONFIG",
+    /^context\.maxResultChars: expected a whole number .*, got 0\b/,
+  ],
+  ["context.maxResultChars -5", () => ({ context: { maxResultChars: -5 } }), "SPOOL_CONTEXT_CONFIG", /context\.maxResultChars: .* got -5\b/],
+  ["context.maxResultChars NaN", () => ({ context: { maxResultChars: Number.NaN } }), "SPOOL_CONTEXT_CONFIG", /context\.maxResultChars: .* got NaN/],
+  [
+    'context.maxResultChars "100"',
+    () => ({ context: { maxResultChars: "100" as unknown as number } }),
+    "SPOOL_CONTEXT_CONFIG",
+    /context\.maxResultChars: .* got "100"/,
+  ],
+  [
+    "context.archiveTtlMs -1",
+    () => ({ context: { archiveTtlMs: -1 } }),
+    "SPOOL_CONTEXT_CONFIG",
+    /context\.archiveTtlMs: .*0 = entries never expire.* got -1\b/,
+  ],
+  [
+    "context.summarizeTurns below truncateTurns",
+    () => ({ context: { truncateTurns: 5, summarizeTurns: 2 } }),
+    "SPOOL_CONTEXT_CONFIG",
+    /^context\.summarizeTurns: is 2, below context\.truncateTurns \(5\)/,
+  ],
+  [
+    "context.truncateTurns above the default summarizeTurns",
+    () => ({ context: { truncateTurns: 5 } }),
+    "SPOOL_CONTEXT_CONFIG",
+    /^context\.truncateTurns: is 5, above the default summarizeTurns \(4\); .* set it ≤ 4, or set context\.summarizeTurns ≥ 5 too\.$/,
+  ],
+  [
+    "an unknown context option",
+    () => ({ context: { maxResultChar: 5 } as never }),
+    "SPOOL_CONTEXT_CONFIG",
+    /^context\.maxResultChar: is not a context option; the options are maxResultChars, /,
+  ],
+])("%s is refused by createSpool, before any session is created", async (_name, options, code, message) => {
+  const root = join(tempDir("spool-ai-sdk-opt-"), ".spool");
+  const err = await createSpool({ root, ...options() }).then(
+    (spool) => spool.close().then(() => undefined),
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(SpoolError);
+  expect(err).toMatchObject({ code, message: expect.stringMatching(message) });
+  expect(existsSync(root)).toBe(false);
+});
+
+it("an explicit context option wins over a bad environment variable for the same setting", async () => {
+  vi.stubEnv("SPOOL_TOOL_RESULT_MAX_CHARS", "lots");
+  try {
+    const root = join(tempDir("spool-ai-sdk-opt-"), ".spool");
+    await expect(createSpool({ root })).rejects.toMatchObject({
+      code: "SPOOL_CONTEXT_CONFIG",
+      message: expect.stringMatching(/^SPOOL_TOOL_RESULT_MAX_CHARS: /),
+    });
+    const spool = await createSpool({ root, context: { maxResultChars: 5_000 } });
+    cleanups.push(() => spool.close());
+    const messages = history(1, 8_000);
+    const prepared = spool.prepareStep({ messages }).messages;
+    const tool = prepared[2] as { content: { output: { value: string } }[] };
+    expect(tool.content[0]!.output.value).toMatch(/^\[Partial tool result/);
+  } finally {
+    vi.unstubAllEnvs();
+  }
+});
