@@ -2,7 +2,7 @@
 // `<root>/sessions/<id>/` (durable log, spill, recovery and wire all exactly as a library user gets
 // them), show it live, and print the model-facing result and the session path. With --serve the
 // viewer follows it in a browser. The exit status is the command's.
-import { fstatSync } from "node:fs";
+import { existsSync, fstatSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { join, relative } from "node:path";
 import { createWorkspace } from "../context/index.js";
@@ -185,7 +185,7 @@ async function run(a: RunArgs): Promise<number> {
         ? openSessionRepo(root, { backend: "postgres", url: a.store.url, postgres: postgresRepoOptions() })
         : openSessionRepo(root, { backend: a.store.kind });
     // A second writer on one session gets a clear "session is open in process N" from the store.
-    const session = a.session === undefined ? await repo.create({ id }) : await openOrCreate(repo, id);
+    const session = a.session === undefined ? await repo.create({ id }) : await openOrCreate(repo, id, a.store.kind);
     const store: Store = session.store;
     const seq = harnessRunNumber(store);
     const workspace = createWorkspace({ dir: session.dir, keep: true });
@@ -320,11 +320,20 @@ async function run(a: RunArgs): Promise<number> {
 }
 
 /** `--session ID`: continue the session, or start it under that id when it does not exist yet. */
-async function openOrCreate(repo: ReturnType<typeof openSessionRepo>, id: string): Promise<{ id: string; dir: string; store: Store }> {
+async function openOrCreate(
+  repo: ReturnType<typeof openSessionRepo>,
+  id: string,
+  kind: StoreTarget["kind"],
+): Promise<{ id: string; dir: string; store: Store }> {
   try {
     return { id, dir: join(repo.root, id), store: await repo.open(id) };
   } catch (err) {
     if (!(err instanceof SessionNotFoundError)) throw err;
+    // The same id on the other local backend: say which --store continues it (create would say "exists").
+    const other = kind === "jsonl" ? "sqlite" : kind === "sqlite" ? "jsonl" : undefined;
+    if (other !== undefined && existsSync(join(repo.root, id, `session.${other}`))) {
+      throw new UsageError(`session ${id} is stored in ${other === "sqlite" ? "SQLite" : "JSONL"}; add --store ${other} to continue it`);
+    }
     return repo.create({ id });
   }
 }

@@ -2,7 +2,7 @@
 // SPOOL_STORE, faults at start (one line, password never shown, command not run), the server stopped
 // in the middle of a run (command not killed, output kept, local session readable), spills stored in
 // the database, sessions/inspect/gc on the database.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import pg from "pg";
@@ -79,6 +79,8 @@ describe("spool run --store postgres://", () => {
     expect(r.stderr).toMatch(new RegExp(`^spool run: PostgreSQL at 127\\.0\\.0\\.1:${cluster.port}, database "spool": authentication failed`));
     expect(r.stderr).not.toContain("not-the-password-42");
     expect(existsSync(join(cwd, "ran-anyway"))).toBe(false);
+    // Nor a session directory: the database never took the session, and nothing would list or collect it.
+    expect(readdirSync(join(cwd, ".spool", "sessions"))).toEqual([]);
   });
 
   it("a bad --store value is a usage error that never echoes a password", () => {

@@ -174,6 +174,13 @@ describe("spool run", () => {
     expect(readFileSync(marker, "utf8")).toBe("done\n");
   });
 
+  it("--session on a session of the other local store says which --store continues it", () => {
+    expect(spool(["run", "-q", "--store", "sqlite", "--session", "mixed-stores", "--", "echo one"]).status).toBe(0);
+    const r = spool(["run", "-q", "--session", "mixed-stores", "--", "echo two"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("session mixed-stores is stored in SQLite; add --store sqlite to continue it");
+  });
+
   it("the session path run prints is accepted by inspect", () => {
     const printed = /Session: (\S+)/.exec(spool(["run", "-q", "--", "echo via-path"]).stdout)![1]!;
     const r = spool(["inspect", printed]);

@@ -2,7 +2,7 @@
 // directory under `root` for the files a run writes beside its log (spill/, results/, archive/) and,
 // if the database goes away mid-run, the local fallback log `session.jsonl`.
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionInfo, SessionOpenOptions, SessionRepo } from "../repo.js";
 import type { Store } from "../store.js";
@@ -18,16 +18,23 @@ export interface PostgresRepoOptions extends Omit<PostgresStoreOptions, "session
 export function openPostgresSessionRepo(url: string | undefined, root: string, options: PostgresRepoOptions = {}): SessionRepo {
   const shown = url === undefined ? "postgres (PG* environment)" : redactUrl(url);
   const info = (id: string): SessionInfo => ({ id, dir: join(root, id), file: `${shown}#${id}` });
-  const open = (id: string, create: boolean | "new", o: SessionOpenOptions = {}): Promise<Store> => {
+  const open = async (id: string, create: boolean | "new", o: SessionOpenOptions = {}): Promise<Store> => {
     const s = info(id);
+    const made = !existsSync(s.dir);
     mkdirSync(s.dir, { recursive: true });
-    return openPostgresStore(url, {
-      ...options,
-      ...(o.durability !== undefined ? { durability: o.durability } : {}),
-      sessionId: id,
-      create,
-      ...(options.localFallback === false ? {} : { fallbackPath: join(s.dir, "session.jsonl") }),
-    });
+    try {
+      return await openPostgresStore(url, {
+        ...options,
+        ...(o.durability !== undefined ? { durability: o.durability } : {}),
+        sessionId: id,
+        create,
+        ...(options.localFallback === false ? {} : { fallbackPath: join(s.dir, "session.jsonl") }),
+      });
+    } catch (err) {
+      // A session the database never took leaves no directory behind (nothing lists or collects it).
+      if (made) rmSync(s.dir, { recursive: true, force: true });
+      throw err;
+    }
   };
   return {
     root,
