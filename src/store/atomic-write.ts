@@ -8,6 +8,7 @@
 // disk) into another name, never into two writers on one file.
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { fullDiskAs } from "./errors.js";
 
 let written = 0;
 const MAX_NAME_CLASHES = 100;
@@ -38,8 +39,16 @@ function openTemp(path: string): { fd: number; tmp: string } {
   }
 }
 
-/** Writes `data` to `path` atomically; on failure the temp file is removed and the error rethrown. */
+/** Writes `data` to `path` atomically; on failure the temp file is removed and the error rethrown (a full disk as StoreFullError). */
 export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  try {
+    writeAtomic(path, data, options);
+  } catch (err) {
+    throw fullDiskAs(err, path);
+  }
+}
+
+function writeAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions): void {
   const { fd, tmp } = openTemp(path);
   try {
     try {

@@ -46,6 +46,27 @@ export class StoreClosedError extends SpoolError {
   }
 }
 
+/** The disk (or the user's quota) is full: nothing of the transaction was written. */
+export class StoreFullError extends SpoolError {
+  constructor(
+    readonly file: string,
+    override readonly cause: unknown,
+  ) {
+    super(
+      "SPOOL_STORE_FULL",
+      `no space left to write ${file} (${(cause as NodeJS.ErrnoException)?.code === "EDQUOT" ? "the disk quota is used up" : "the disk is full"}); nothing of this write was kept. ` +
+        "Free some space, or record sessions on another disk (--root DIR).",
+      { cause },
+    );
+  }
+}
+
+/** `err` as StoreFullError when it says the disk or quota is full; otherwise `err` itself. */
+export function fullDiskAs(err: unknown, file: string): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOSPC" || code === "EDQUOT" ? new StoreFullError(file, err) : err;
+}
+
 /** A write or fsync hit an I/O error that leaves the log in an unknown state. */
 export class StoreFailedError extends SpoolError {
   constructor(

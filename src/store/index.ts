@@ -81,6 +81,7 @@ export {
   SessionNotFoundError,
   StoreClosedError,
   StoreFailedError,
+  StoreFullError,
   UnsupportedFormatError,
   WriteError,
 } from "./errors.js";

@@ -181,6 +181,28 @@ describe("spool run", () => {
     expect(r.stderr).toContain("session mixed-stores is stored in SQLite; add --store sqlite to continue it");
   });
 
+  it("a disk that fills up: one line naming the file and what to do, exit 1", (ctx) => {
+    const mnt = join(cwd, "small-disk");
+    const probe = spawnSync("unshare", ["-m", "sh", "-c", `mkdir -p ${mnt} && mount -t tmpfs -o size=2m tmpfs ${mnt} && echo ok`], { encoding: "utf8" });
+    if (probe.stdout?.trim() !== "ok") return ctx.skip();
+    for (const fill of ["", `head -c 3000000 /dev/zero > ${mnt}/fill 2>/dev/null;`]) {
+      const r = spawnSync(
+        "unshare",
+        [
+          "-m",
+          "sh",
+          "-c",
+          `mount -t tmpfs -o size=2m tmpfs ${mnt} && ${fill} exec "${process.execPath}" "${SPOOL_BIN}" run -q --root ${mnt}/s -- 'seq 1000000; exit 3'`,
+        ],
+        { cwd, encoding: "utf8" },
+      );
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(
+        /^spool run: no space left to write \S+ \(the disk is full\); nothing of this write was kept\. Free some space, or record sessions on another disk \(--root DIR\)\.\n$/,
+      );
+    }
+  });
+
   it("the session path run prints is accepted by inspect", () => {
     const printed = /Session: (\S+)/.exec(spool(["run", "-q", "--", "echo via-path"]).stdout)![1]!;
     const r = spool(["inspect", printed]);

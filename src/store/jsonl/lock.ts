@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { SessionLockedError } from "../errors.js";
+import { fullDiskAs, SessionLockedError } from "../errors.js";
 
 interface LockOwner {
   pid: number;
@@ -50,7 +50,12 @@ export function lockHolder(lockPath: string): LockOwner | undefined {
 export function acquireLock(lockPath: string, sessionFile: string): () => void {
   const me: LockOwner = { pid: process.pid, host: hostname(), nonce: randomBytes(8).toString("hex") };
   const tmp = `${lockPath}.${me.nonce}.tmp`;
-  writeFileSync(tmp, JSON.stringify(me), { flag: "wx", mode: 0o600 });
+  try {
+    writeFileSync(tmp, JSON.stringify(me), { flag: "wx", mode: 0o600 });
+  } catch (e) {
+    tryUnlink(tmp); // created, then the write failed (a full disk)
+    throw fullDiskAs(e, lockPath);
+  }
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {

@@ -3,7 +3,7 @@
 import { Buffer } from "node:buffer";
 import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
 import { promisify } from "node:util";
-import { CorruptSessionError, StoreFailedError } from "../errors.js";
+import { CorruptSessionError, fullDiskAs, StoreFailedError } from "../errors.js";
 import { openLine } from "./line.js";
 
 const fdatasyncAsync = promisify(fdatasync);
@@ -110,7 +110,7 @@ export class AppendFile {
       } catch (e2) {
         throw new StoreFailedError(this.path, e2);
       }
-      throw e;
+      throw fullDiskAs(e, this.path);
     }
     this.#size += bytes.length;
     this.dirty = true;
