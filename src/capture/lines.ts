@@ -9,6 +9,7 @@ import { utf8Length, utf8Prefix } from "./utf8.js";
 const STRUCTURAL = /[\r\n\b]/g;
 
 export const cutMarker = (bytes: number): string => ` [… ${bytes} bytes cut from this line]`;
+export const CUT_MARKER_AT_END = / \[… \d+ bytes cut from this line\]$/;
 
 export class LineCleaner {
   /** The current line (its latest frame), already capped; no trailing newline. */
@@ -19,12 +20,25 @@ export class LineCleaner {
   private pendingCR = false;
   /** Lines completed by the latest push. */
   lines = 0;
-  /** Lines that were cut, over everything so far. */
-  cutLines = 0;
+  /** Completed lines that were cut, over everything so far. */
+  private cutDone = 0;
   /** Cleaned bytes of the most recently completed line, without its newline. */
   lastLineBytes = 0;
 
   constructor(private readonly maxLineBytes: number) {}
+
+  /**
+   * Lines that were cut, the current one included: output that ends in an over-long line without a
+   * newline is cut as much as one that has it. Counted once, as it completes or not.
+   */
+  get cutLines(): number {
+    return this.cutDone + (this.openCut > 0 ? 1 : 0);
+  }
+
+  /** A completed line was cut elsewhere (committed in bulk, or from the terminal model). */
+  countCut(): void {
+    this.cutDone++;
+  }
 
   get canTakePlain(): boolean {
     return !this.pendingCR;
@@ -107,9 +121,13 @@ export class LineCleaner {
     this.openCut = bytes - keptBytes;
   }
 
-  /** Hands the current line over (with a pending `\r`, still unapplied) and starts empty. */
+  /**
+   * Hands the current line over (with a pending `\r`, still unapplied) and starts empty. A cut line
+   * goes with its marker and stays counted, as a completed one taken back from the window does.
+   */
   release(): string {
     const line = this.openLine + (this.pendingCR ? "\r" : "");
+    if (this.openCut > 0) this.cutDone++;
     this.pendingCR = false;
     this.open = "";
     this.openBytes = 0;
@@ -121,7 +139,7 @@ export class LineCleaner {
   takeLine(): string {
     this.pendingCR = false;
     const line = this.openLine;
-    if (this.openCut > 0) this.cutLines++;
+    if (this.openCut > 0) this.cutDone++;
     this.lastLineBytes = this.openLineBytes;
     this.open = "";
     this.openBytes = 0;

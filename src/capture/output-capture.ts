@@ -14,7 +14,7 @@ import { AnsiStripper, HOLD_LIMIT } from "./ansi.js";
 import { BinarySniffer } from "./binary.js";
 import { firstCursorMove } from "./cursor.js";
 import { SCAN_SLICE, byteKernel } from "./kernel.js";
-import { LineCleaner, cutMarker } from "./lines.js";
+import { CUT_MARKER_AT_END, LineCleaner, cutMarker } from "./lines.js";
 import { countNewlines } from "./newlines.js";
 import { TerminalScreen } from "./screen.js";
 import type { CaptureLimits, CaptureView, Truncation, TruncatedBy } from "./types.js";
@@ -33,6 +33,15 @@ export const DEFAULT_ROWS = 40;
 export interface TerminalSize {
   readonly cols: number;
   readonly rows: number;
+}
+
+/**
+ * A line cut before the terminal model took it back (see enterScreen), intact: cutting it again would
+ * count it twice and replace its marker with one that counts the marker's own bytes.
+ */
+function alreadyCut(line: string, cap: number): boolean {
+  const m = CUT_MARKER_AT_END.exec(line);
+  return m !== null && utf8Length(line) - utf8Length(m[0]) <= cap;
 }
 
 /**
@@ -274,10 +283,10 @@ export class OutputCapture {
     let last = 0;
     for (const line of done) {
       const bytes = utf8Length(line);
-      if (bytes > cap) {
+      if (bytes > cap && !alreadyCut(line, cap)) {
         const kept = utf8Prefix(line, cap);
         const marked = kept + cutMarker(bytes - utf8Length(kept));
-        this.lines.cutLines++;
+        this.lines.countCut();
         text += marked + "\n";
         last = utf8Length(marked);
       } else {
@@ -351,7 +360,7 @@ export class OutputCapture {
       const line = bytes.toString("utf8", s, nl);
       const kept = utf8Prefix(line, cap);
       const marked = kept + cutMarker(nl - s - utf8Length(kept));
-      this.lines.cutLines++;
+      this.lines.countCut();
       this.window.append(Buffer.from(marked + "\n"), 1);
       if (nl === end - 1) lastLineBytes = utf8Length(marked);
       from = s = nl + 1;

@@ -8,6 +8,7 @@ import {
   MissingCwdError,
   SpawnError,
   applyUpdate,
+  describeTruncation,
   exec,
   type CaptureUpdate,
   type CaptureView,
@@ -109,6 +110,41 @@ describe("exec", () => {
     expect(r.text).toBe("x".repeat(4096) + ` [… ${2097152 - 4096} bytes cut from this line]\ntail-line\n`);
     expect(r.truncation.truncatedBy).toBe("line-length");
     expect(statSync(r.spillPath!).size).toBe(2097152 + 1 + 10);
+  });
+
+  it("an over-long last line without a newline is reported cut and spilled, on pipes, the command's own file and a pty, head or tail", async () => {
+    const cases = [
+      { direct: false, pty: false },
+      { direct: true, pty: false },
+      { direct: false, pty: true },
+    ];
+    for (const { direct, pty } of cases) {
+      for (const retain of ["tail", "head"] as const) {
+        const c = collector();
+        const r = await exec("echo first; head -c 300000 /dev/zero | tr '\\0' a", {
+          pty,
+          onUpdate: c.onUpdate,
+          capture: { limits: { retain }, spill: { dir: work, direct } },
+        });
+        const label = JSON.stringify({ direct, pty, retain });
+        expect(r.text, label).toBe(`first\n${"a".repeat(4096)} [… ${300000 - 4096} bytes cut from this line]`);
+        expect(r.truncation, label).toMatchObject({ truncated: true, truncatedBy: "line-length", cutLines: 1 });
+        expect(r.spillPath, label).toBeDefined();
+        expect(statSync(r.spillPath!).size, label).toBe(r.rawBytes);
+        expect(describeTruncation(r, retain), label).toBe(`[Showing all 2 lines; 1 over-long line was cut. Full output: ${r.spillPath}]`);
+        expect(c.folded()?.spillPath, label).toBe(r.spillPath);
+      }
+    }
+  });
+
+  it("an unterminated last line of non-ASCII text, or of more than the raw prefix, gets its footer", async () => {
+    const euro = await exec(`node -e "process.stdout.write('€'.repeat(5000))"`, { capture: { spill: { dir: work, direct: false } } });
+    expect(euro.truncation).toMatchObject({ truncatedBy: "line-length", cutLines: 1 });
+    expect(readFileSync(euro.spillPath!, "utf8")).toBe("€".repeat(5000));
+    const big = await exec("head -c 3000000 /dev/zero | tr '\\0' a", { capture: { spill: { dir: work, direct: false } } });
+    expect(big.truncation).toMatchObject({ truncatedBy: "line-length", cutLines: 1 });
+    expect(statSync(big.spillPath!).size).toBe(3000000);
+    expect(describeTruncation(big)).toBe(`[Showing all 1 lines; 1 over-long line was cut. Full output: ${big.spillPath}]`);
   });
 
   it("binary from /dev/urandom is reported as binary with its size, and spilled", async () => {

@@ -195,6 +195,21 @@ describe("captures through the kernel", () => {
     }
   });
 
+  it("count an over-long last line without a newline as cut, as the string path does, in one slice or several", () => {
+    for (const size of [5000, SCAN_SLICE + 5000]) {
+      const all = enc(`first\x1b[31m\n${"é".repeat(size)}`);
+      for (const lim of [{ retain: "tail" as const }, { retain: "head" as const }]) {
+        const want = capture(StringPathCapture, [all], lim);
+        expect(want.truncation).toMatchObject({ truncatedBy: "line-length", cutLines: 1 });
+        expect(capture(StringPathCapture, [all, enc("\n")], lim).truncation.cutLines).toBe(1);
+        for (const k of [0, 7, 9, 4000, 4103, all.length - 1]) {
+          expect(capture(OutputCapture, [all.subarray(0, k), all.subarray(k)], lim)).toEqual(want);
+          expect(capture(OutputCapture, [all.subarray(0, k), all.subarray(k), enc("\n")], lim).truncation.cutLines).toBe(1);
+        }
+      }
+    }
+  });
+
   it("equal the string path's on coloured lines longer than one scan (sliced) and over the line cap", () => {
     const line = (i: number) => `${i} \x1b[3${i % 7}mcompile\x1b[0m src/${"é".repeat(i % 5)}x.ts ${"-".repeat(i % 97 === 0 ? 5000 : i % 40)}\r\n`;
     const all = enc(Array.from({ length: 9000 }, (_, i) => line(i)).join(""));

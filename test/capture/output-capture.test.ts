@@ -121,6 +121,55 @@ describe("cleaning", () => {
     expect(v.truncation.totalBytes).toBe(bytes(v.text));
   });
 
+  it("an over-long last line without a newline is cut and counted as one with it, once", () => {
+    for (const retain of ["tail", "head"] as const) {
+      for (const long of ["a".repeat(300_000), "€".repeat(5000), "x".repeat(4097)]) {
+        const closed = run(["first\n", long, "\n"], { retain });
+        const open = run(["first\n", long], { retain });
+        const kept = long.slice(0, long[0] === "€" ? 1365 : 4096);
+        expect(open.text).toBe(`first\n${kept} [… ${bytes(long) - bytes(kept)} bytes cut from this line]`);
+        expect(closed.text).toBe(`${open.text}\n`);
+        for (const v of [open, closed]) {
+          expect(v.truncation).toMatchObject({ truncated: true, truncatedBy: "line-length", cutLines: 1, totalLines: 2, lastLinePartial: false });
+          expect(v.truncation.totalBytes).toBe(bytes(v.text));
+        }
+        expect(describeTruncation(open, retain)).toBe("[Showing all 2 lines; 1 over-long line was cut. The full output was not kept.]");
+      }
+    }
+  });
+
+  it("the cut of the line still open counts while it is being written and when its newline comes", () => {
+    const c = new OutputCapture(resolveLimits({ maxLineBytes: 16 }));
+    c.push(enc("x".repeat(10)));
+    expect(c.truncatedBy).toBeNull();
+    c.push(enc("x".repeat(10)));
+    expect(c.truncatedBy).toBe("line-length");
+    expect(c.view().truncation.cutLines).toBe(1);
+    c.push(enc("x".repeat(10)));
+    expect(c.view().truncation.cutLines).toBe(1);
+    c.push(enc("\nshort\n" + "y".repeat(20)));
+    expect(c.view().truncation.cutLines).toBe(2);
+    c.push(enc("\n"));
+    c.end();
+    expect(c.view().truncation).toMatchObject({ cutLines: 2, totalLines: 3, truncatedBy: "line-length" });
+    // A carriage return starts a new frame: the cut frame is gone from the line, and so is its cut.
+    expect(run(["z".repeat(20) + "\rshort"], { maxLineBytes: 16 }).truncation).toMatchObject({ truncated: false, cutLines: 0 });
+    expect(run(["z".repeat(20) + "\rshort\n"], { maxLineBytes: 16 }).truncation).toMatchObject({ truncated: false, cutLines: 0 });
+  });
+
+  it("a cut line taken under the terminal model keeps its marker and is counted once, open or completed", () => {
+    const long = "x".repeat(5000);
+    const marker = " [… 904 bytes cut from this line]";
+    for (const first of [long, `${long}\n`]) {
+      // A cursor move hands the lines still on screen to the terminal model; enough newlines scroll them off.
+      for (const rest of [["\x1b[1B"], ["\x1b[1B", "\n".repeat(60)]]) {
+        const v = run([first, ...rest]);
+        expect(v.text).toContain(`${"x".repeat(4096)}${marker}`);
+        expect(v.truncation).toMatchObject({ truncatedBy: "line-length", cutLines: 1 });
+      }
+    }
+  });
+
   it("binary output (a NUL byte) stops text rendering and reports binary with the raw size", () => {
     const v = run(["hello\n", Buffer.from([1, 2, 0, 3]), "more text\n"]);
     expect(v.binary).toBe(true);
@@ -254,8 +303,53 @@ describe("properties", () => {
         expect(t.totalLines).toBeGreaterThanOrEqual(t.outputLines);
         expect(t.truncated).toBe(t.truncatedBy !== null);
         if (!t.truncated) expect(t.outputLines).toBeLessThanOrEqual(t.totalLines);
+        // Every cut line the view shows is counted, the last one too.
+        expect(t.cutLines).toBeGreaterThanOrEqual(v.text.match(/ \[… \d+ bytes cut from this line\]/g)?.length ?? 0);
+        if (t.cutLines > 0) expect(t.truncated).toBe(true);
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it("lines over the cap are counted as cut whether or not the last one has its newline, and once", () => {
+    // No escapes but colour and no backspace: a line's text is its last non-empty carriage-return frame.
+    const part = fc.oneof(
+      fc.constantFrom("\n", "\r", "\r\n", "\t", "é", "😀", "€", "\x1b[31m", "\x1b[0m"),
+      fc.stringMatching(/^[a-z ]{0,30}$/),
+      fc.integer({ min: 1, max: 250 }).map((n) => "x".repeat(n)),
+      fc.integer({ min: 1, max: 90 }).map((n) => "€".repeat(n)),
+    );
+    const naiveCut = (text: string, cap: number) =>
+      text
+        .replace(/\x1b\[\d*m/g, "")
+        .replace(/\r\n/g, "\n")
+        .split("\n")
+        .filter(
+          (line) =>
+            bytes(
+              line
+                .split("\r")
+                .filter((f) => f !== "")
+                .pop() ?? "",
+            ) > cap,
+        ).length;
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 30 }), limits, fc.nat(), fc.boolean(), (parts, lim, at, newline) => {
+        // Counted while the output is still coming, too (what the spill decision and updates see).
+        const first = parts.slice(0, at % (parts.length + 1)).join("");
+        const text = parts.join("") + (newline ? "\n" : "");
+        const c = new OutputCapture(resolveLimits(lim));
+        c.push(enc(first));
+        expect(c.view().truncation.cutLines).toBe(naiveCut(first, lim.maxLineBytes));
+        c.push(enc(text.slice(first.length)));
+        c.end();
+        const t = c.view().truncation;
+        const want = naiveCut(text, lim.maxLineBytes);
+        expect(t.cutLines).toBe(want);
+        if (want > 0) expect(t.truncated).toBe(true);
+        if (t.totalLines <= lim.maxLines && t.totalBytes <= lim.maxBytes) expect(t.truncatedBy).toBe(want > 0 ? "line-length" : null);
+      }),
+      { numRuns: 500 },
     );
   });
 
