@@ -47,7 +47,7 @@ const OPTIONS = {
   timeout: { type: "string", value: "SECONDS", help: "kill the process group after SECONDS (exit 124, as GNU timeout)" },
   pty: {
     type: "boolean",
-    help: "run under a pseudo-terminal (the command sees a terminal: colour, progress\ndisplays); a display that redraws with cursor movement ends as its final screen",
+    help: "run under a pseudo-terminal (the command sees a terminal: colour, progress\ndisplays); a display that redraws with cursor movement ends as its final screen;\nnothing types into it, so a command that prompts waits (give it --timeout)",
   },
   json: { type: "boolean", help: "print {exitCode, signal, timedOut, aborted, binary, text, truncation, spillPath, session}" },
   store: STORE,
