@@ -1,7 +1,7 @@
 // The model-facing footer: says loudly that the view is partial, what was kept and where the rest is
 // (a marker that does not say which part was kept leads models to "phantom reads": acting on a
 // partial view as if it were the whole output).
-import type { CaptureMetadata, Retain } from "./types.js";
+import type { CaptureMetadata, CaptureView, Retain } from "./types.js";
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -24,7 +24,10 @@ export function describeTruncation(meta: CaptureMetadata, retain: Retain = "tail
   const part = retain === "tail" ? "last" : "first";
   let shown: string;
   if (t.lastLinePartial) {
-    shown = `Showing the ${part} ${formatBytes(t.outputBytes)} of line ${retain === "tail" ? t.totalLines : 1} (the line is ${formatBytes(t.lastLineBytes ?? 0)})`;
+    // The view's bytes count the line's newline when it kept it; the sentence is about the line's text.
+    const text = (meta as Partial<CaptureView>).text;
+    const kept = t.outputBytes - (text !== undefined && text.endsWith("\n") ? 1 : 0);
+    shown = `Showing the ${part} ${formatBytes(kept)} of line ${retain === "tail" ? t.totalLines : 1} (the line is ${formatBytes(t.lastLineBytes ?? 0)})`;
   } else if (t.truncatedBy === "line-length") {
     shown = `Showing all ${t.totalLines} lines`;
   } else {

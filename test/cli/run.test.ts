@@ -203,6 +203,11 @@ describe("spool run", () => {
     }
   });
 
+  it("a window smaller than one line: the footer counts the line's text, not its newline", () => {
+    const r = spool(["run", "-q", "--max-bytes", "4", "--", "printf 'aaaa\\nbbbb\\ncccc\\n'"]);
+    expect(r.stdout).toMatch(/^ccc\n\n\[Showing the last 3 B of line 3 \(the line is 4 B\)\. Full output: /);
+  });
+
   it("the session path run prints is accepted by inspect", () => {
     const printed = /Session: (\S+)/.exec(spool(["run", "-q", "--", "echo via-path"]).stdout)![1]!;
     const r = spool(["inspect", printed]);
