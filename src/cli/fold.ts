@@ -41,10 +41,20 @@ export const foldCommand = defineCommand({
         }
       }
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new UsageError(`no such file ${file}; pass a path to a JSON-lines file of wire batches`);
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") throw new UsageError(`no such file ${file}; pass a path to a JSON-lines file of wire batches`);
+      if (code === "EISDIR") throw new UsageError(`${file} is a directory; pass a path to a JSON-lines file of wire batches`);
       throw err;
     }
-    process.stdout.write(JSON.stringify(state ?? null, null, values.pretty ? 2 : undefined) + "\n");
+    let text: string;
+    try {
+      text = JSON.stringify(state ?? null, null, values.pretty ? 2 : undefined);
+    } catch (err) {
+      // Only a value nested past the stack's depth fails here (the ops already proved it is JSON).
+      if (!(err instanceof RangeError)) throw err;
+      throw new UsageError(`${source}: the folded value is nested too deeply to print (thousands of levels); fold a shallower stream`, { cause: err });
+    }
+    process.stdout.write(text + "\n");
     return 0;
   },
 });

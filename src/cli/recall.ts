@@ -52,10 +52,18 @@ function lookup(dir: string | undefined, root: string): KeyLookup {
   const sessions = ids.map((id) => readOnlyLookup(join(base, id)));
   return {
     get(key) {
+      // One session's refused entry (a link out of it, a FIFO) must not hide the key in another: it is
+      // reported only when no session has the key.
+      let refused: unknown;
       for (const session of sessions) {
-        const hit = session.get(key);
-        if (hit !== undefined) return hit;
+        try {
+          const hit = session.get(key);
+          if (hit !== undefined) return hit;
+        } catch (err) {
+          refused ??= err;
+        }
       }
+      if (refused !== undefined) throw refused;
       return undefined;
     },
   };

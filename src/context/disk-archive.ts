@@ -8,7 +8,7 @@
 // refused, never followed, and put() replaces it with a real entry.
 import { Buffer } from "node:buffer";
 import { lstatSync, mkdirSync, readdirSync, statSync, unlinkSync, utimesSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { archiveKey, decodeFromDisk, encodeForDisk, isValidKey } from "./archive-key.js";
 import type { ArchiveStats, ArchiveStore } from "./archive-store.js";
 import { readContained } from "./contained-read.js";
@@ -16,10 +16,25 @@ import { ArchiveError, ContextError } from "./errors.js";
 import { tooLarge } from "./memory-archive.js";
 import { writeFileAtomic } from "../store/index.js";
 
+/**
+ * An entry's key is its text's hash, so a file that no longer hashes to its name was changed or
+ * damaged since it was written: refused, rather than handed to a model as the original.
+ */
+export function verifyEntry(key: string, content: string): void {
+  if (archiveKey(content) !== key) {
+    throw new ArchiveError(
+      "SPOOL_ARCHIVE_DAMAGED",
+      `archive entry ${key} no longer holds the text it was saved with (the file was changed or damaged); the original is lost here — a spill file may still have it`,
+    );
+  }
+}
+
 export const DEFAULT_ARCHIVE_MAX_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_ARCHIVE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** Rescanning a big directory on every put would dominate; upstream sweeps at most hourly too. */
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+/** How long a put or read protects an entry from eviction by the size cap. */
+const KEEP_RECENT_MS = 10 * 60 * 1000;
 const STALE_TEMP_MS = 10 * 60 * 1000;
 
 export interface DiskArchiveOptions {
@@ -54,8 +69,9 @@ export class DiskArchive implements ArchiveStore {
   private lastSweep = 0;
 
   constructor(options: DiskArchiveOptions) {
-    this.dir = options.dir;
-    this.root = options.root ?? options.dir;
+    // Absolute: reads check a path against the root, and a relative one would be resolved twice.
+    this.dir = resolve(options.dir);
+    this.root = resolve(options.root ?? options.dir);
     this.maxBytes = options.maxBytes === undefined ? DEFAULT_ARCHIVE_MAX_BYTES : Math.max(0, options.maxBytes);
     this.ttlMs = options.ttlMs === undefined ? DEFAULT_ARCHIVE_TTL_MS : Math.max(0, options.ttlMs);
     try {
@@ -117,6 +133,7 @@ export class DiskArchive implements ArchiveStore {
       } catch {
         return undefined;
       }
+      verifyEntry(key, content);
       const now = Date.now();
       this.touch(path, now);
       const entry = this.index.get(key);
@@ -227,9 +244,13 @@ export class DiskArchive implements ArchiveStore {
   /** Least recently accessed first, never `keep` (the entry just written). */
   private evict(keep: string | undefined): void {
     if (this.maxBytes <= 0 || this.total <= this.maxBytes) return;
+    // Entries put or read in the last few minutes stay even over the cap: they are what the prompt
+    // being built names ("recoverable via recall"), and one compact of a long history archives them
+    // all in one pass. Every pass puts its keys again, which keeps them recent while they are used.
+    const recent = Date.now() - KEEP_RECENT_MS;
     const byAge = [...this.index].sort((a, b) => a[1].atime - b[1].atime);
-    for (const [key] of byAge) {
-      if (this.total <= this.maxBytes) break;
+    for (const [key, entry] of byAge) {
+      if (this.total <= this.maxBytes || entry.atime >= recent) break;
       if (key !== keep) this.remove(key);
     }
   }

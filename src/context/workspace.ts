@@ -11,7 +11,7 @@ import type { ArchiveStore, KeyLookup } from "./archive-store.js";
 import { decodeFromDisk, isValidKey } from "./archive-key.js";
 import { contextConfigFromEnv } from "./config.js";
 import { containedPath, readContained } from "./contained-read.js";
-import { DiskArchive } from "./disk-archive.js";
+import { DiskArchive, verifyEntry } from "./disk-archive.js";
 import { WorkspaceError } from "./errors.js";
 import { resultFilePath } from "./save-full-text.js";
 import { DEFAULT_ROOT, isSessionId, sessionsDir } from "../store/index.js";
@@ -122,13 +122,18 @@ export function createWorkspace(options: WorkspaceOptions = {}): Workspace {
  * Reads keys from an existing session directory without creating, sweeping or touching anything —
  * for readers such as `spool recall` that must not change a session they only look at.
  */
-export function readOnlyLookup(dir: string): KeyLookup {
+export function readOnlyLookup(workspaceDir: string): KeyLookup {
+  // Absolute from here on: a relative file path is resolved against the directory it is checked in.
+  const dir = resolve(workspaceDir);
   return {
     get(key: string): string | undefined {
       if (!isValidKey(key)) return undefined;
       for (const json of [false, true]) {
         const text = readContained(dir, join(dir, "archive", json ? `${key}.ccrj` : `${key}.ccr`));
-        if (text !== undefined) return decodeOrUndefined(text, json);
+        if (text === undefined) continue;
+        const content = decodeOrUndefined(text, json);
+        if (content !== undefined) verifyEntry(key, content);
+        return content;
       }
       return readResult(dir, key);
     },

@@ -1,11 +1,12 @@
 // `spool compact` and `spool recall` through the built binary: damaged transcripts repaired, cut results
 // read back, idempotence, the input formats, and bad input answered with one line.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { runSpool } from "../support/cli.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
+import { DiskArchive } from "../../src/context/index.js";
 
 const cwd = tempDir("spool-cli-compact-");
 afterAll(removeTempDirs);
@@ -64,6 +65,41 @@ describe("spool compact (built binary)", () => {
 
     const page = spool(["recall", marker, "--workspace", ws, "--grep", "step 2499 ", "--limit", "1"]);
     expect(page.stdout).toContain("2500: [2499] build step 2499");
+  });
+
+  it("with a relative --workspace, recall gives back every archived and saved text (old results go to the archive)", () => {
+    const chat: unknown[] = [{ role: "user", content: "go" }];
+    for (let t = 0; t < 8; t++) {
+      chat.push({ role: "assistant", content: null, tool_calls: [{ id: `c${t}`, type: "function", function: { name: "bash", arguments: "{}" } }] });
+      chat.push({ role: "tool", tool_call_id: `c${t}`, content: Array.from({ length: 120 }, (_, i) => `turn ${t} line ${i} ${"x".repeat(30)}`).join("\n") });
+    }
+    chat.push({ role: "user", content: "next" });
+    const r = spool(["compact", "--workspace", "ws-relative", "-"], JSON.stringify(chat));
+    expect(r.status).toBe(0);
+    const keys = [...new Set([...r.stdout.matchAll(/ccr:([0-9a-f]{16})/g)].map((m) => m[1]!))];
+    expect(keys.length).toBeGreaterThan(4);
+    expect(readdirSync(join(cwd, "ws-relative", "archive")).length).toBeGreaterThan(0);
+    for (const key of keys) {
+      const back = spool(["recall", key, "--workspace", "ws-relative"]);
+      expect(back.status, key).toBe(0);
+      expect(back.stdout).toMatch(/^turn \d line 0 /);
+    }
+  });
+
+  it("recall refuses an archive entry that no longer hashes to its key, and one session's refused entry does not hide the key in another", () => {
+    const root = join(cwd, "recall-root");
+    const good = join(root, "sessions", "20260101-000000-good1");
+    const bad = join(root, "sessions", "20260101-000000-bad01");
+    const key = new DiskArchive({ dir: join(good, "archive") }).put("the original text\n");
+    mkdirSync(join(bad, "archive"), { recursive: true });
+    symlinkSync("/etc/hostname", join(bad, "archive", `${key}.ccr`));
+    const found = spool(["recall", key, "--root", root]);
+    expect(found.status).toBe(0);
+    expect(found.stdout).toBe("the original text\n");
+    writeFileSync(join(good, "archive", `${key}.ccr`), "garbage");
+    const damaged = spool(["recall", key, "--workspace", good]);
+    expect(damaged.status).toBe(1);
+    expect(damaged.stderr).toContain(`archive entry ${key} no longer holds the text it was saved with`);
   });
 
   it("running compact on its own output changes nothing and saves no new file", () => {

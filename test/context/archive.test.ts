@@ -1,6 +1,6 @@
 import { spawn, execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ArchiveError, archiveKey, DiskArchive, extractKeys, formatMarker, isValidKey, MemoryArchive } from "../../src/context/index.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
@@ -97,18 +97,40 @@ describe("DiskArchive", () => {
     expect(new DiskArchive({ dir: d }).get(key)).toBe(text);
   });
 
-  it("evicts least recently used entries beyond its cap (80 bytes, five 20-byte puts)", () => {
+  it("evicts least recently used entries beyond its cap (80 bytes, five 20-byte puts), once they are not recent", () => {
     const d = dir();
-    const a = new DiskArchive({ dir: d, maxBytes: 80 });
+    const first = new DiskArchive({ dir: d, maxBytes: 80 });
     const keys: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      keys.push(a.put(bytes20(i)));
-      const t = new Date(Date.now() - (10 - i) * 1000);
-      utimesSync(a.pathFor(keys[i]!), t, t);
+    for (let i = 0; i < 4; i++) {
+      keys.push(first.put(bytes20(i)));
+      // Used an hour ago and later, oldest first.
+      const t = new Date(Date.now() - (60 - i) * 60_000);
+      utimesSync(first.pathFor(keys[i]!), t, t);
     }
+    const a = new DiskArchive({ dir: d, maxBytes: 80 });
+    keys.push(a.put(bytes20(4)));
     expect(a.get(keys[4]!)).toBe(bytes20(4));
     expect(a.get(keys[0]!)).toBeUndefined();
+    expect(a.get(keys[1]!)).toBe(bytes20(1));
     expect(a.stats().totalBytes).toBeLessThanOrEqual(80);
+  });
+
+  it("keeps every entry put in the last minutes even over its cap: one compact names them all", () => {
+    const a = new DiskArchive({ dir: dir(), maxBytes: 80 });
+    const keys = [0, 1, 2, 3, 4, 5].map((i) => a.put(bytes20(i)));
+    for (const [i, key] of keys.entries()) expect(a.get(key)).toBe(bytes20(i));
+  });
+
+  it("reads an archive given by a relative directory", () => {
+    const d = dir();
+    const key = new DiskArchive({ dir: d }).put("relative");
+    const cwd = process.cwd();
+    try {
+      process.chdir(join(d, ".."));
+      expect(new DiskArchive({ dir: basename(d) }).get(key)).toBe("relative");
+    } finally {
+      process.chdir(cwd);
+    }
   });
 
   it("an oversized put is refused and evicts nothing", () => {
