@@ -1,10 +1,11 @@
 // `spool gc --older-than 7d`: remove sessions that ended (or stopped being written) before a cutoff,
 // and report what was freed. A session whose recording process is still alive is never removed.
-import { rmSync, statSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
 import { formatBytes } from "../capture/index.js";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { DEFAULT_ROOT, gcPostgresSessions, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
+import { EXIT } from "./exit.js";
 import { listSessions, loadSummary } from "./session-catalog.js";
 import { ROOT } from "./shared-options.js";
 import { STORE, storeTarget } from "./store-option.js";
@@ -55,6 +56,7 @@ export const gcCommand = defineCommand({
     let freed = 0;
     let removed = 0;
     let kept = 0;
+    let failed = 0;
     for (const entry of listSessions(root)) {
       let loaded: Awaited<ReturnType<typeof loadSummary>>;
       try {
@@ -69,14 +71,34 @@ export const gcCommand = defineCommand({
         kept++;
         continue;
       }
+      if (!dry) {
+        try {
+          removeSession(entry.dir, entry.file);
+        } catch (err) {
+          process.stderr.write(`spool gc: could not remove ${entry.id}: ${(err as Error).message}; it is still listed, and the next gc tries again\n`);
+          failed++;
+          kept++;
+          continue;
+        }
+      }
       freed += loaded.summary.bytes;
       removed++;
-      if (!dry) rmSync(entry.dir, { recursive: true, force: true });
       process.stdout.write(`${dry ? "would remove" : "removed"} ${entry.id} (${formatBytes(loaded.summary.bytes)}, ${loaded.summary.status})\n`);
     }
     process.stdout.write(
       `${dry ? "Would free" : "Freed"} ${formatBytes(freed)} from ${removed} session${removed === 1 ? "" : "s"}; kept ${kept} under ${sessionsDir(root)}.\n`,
     );
-    return 0;
+    return failed > 0 ? EXIT.failure : 0;
   },
 });
+
+/**
+ * The session's log (and the files named after it: checkpoint, sidecars, WAL) goes last: a removal cut
+ * short (a directory it may not delete) leaves a session that is still listed, whole enough for the
+ * next gc to finish, instead of files nothing lists any more.
+ */
+function removeSession(dir: string, log: string): void {
+  const logName = basename(log);
+  for (const name of readdirSync(dir)) if (!name.startsWith(logName)) rmSync(join(dir, name), { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -24,10 +24,7 @@ export const inspectCommand = defineCommand({
     return withSnapshot(entry, async (snap) => {
       const { live } = livenessOf(entry, snap);
       for (const warning of sessionWarnings(entry, snap, live)) process.stderr.write(`spool inspect: warning: ${warning}\n`);
-      const spillDir = join(entry.dir, "spill");
-      const spills: SpillFile[] = existsSync(spillDir)
-        ? readdirSync(spillDir).map((name) => ({ path: join(spillDir, name), bytes: statSync(join(spillDir, name)).size }))
-        : [];
+      const spills = localSpills(join(entry.dir, "spill"));
       // Spills a database session keeps in the database (readable from any machine).
       for (const s of entry.backend === "postgres" ? await listPostgresSpills(entry.url, entry.id) : [])
         spills.push({ path: `${entry.file}/spill/${s.name}${s.complete ? "" : " (incomplete)"}`, bytes: s.bytes });
@@ -38,3 +35,24 @@ export const inspectCommand = defineCommand({
     });
   },
 });
+
+/** The spill files beside a local session; one that cannot be read is a warning, not the end of the report. */
+function localSpills(dir: string): SpillFile[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") process.stderr.write(`spool inspect: warning: cannot list ${dir}: ${(err as Error).message}\n`);
+    return [];
+  }
+  const spills: SpillFile[] = [];
+  for (const name of names) {
+    const path = join(dir, name);
+    try {
+      spills.push({ path, bytes: statSync(path).size });
+    } catch (err) {
+      process.stderr.write(`spool inspect: warning: cannot read spill file ${path}: ${(err as Error).message}\n`);
+    }
+  }
+  return spills;
+}

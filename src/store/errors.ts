@@ -95,7 +95,7 @@ export class CorruptSessionError extends SpoolError {
     super(
       "SPOOL_STORE_CORRUPT",
       `${file}:${line}: ${detail}. This is damage a crash cannot cause, so ${options.onRead ? "the read failed" : "the session was not opened"}; ` +
-        (options.repairable
+        (options.repairable && line > 1
           ? "restore the file from a backup, or run `spool repair SESSION` to cut the log back to its last good line (the cut lines are kept beside it in a .damaged file)."
           : "restore the file from a backup or move it aside (spool never rewrites a corrupt log)."),
     );

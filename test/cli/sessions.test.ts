@@ -1,10 +1,11 @@
 // Sessions through the built binary: run (with and without --serve), sessions, inspect (including a
 // run SIGKILLed mid-command), gc, serve, and the error cases.
-import { existsSync, readdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { killStarted, runSpool, startServing, startSpool } from "../support/cli.js";
+import { killStarted, runSpool, SPOOL_BIN, startServing, startSpool } from "../support/cli.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
 
@@ -80,6 +81,47 @@ describe("spool sessions / inspect / gc", () => {
     expect(left.map((s) => s.status)).toEqual(["running"]);
     live.child.kill("SIGTERM");
   }, 30_000);
+});
+
+describe("spool gc when a removal fails", () => {
+  it("reports the session it could not remove, goes on with the others, and leaves that one listed for the next gc", (ctx) => {
+    const dir = tempDir("spool-sessions-gc-fail-");
+    for (const id of ["gc-a", "gc-b", "gc-c"]) spool(["run", "-q", "--session", id, "--", "seq", "1000"], dir);
+    const spill = join(dir, ".spool", "sessions", "gc-a", "spill");
+    // A mount point inside the session cannot be removed (EBUSY), even by root.
+    const probe = spawnSync("unshare", ["-m", "sh", "-c", `mount -t tmpfs tmpfs ${spill} && echo ok`], { encoding: "utf8" });
+    if (probe.stdout?.trim() !== "ok") return ctx.skip();
+    const gc = spawnSync("unshare", ["-m", "sh", "-c", `mount -t tmpfs tmpfs ${spill} && exec "${process.execPath}" "${SPOOL_BIN}" gc --older-than 0s`], {
+      cwd: dir,
+      encoding: "utf8",
+    });
+    expect(gc.status).toBe(1);
+    expect(gc.stderr).toMatch(/^spool gc: could not remove gc-a: .*; it is still listed, and the next gc tries again\n$/);
+    expect(gc.stdout).toMatch(/removed gc-b[\s\S]*removed gc-c[\s\S]*Freed \S+ \S+ from 2 sessions; kept 1/);
+    expect((JSON.parse(spool(["sessions", "--json"], dir).stdout) as { id: string }[]).map((s) => s.id)).toEqual(["gc-a"]);
+    const again = spool(["gc", "--older-than", "0s"], dir);
+    expect(again.status).toBe(0);
+    expect(readdirSync(join(dir, ".spool", "sessions"))).toEqual([]);
+  });
+});
+
+describe("spool inspect on odd files", () => {
+  it("a spill entry it cannot read is a warning, not the end of the report; a damaged header does not send the user to repair", () => {
+    const dir = tempDir("spool-inspect-odd-");
+    spool(["run", "-q", "--session", "odd-spill", "--", "echo hi"], dir);
+    symlinkSync("/nonexistent", join(dir, ".spool", "sessions", "odd-spill", "spill", "gone.log"));
+    const r = spool(["inspect", "odd-spill"], dir);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("echo hi");
+    expect(r.stderr).toMatch(/^spool inspect: warning: cannot read spill file \S+gone\.log: ENOENT/);
+    spool(["run", "-q", "--session", "odd-head", "--", "echo hi"], dir);
+    writeFileSync(join(dir, ".spool", "sessions", "odd-head", "session.jsonl"), "garbage, not a header\n");
+    const damaged = spool(["inspect", "odd-head"], dir);
+    expect(damaged.status).toBe(1);
+    expect(damaged.stderr).toContain("session.jsonl:1: ");
+    expect(damaged.stderr).toContain("restore the file from a backup or move it aside");
+    expect(damaged.stderr).not.toContain("spool repair");
+  });
 });
 
 describe("spool run --serve and spool serve", () => {
