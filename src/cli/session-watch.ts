@@ -38,6 +38,8 @@ interface Follower {
   read<R>(read: (snap: SessionSnapshot) => R): R;
   /** The session was rewritten under the view: read it again from the start. */
   restart(): void;
+  /** Damage the last poll left unread as a write in flight; throws it once no writer runs (files only). */
+  settled?(): void;
   close(): void;
 }
 
@@ -51,7 +53,16 @@ async function followerOf(entry: SessionEntry): Promise<Follower> {
     return { poll: () => db.changed(), read: (read) => db.look(read), restart: () => {}, close: () => db.close() };
   }
   const files = followJsonlSession(entry.file);
-  return { poll: () => files.poll(), read: (read) => read(files.snapshot), restart: () => void files.poll(), close: () => {} };
+  return {
+    poll: () => files.poll(),
+    read: (read) => read(files.snapshot),
+    restart: () => void files.poll(),
+    settled: () => {
+      const damage = files.damage();
+      if (damage) throw damage;
+    },
+    close: () => {},
+  };
 }
 
 interface Watched {
@@ -195,6 +206,8 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
       await follower.poll();
       live = follower.read((snap) => {
         if (!isLive(entry, snap)) {
+          // Nobody writes it any more: what looked like a write in flight is damage, said as `sessions` says it.
+          follower.settled?.();
           publish(entry.id, w, sessionFromSnapshot(entry, snap));
           return false;
         }

@@ -1,7 +1,7 @@
 // `spool serve` while nobody is watching: a finished session is read once, a damaged one
 // is reported once, an idle serve over large sessions costs almost no CPU, and a live session is
 // followed as it grows. Through the built binary (npm test builds first).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -105,6 +105,22 @@ describe("spool serve while idle", () => {
       .filter((l) => l.includes("skipping bad"));
     expect(skips).toHaveLength(1);
     expect(skips[0]).toMatch(/session\.jsonl:\d+: the line is damaged/);
+    expect(serve.err()).toContain("serving 1 session");
+    serve.child.kill("SIGINT");
+    expect(await serve.exited).toBe(0);
+  }, 30_000);
+
+  it("a finished session whose last line is damaged, or whose log is empty, is skipped with the line sessions prints", async () => {
+    const dir = mkdtempSync(join(cwd, "damaged-end-"));
+    const tail = await finishedSession(dir, "tail-garbage", 1, 100);
+    const empty = await finishedSession(dir, "empty", 1, 100);
+    await finishedSession(dir, "good", 1, 100);
+    appendFileSync(tail, "garbage garbage\n");
+    writeFileSync(empty, "");
+    const serve = start(["serve", "--port", "0", "--interval", "20"], dir);
+    await until(() => serving(serve.err()), "serve to start");
+    expect(serve.err()).toMatch(/skipping empty: \S+session\.jsonl:1: the session header is missing/);
+    expect(serve.err()).toMatch(/skipping tail-garbage: \S+session\.jsonl:\d+: the last line is complete \(it ends in a newline\) but damaged/);
     expect(serve.err()).toContain("serving 1 session");
     serve.child.kill("SIGINT");
     expect(await serve.exited).toBe(0);

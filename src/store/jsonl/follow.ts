@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { SpoolError } from "../../errors/index.js";
 import { CorruptSessionError } from "../errors.js";
 import { sidecarDir } from "../layout.js";
-import { openLineAt } from "./line.js";
+import { DAMAGED_LAST_LINE, openLineAt } from "./line.js";
 import { Boundaries } from "./checkpoint.js";
 import { LogSource, readAt } from "./log-source.js";
 import { checkpointStart, completeEnd } from "./main-scan.js";
@@ -37,6 +37,11 @@ export interface JsonlFollower {
   poll(): boolean;
   /** How many times a poll found the files rewritten under it and read the session again from the start. */
   readonly restarts: number;
+  /**
+   * What the last poll left unread as possibly still being written: a damaged last line, or a main log
+   * without its header. While a writer runs that is a write in flight; once none runs, it is damage.
+   */
+  damage(): CorruptSessionError | undefined;
 }
 
 interface Cursor {
@@ -96,6 +101,8 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
   let sidecars = new Map<string, Cursor>();
   let retiredAt = new Boundaries();
   let sessionId: string | undefined;
+  /** What the last poll left unread at the end of a log (see `damage`). */
+  let pending: CorruptSessionError | undefined;
   let dirStamp = "";
   /** Sidecars found unlinked in this poll before their retirement was read. */
   let gone: string[] = [];
@@ -160,7 +167,10 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
           if (record === undefined) {
             // The last complete line may still be a write landing out of order: not consumed, looked at
             // again next poll. Anything after it makes it damage.
-            if (nl + 1 === got && atEof) return;
+            if (nl + 1 === got && atEof) {
+              pending ??= new CorruptSessionError(c.path, line, nl === pos ? "empty line" : DAMAGED_LAST_LINE, { repairable: true });
+              return;
+            }
             throw new CorruptSessionError(c.path, line, nl === pos ? "empty line" : "the line is damaged (bad checksum or not JSON)");
           }
           if (line === 1) {
@@ -286,6 +296,7 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
 
   const poll = (): boolean => {
     if (main.ino !== -1 && !changed()) return false;
+    pending = undefined;
     for (let attempt = 0; ; attempt++) {
       try {
         return readAll();
@@ -309,6 +320,7 @@ export function followJsonlSession(mainPath: string): JsonlFollower {
     get restarts() {
       return restarts;
     },
+    damage: () => pending ?? (sessionId === undefined ? new CorruptSessionError(mainPath, 1, "the session header is missing") : undefined),
   };
   poll();
   return follower;

@@ -70,3 +70,6 @@ export function openLineAt(buf: Buffer, start: number, end: number): Record<stri
   if (verifiedChecksum(buf, start, end) === undefined) return undefined;
   return parseObject(buf.toString("utf8", start, end));
 }
+
+/** Why a complete last line that does not verify is damage, not a torn write (every reader says it alike). */
+export const DAMAGED_LAST_LINE = "the last line is complete (it ends in a newline) but damaged (bad checksum or not JSON), so it is not a torn write";

@@ -4,7 +4,7 @@ import { Buffer } from "node:buffer";
 import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
 import { promisify } from "node:util";
 import { CorruptSessionError, fullDiskAs, StoreFailedError } from "../errors.js";
-import { openLine } from "./line.js";
+import { DAMAGED_LAST_LINE, openLine } from "./line.js";
 
 const fdatasyncAsync = promisify(fdatasync);
 
@@ -61,16 +61,9 @@ export function readLog(path: string, options: { readonly untilDamage?: boolean 
         complete = start;
         break;
       }
-      throw new CorruptSessionError(
-        path,
-        i + 1,
-        end === start
-          ? "empty line"
-          : isLast
-            ? "the last line is complete (it ends in a newline) but damaged (bad checksum or not JSON), so it is not a torn write"
-            : "the line is damaged (bad checksum or not JSON)",
-        { repairable: true },
-      );
+      throw new CorruptSessionError(path, i + 1, end === start ? "empty line" : isLast ? DAMAGED_LAST_LINE : "the line is damaged (bad checksum or not JSON)", {
+        repairable: true,
+      });
     }
     lines.push({ line: i + 1, record });
   }

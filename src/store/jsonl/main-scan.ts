@@ -4,7 +4,7 @@
 import { Buffer } from "node:buffer";
 import { CorruptSessionError } from "../errors.js";
 import { hasNul } from "./log-file.js";
-import { openLineAt, verifiedChecksum } from "./line.js";
+import { DAMAGED_LAST_LINE, openLineAt, verifiedChecksum } from "./line.js";
 import type { LogSource } from "./log-source.js";
 import { MainState } from "./main-state.js";
 import type { LineLoc } from "./list-segments.js";
@@ -76,16 +76,9 @@ export function scanLines(
       if (h === undefined || (parse && record === undefined)) {
         const isLast = pos + nl + 1 === end;
         if (isLast && nul) return { goodLength: pos + s, lines: line - 1 };
-        throw new CorruptSessionError(
-          src.path,
-          line,
-          nl === s
-            ? "empty line"
-            : isLast
-              ? "the last line is complete (it ends in a newline) but damaged (bad checksum or not JSON), so it is not a torn write"
-              : "the line is damaged (bad checksum or not JSON)",
-          { repairable: true },
-        );
+        throw new CorruptSessionError(src.path, line, nl === s ? "empty line" : isLast ? DAMAGED_LAST_LINE : "the line is damaged (bad checksum or not JSON)", {
+          repairable: true,
+        });
       }
       onLine(record, { offset: pos + s, length: nl + 1 - s, line }, h);
       s = nl + 1;
