@@ -6,7 +6,7 @@ import { basename, join } from "node:path";
 import { DEFAULT_ROOT, gcPostgresSessions, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
 import { EXIT } from "./exit.js";
-import { listSessions, loadSummary } from "./session-catalog.js";
+import { listSessions, loadSummary, sessionDirWarnings } from "./session-catalog.js";
 import { ROOT } from "./shared-options.js";
 import { STORE, storeTarget } from "./store-option.js";
 import { UsageError } from "./usage-error.js";
@@ -57,6 +57,7 @@ export const gcCommand = defineCommand({
     let removed = 0;
     let kept = 0;
     let failed = 0;
+    for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool gc: warning: ${warning}\n`);
     for (const entry of listSessions(root)) {
       let loaded: Awaited<ReturnType<typeof loadSummary>>;
       try {

@@ -4,7 +4,7 @@ import { createStateHost } from "../harness/index.js";
 import { DEFAULT_ROOT, followPostgresCommits, listPostgresSpills, openPostgresSpill, sessionsDir, type Follower } from "../store/index.js";
 import { defineCommand, intOption } from "./command.js";
 import { databaseLister } from "./database-listing.js";
-import { listEntries } from "./session-catalog.js";
+import { listEntries, sessionDirWarnings } from "./session-catalog.js";
 import { watchSessions } from "./session-watch.js";
 import { ROOT } from "./shared-options.js";
 import { STORE, storeTarget } from "./store-option.js";
@@ -32,6 +32,7 @@ export const serveCommand = defineCommand({
     // With a database, commits announce themselves; the timer only notices writers that went away.
     const interval = intOption("interval", values.interval, 20, 3_600_000) ?? (target.kind === "postgres" ? 5000 : 250);
     let follower: Follower | undefined;
+    if (target.kind !== "postgres") for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool serve: warning: ${warning}\n`);
     const lister = target.kind === "postgres" ? databaseLister(root, target) : undefined;
     const host = createStateHost();
     const sessions = watchSessions(host, {

@@ -1,7 +1,7 @@
 // The sessions under a spool root (`.spool/sessions/<id>/`, JSONL or SQLite), read without disturbing a
 // process that may still be writing one: JSONL through a lock-free snapshot, SQLite through its own
 // connection (SQLite arbitrates readers itself).
-import { existsSync, readdirSync } from "node:fs";
+import { accessSync, constants, existsSync, readdirSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { SpoolError } from "../errors/index.js";
 import { OPEN_OPERATIONS, operationScope, transcriptEntries } from "../harness/index.js";
@@ -85,8 +85,18 @@ export function sessionDirWarnings(root: string): string[] {
   if (!existsSync(dir)) return [];
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (!e.isDirectory()) continue;
     const sdir = join(dir, e.name);
+    if (e.isSymbolicLink() && isSessionId(e.name)) {
+      out.push(`${e.name}: ${sdir} is a symbolic link, which spool does not follow; put the session directory itself there`);
+      continue;
+    }
+    if (!e.isDirectory()) continue;
+    try {
+      accessSync(sdir, constants.R_OK | constants.X_OK);
+    } catch (err) {
+      out.push(`${e.name}: ${sdir} cannot be read (${(err as NodeJS.ErrnoException).code}); fix its permissions to list it`);
+      continue;
+    }
     const main = join(sdir, "session.jsonl");
     if (!existsSync(main) && !existsSync(join(sdir, "session.sqlite")) && existsSync(sidecarDir(main))) {
       out.push(

@@ -124,6 +124,20 @@ describe("spool inspect on odd files", () => {
   });
 });
 
+describe("session directories spool cannot list", () => {
+  it("a symbolic link in place of a session directory is a warning from sessions and gc, not silence", () => {
+    const dir = tempDir("spool-sessions-link-");
+    spool(["run", "-q", "--session", "real-one", "--", "echo hi"], dir);
+    const sessions = join(dir, ".spool", "sessions");
+    symlinkSync(join(sessions, "real-one"), join(sessions, "linked-one"));
+    const listed = spool(["sessions"], dir);
+    expect(listed.status).toBe(0);
+    expect(listed.stderr).toMatch(/^spool sessions: warning: linked-one: \S+linked-one is a symbolic link, which spool does not follow/);
+    const gc = spool(["gc", "--older-than", "1d"], dir);
+    expect(gc.stderr).toContain("spool gc: warning: linked-one: ");
+  });
+});
+
 describe("spool run --serve and spool serve", () => {
   it("run --serve prints the viewer URL before the command starts and streams the session state", async () => {
     const dir = tempDir("spool-sessions-serve-");
