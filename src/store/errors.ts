@@ -117,11 +117,16 @@ export class SessionLockedError extends SpoolError {
     readonly file: string,
     readonly pid: number,
     readonly host: string,
+    /** The lock file, for a session on files: the one thing to delete when its holder is surely gone. */
+    lockFile?: string,
   ) {
     super(
       "SPOOL_STORE_LOCKED",
       `session ${file} is open in process ${pid}${host ? ` on ${host}` : ""}${pid === process.pid ? " (this process)" : ""}. ` +
-        "One writer per session: close it there first (a lock left by a dead process is cleared automatically).",
+        "One writer per session: close it there first (a lock left by a dead process on this machine is cleared automatically)." +
+        (lockFile === undefined
+          ? ""
+          : ` A lock from another host or a container, whose processes spool cannot see, stays until you delete ${lockFile} — only once that process is surely gone.`),
     );
   }
 }

@@ -316,6 +316,18 @@ describe("JSONL single-writer lock", () => {
     await (await openJsonlStore(main)).close();
   });
 
+  it("a lock from another host is respected, and the error says which file to delete once its holder is gone", async () => {
+    const main = newMain();
+    await (await openJsonlStore(main)).close();
+    writeFileSync(`${main}.lock`, JSON.stringify({ pid: 1, host: "a-container", nonce: "0123456789abcdef" }));
+    const err = await openJsonlStore(main).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SessionLockedError);
+    expect((err as Error).message).toContain(`is open in process 1 on a-container`);
+    expect((err as Error).message).toContain(`stays until you delete ${main}.lock`);
+    rmSync(`${main}.lock`);
+    await (await openJsonlStore(main)).close();
+  });
+
   it("a live lock held by another process is respected and a dead one's is cleared", async () => {
     const main = newMain();
     await (await openJsonlStore(main)).close();

@@ -69,7 +69,7 @@ export function acquireLock(lockPath: string, sessionFile: string): () => void {
       const owner = readOwner(lockPath);
       // A lock from another host cannot be checked, so it is respected; so is a live local pid.
       if (owner !== undefined && (owner.host !== me.host || isAlive(owner.pid))) {
-        throw new SessionLockedError(sessionFile, owner.pid, owner.host === me.host ? "" : owner.host);
+        throw new SessionLockedError(sessionFile, owner.pid, owner.host === me.host ? "" : owner.host, lockPath);
       }
       // Stale (dead owner, or a torn lock file that link() can never produce): move it aside, and
       // if what we moved is not what we judged stale, someone else took the lock meanwhile: put it back.
