@@ -53,7 +53,8 @@ export const compactCommand = defineCommand({
     const source = file === "-" ? await readStdin() : readInput(file);
     let json: unknown;
     try {
-      json = JSON.parse(source);
+      // A byte order mark is not JSON, but editors on some systems write one: it is read past.
+      json = JSON.parse(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source);
     } catch (err) {
       throw new UsageError(`${file === "-" ? "stdin" : file} is not valid JSON (${(err as Error).message}); nothing was written`);
     }

@@ -29,7 +29,8 @@ export const foldCommand = defineCommand({
         if (line.trim() === "") continue;
         let batch: unknown;
         try {
-          batch = JSON.parse(line);
+          // A byte order mark before the first line is read past, as compact does.
+          batch = JSON.parse(lineNo === 1 && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line);
         } catch (err) {
           throw bad(`not JSON (${(err as Error).message}); each line must be one JSON array of wire ops`, err);
         }

@@ -147,6 +147,16 @@ describe("spool compact (built binary)", () => {
     expect(later.stderr).toContain("1 summarized");
   });
 
+  it("a byte order mark before the JSON is read past", () => {
+    const chat = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "hello" },
+    ];
+    const r = spool(["compact", "--workspace", join(cwd, "ws-bom"), "-"], `\ufeff${JSON.stringify(chat)}`);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(chat);
+  });
+
   it("--format naming another format than the file's is refused with exit 2 and no output", () => {
     const r = spool(["compact", "--format", "openai-chat", "--workspace", join(cwd, "ws5"), "-"], JSON.stringify(damaged));
     expect(r.status).toBe(2);

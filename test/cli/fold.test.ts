@@ -27,6 +27,8 @@ describe("spool fold", () => {
     const r = spool(["fold"], `${stream}\n`);
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ text: "abc", n: 3 });
+    // A byte order mark, as some editors write one, is read past.
+    expect(JSON.parse(spool(["fold"], `\ufeff${stream}\n`).stdout)).toEqual({ text: "abc", n: 3 });
   });
 
   it("bad input is one line naming it, exit 2: a bad line, a directory, a value nested too deeply to print", () => {
