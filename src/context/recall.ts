@@ -106,6 +106,7 @@ function page(key: string, content: string, options: RecallOptions, grep: LineMa
   const starts = content.length === 0 ? [] : lineStarts(content);
   const total = starts.length;
   const from = (options.offset ?? 1) - 1;
+  if (from >= total && total > 0) return `[recall ${marker}: offset ${from + 1} is past the end — the text has ${total} lines.]`;
   if (grep === undefined) {
     const limit = options.limit ?? total;
     const to = Math.min(total, from + limit);

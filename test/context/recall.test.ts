@@ -137,6 +137,7 @@ describe("recall paging", () => {
     expect(recall(key, store, { offset: 999 }).text.split("\n", 1)[0]).toContain("lines 999-1000 of 1000");
     expect(recall(key, store, { offset: 999 }).text.split("\n", 1)[0]).toContain("This is the end.");
     expect(recall(key, store, { offset: 5_000 }).text).toContain("the text has 1000 lines");
+    expect(recall(key, store, { offset: 5_000, grep: "ERROR" }).text).toContain("offset 5000 is past the end — the text has 1000 lines");
   });
 
   it("grep shows matching lines with their numbers and where to continue", () => {
