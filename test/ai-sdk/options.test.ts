@@ -1,12 +1,13 @@
 // createSpool's options: each one takes effect, and a bad one is refused when the spool is created,
 // with an error naming the option in the units the developer passed — not later, on every model call,
 // as tool text only the model reads.
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ModelMessage } from "ai";
 import { afterAll, afterEach, expect, it, vi } from "vitest";
 import { createSpool, type CreateSpoolOptions } from "../../dist/ai-sdk/index.js";
 import { SpoolError } from "../../dist/errors/index.js";
+import { DiskArchive } from "../../dist/context/index.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -32,12 +33,19 @@ it("context.archiveMaxBytes and archiveTtlMs bound the session's archive", async
   const spool = await createSpool({ root: join(tempDir("spool-ai-sdk-opt-"), ".spool"), context: { archiveMaxBytes: 60_000, archiveTtlMs: 3_600_000 } });
   cleanups.push(() => spool.close());
   expect(spool.session.workspace.archive).toMatchObject({ maxBytes: 60_000, ttlMs: 3_600_000 });
-  // 20 old results of 10 KB each are archived as they are compacted: 200 KB into a 60 KB archive.
+  // 20 old results of 10 KB each are archived as they are compacted: 200 KB for a 60 KB archive. The
+  // pass keeps all of them (the prompt it returns names every key)...
   spool.prepareStep({ messages: history(20, 10_000) });
   const dir = join(spool.sessionDir, "archive");
-  const bytes = readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
-  expect(bytes).toBeGreaterThan(0);
-  expect(bytes).toBeLessThanOrEqual(60_000);
+  const bytes = (): number => readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
+  expect(bytes()).toBeGreaterThan(60_000);
+  // ...and once they are no longer in use (half an hour on, within the TTL), the archive's cap applies.
+  const earlier = new Date(Date.now() - 30 * 60_000);
+  for (const f of readdirSync(dir)) utimesSync(join(dir, f), earlier, earlier);
+  const { maxBytes, ttlMs } = spool.session.workspace.archive;
+  new DiskArchive({ dir, maxBytes, ttlMs });
+  expect(bytes()).toBeGreaterThan(0);
+  expect(bytes()).toBeLessThanOrEqual(60_000);
 });
 
 const aFile = (): string => {
