@@ -74,7 +74,12 @@ export const compactCommand = defineCommand({
       values.workspace !== undefined ? createWorkspace({ dir: values.workspace, keep: true }) : await newSessionWorkspace(values.root ?? DEFAULT_ROOT, file);
     const { messages: prepared, report } = prepareHistory(messages, { workspace, format: resolved, ...(turn !== undefined ? { turn } : {}) });
     const wire = adapter.toProvider(prepared);
-    const problems = validateWire(wire, resolved).map((p) => `${p.rule}: ${p.message}`);
+    // Consecutive messages of one role that the input already had are the caller's (the Anthropic API
+    // combines consecutive user messages); spool leaves them as they are, and says so.
+    const inputAlternation = validateWire(conversation.items, resolved).filter((p) => p.rule === "roles_alternate").length;
+    const found = validateWire(wire, resolved);
+    const kept = found.filter((p) => p.rule === "roles_alternate").length <= inputAlternation;
+    const problems = found.map((p) => `${p.rule}: ${p.message}${kept && p.rule === "roles_alternate" ? " (as in the input, left as it is)" : ""}`);
     process.stdout.write(JSON.stringify(conversation.wrap(wire), null, 2) + "\n");
     const workspaceDir = relative(process.cwd(), workspace.dir) || workspace.dir;
     process.stderr.write(

@@ -10,9 +10,12 @@ import type { Message } from "./messages.js";
 export type ProviderRule =
   /** Anthropic: a tool_use id appears once in the whole request (else 400 "tool_use ids must be unique"). */
   | "unique_call_ids"
-  /** Anthropic: user and assistant messages alternate; the system prompt is not a message. */
+  /**
+   * Anthropic: user and assistant messages alternate; the system prompt is not a message. (The API
+   * combines consecutive user messages into one turn; spool flags them all the same, and only must not add any.)
+   */
   | "roles_alternate"
-  /** Anthropic: in a user message, every tool_result block comes before any other block. */
+  /** Anthropic: in a user turn (consecutive user messages combined, as the API does), every tool_result block comes before any other block. */
   | "results_first"
   /** Every call is answered exactly once, in the place the API looks (next message / following tool messages / later item). */
   | "call_answered_once"
@@ -50,64 +53,70 @@ function anthropicRules(wire: readonly unknown[]): ProviderProblem[] {
   const problems: ProviderProblem[] = [];
   const ids = new Map<string, number>();
   const messages = wire.filter(isRecord);
+  /**
+   * The turns the API sees: it combines consecutive user messages into one turn (Claude Code sends each
+   * parallel result in its own user message), so calls and results are judged per turn, not per message.
+   */
+  const turns: { role: unknown; first: number; blocks: { block: Json; at: string }[] }[] = [];
   messages.forEach((m, i) => {
     const role = m["role"];
+    const blocks = blocksOf(m).map((block, j) => ({ block, at: `messages.${i}.content.${j}` }));
     // spool's conversation files may open with the system prompt as a message; a caller lifts it into `system`
     if (i === 0 && role === "system") return;
     if (role !== "user" && role !== "assistant")
       problems.push({ rule: "roles_alternate", message: `messages.${i}: role ${JSON.stringify(role)} is not user or assistant` });
     else if (i > 0 && messages[i - 1]!["role"] === role && !(i === 1 && role === "user" && messages[0]!["role"] === "system"))
       problems.push({ rule: "roles_alternate", message: `messages.${i}: a second ${role} message in a row` });
-    const blocks = blocksOf(m);
     if (role === "assistant") {
-      blocks.forEach((b, j) => {
+      blocks.forEach(({ block: b, at }) => {
         if (b["type"] !== "tool_use") return;
         const id = String(b["id"]);
         const first = ids.get(id);
-        if (first !== undefined)
-          problems.push({ rule: "unique_call_ids", message: `messages.${i}.content.${j}: tool_use id ${id} was already used in messages.${first}` });
+        if (first !== undefined) problems.push({ rule: "unique_call_ids", message: `${at}: tool_use id ${id} was already used in messages.${first}` });
         else ids.set(id, i);
       });
-      const uses = blocks.filter((b) => b["type"] === "tool_use").map((b) => String(b["id"]));
+    }
+    const last = turns[turns.length - 1];
+    if (role === "user" && last !== undefined && last.role === "user") last.blocks.push(...blocks);
+    else turns.push({ role, first: i, blocks });
+  });
+  turns.forEach((turn, t) => {
+    if (turn.role === "assistant") {
+      const uses = turn.blocks.filter(({ block }) => block["type"] === "tool_use").map(({ block }) => String(block["id"]));
       if (uses.length === 0) return;
-      const next = messages[i + 1];
+      const next = turns[t + 1];
       const answers =
-        next !== undefined && next["role"] === "user"
-          ? blocksOf(next)
-              .filter((b) => b["type"] === "tool_result")
-              .map((b) => String(b["tool_use_id"]))
+        next !== undefined && next.role === "user"
+          ? next.blocks.filter(({ block }) => block["type"] === "tool_result").map(({ block }) => String(block["tool_use_id"]))
           : [];
       for (const id of new Set(uses)) {
         const n = answers.filter((a) => a === id).length;
         if (n !== 1)
           problems.push({
             rule: "call_answered_once",
-            message: `messages.${i}: tool_use ${id} has ${n} tool_result blocks in the next message (needs exactly 1)`,
+            message: `messages.${turn.first}: tool_use ${id} has ${n} tool_result blocks in the next turn (needs exactly 1)`,
           });
       }
       return;
     }
-    if (role !== "user") return;
-    let other = -1;
-    blocks.forEach((b, j) => {
-      if (b["type"] !== "tool_result") {
-        if (other < 0) other = j;
-        return;
+    if (turn.role !== "user") return;
+    let other: string | undefined;
+    for (const { block, at } of turn.blocks) {
+      if (block["type"] !== "tool_result") {
+        other ??= at;
+        continue;
       }
-      if (other >= 0) problems.push({ rule: "results_first", message: `messages.${i}.content.${j}: tool_result after other content (content.${other})` });
-    });
-    const prev = messages[i - 1];
+      if (other !== undefined) problems.push({ rule: "results_first", message: `${at}: tool_result after other content (${other}) in the same turn` });
+    }
+    const prev = turns[t - 1];
     const uses =
-      prev !== undefined && prev["role"] === "assistant"
-        ? blocksOf(prev)
-            .filter((b) => b["type"] === "tool_use")
-            .map((b) => String(b["id"]))
+      prev !== undefined && prev.role === "assistant"
+        ? prev.blocks.filter(({ block }) => block["type"] === "tool_use").map(({ block }) => String(block["id"]))
         : [];
-    for (const b of blocks) {
-      if (b["type"] !== "tool_result") continue;
-      const id = String(b["tool_use_id"]);
-      if (!uses.includes(id))
-        problems.push({ rule: "result_has_call", message: `messages.${i}: tool_result ${id} answers no tool_use of the previous message` });
+    for (const { block, at } of turn.blocks) {
+      if (block["type"] !== "tool_result") continue;
+      const id = String(block["tool_use_id"]);
+      if (!uses.includes(id)) problems.push({ rule: "result_has_call", message: `${at}: tool_result ${id} answers no tool_use of the previous turn` });
     }
   });
   return problems;

@@ -96,6 +96,29 @@ describe("spool compact (built binary)", () => {
     expect(String(out.input[4]!["output"])).toContain("[ERROR:missing_result]");
   });
 
+  it("results split across consecutive user messages (Claude Code) need no repair and no provider check fails", () => {
+    const split = [
+      { role: "user", content: "hi" },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "t1", name: "bash", input: {} },
+          { type: "tool_use", id: "t2", name: "bash", input: {} },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "out t1" }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t2", content: "out t2" }] },
+      { role: "assistant", content: "done" },
+    ];
+    const r = spool(["compact", "--workspace", join(cwd, "ws-split"), "-"], JSON.stringify(split));
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(split);
+    expect(r.stderr).toContain("repairs: none needed");
+    // the caller's consecutive user messages are named as theirs; no pairing rule is broken
+    expect(r.stderr).not.toMatch(/provider check: (call_answered_once|result_has_call|results_first)/);
+    expect(r.stderr).toContain("roles_alternate: messages.3: a second user message in a row (as in the input, left as it is)");
+  });
+
   it("--turn ages results as of that turn: a fresh 9 KB result is kept now and summarised ten turns on", () => {
     const chat = [
       { role: "user", content: "read it" },
