@@ -4,9 +4,10 @@
 // result. A result is claimed only between its assistant message and the next one.
 // A repair touches only the turn that is broken: every other turn is copied message for message, so
 // its provider bytes (and the prompt cache behind them) stay the same.
+import { archiveKey, formatMarker } from "./archive-key.js";
 import { lateResult } from "./late-result.js";
-import type { AssistantMessage, AssistantPart, Message, ToolCallPart, ToolResultMessage } from "./messages.js";
-import { toolResult } from "./messages.js";
+import type { AssistantMessage, AssistantPart, Message, ToolCallPart, ToolResultMessage, UserMessage } from "./messages.js";
+import { textOf, toolResult } from "./messages.js";
 
 export const SYNTHETIC_RESULT_TEXT =
   "[Tool result missing — the tool execution was interrupted or failed silently. " +
@@ -24,6 +25,11 @@ export interface PairingReport {
   resultsRelocated: number;
   /** Results that came after the next assistant message: removed, and their call told where the text is. */
   lateResults: number;
+  /**
+   * User messages kept where removed results were the only thing between two assistant messages (or
+   * before the first), so a removal never leaves two assistant messages in a row (removedResultsNote).
+   */
+  placeholdersInserted: number;
   missingToolUseIds: string[];
   orphanToolResultIds: string[];
   duplicateResultIds: string[];
@@ -49,6 +55,7 @@ export function emptyPairingReport(): PairingReport {
     duplicateToolUsePruned: 0,
     resultsRelocated: 0,
     lateResults: 0,
+    placeholdersInserted: 0,
     missingToolUseIds: [],
     orphanToolResultIds: [],
     duplicateResultIds: [],
@@ -266,9 +273,24 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
   // Pass 2: copy intact turns, rebuild broken ones (their results first, then what was interposed).
   const out: Message[] = [];
   let joinNextUser = false;
+  /** Results removed since the last message written: if only they stood between two assistant messages, a note stays in their place. */
+  let gap: { message: ToolResultMessage; late: boolean }[] = [];
+  const lateIndexes = new Set<number>();
+  for (const block of blocks.values()) for (const k of block.late.values()) lateIndexes.add(k);
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
-    if (message.role === "tool") continue;
+    if (message.role === "tool") {
+      if (claimed[i] === 0) gap.push({ message, late: lateIndexes.has(i) });
+      continue;
+    }
+    if (message.role === "assistant" && gap.length > 0) {
+      const previous = lastNonSystem(out);
+      if (previous === undefined || previous.role === "assistant") {
+        out.push(removedResultsNote(gap));
+        report.placeholdersInserted++;
+      }
+    }
+    gap = [];
     const block = blocks.get(i);
     if (block === undefined) {
       if (joinNextUser && message.role === "user" && message.extra === undefined && message.hints?.joined !== true) {
@@ -301,6 +323,32 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
   }
   if (!hasRepairs(report)) return { messages, report: emptyPairingReport() };
   return { messages: out, report };
+}
+
+function lastNonSystem(out: readonly Message[]): Message | undefined {
+  for (let i = out.length - 1; i >= 0; i--) if (out[i]!.role !== "system") return out[i];
+  return undefined;
+}
+
+/**
+ * What stays where removed results were the only thing between two assistant messages (or before the
+ * first one): a user message naming them, so the roles still alternate (Anthropic rejects two assistant
+ * messages in a row) and the model can still read a removed text (prepareHistory archives every removed
+ * result under the key of its text). A late result is answered at its call; this only says it moved.
+ */
+export function removedResultsNote(removed: readonly { message: ToolResultMessage; late: boolean }[]): UserMessage {
+  const items = removed.map(({ message, late }) => {
+    const id = message.toolCallId === "" ? "with no call id" : `for call ${message.toolCallId}`;
+    if (late) return `the result ${id} arrived late and was moved next to its call`;
+    const text = textOf(message);
+    const where = text === "" ? "it was empty" : `recall ${formatMarker(archiveKey(text))} reads it`;
+    return `a result ${id} answered no tool call before it and was removed (${where})`;
+  });
+  return {
+    role: "user",
+    content: [{ type: "text", text: `[Tool results that stood here were taken out to keep calls and results paired: ${items.join("; ")}.]` }],
+    hints: { content: "string" },
+  };
 }
 
 /** The nearest earlier turn that called `id` and got no result for it (and has not been given a late one yet). */

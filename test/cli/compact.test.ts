@@ -55,7 +55,14 @@ describe("spool compact (built binary)", () => {
     expect(results[1]!.is_error).toBe(true);
     expect(results[2]).toEqual({ type: "text", text: "(interrupted by user)" });
     expect(out.messages[3]!.role).toBe("assistant");
-    expect(JSON.stringify(out)).not.toContain("toolu_stray");
+    // the stray result is gone; a user message names it where it stood, so two assistant messages are not in a row
+    expect(JSON.stringify(out)).not.toContain("a result whose call is gone");
+    expect(out.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
+    expect(String(out.messages[4]!.content)).toMatch(
+      /a result for call toolu_stray answered no tool call before it and was removed \(recall <<ccr:[0-9a-f]{16}>> reads it\)/,
+    );
+    expect(r.stderr).toContain("1 user message naming removed results kept where they stood between two assistant messages");
+    expect(r.stderr).not.toContain("provider check");
 
     const marker = /<<ccr:[0-9a-f]{16}>>/.exec(String(results[0]!.content))![0];
     const back = spool(["recall", marker, "--workspace", ws]);

@@ -57,3 +57,63 @@ describe("Anthropic: results split across consecutive user messages (the Claude 
     expect(rules).toContain("result_has_call");
   });
 });
+
+describe("a removal never leaves two assistant messages in a row", () => {
+  it("an orphan result alone between two assistant messages is replaced by a user message naming it and its recall marker", () => {
+    const wire = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "x" },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "zz", content: "orphan" }] },
+      { role: "assistant", content: "y" },
+    ];
+    const out = compact("anthropic", wire);
+    expect(out.wire.map((m) => m["role"])).toEqual(["user", "assistant", "user", "assistant"]);
+    // the untouched messages keep their bytes
+    for (const i of [0, 1, 3]) expect(JSON.stringify(out.wire[i])).toBe(JSON.stringify(wire[i]));
+    const note = String(out.wire[2]!["content"]);
+    const marker = /<<ccr:([0-9a-f]{16})>>/.exec(note);
+    expect(note).toContain("call zz");
+    expect(out.archive.get(marker![1]!)).toBe("orphan");
+    expect(out.report.pairing.orphanResultsRemoved).toBe(1);
+    expect(out.report.pairing.placeholdersInserted).toBe(1);
+    expect(validateForProvider(out.messages, "anthropic")).toEqual([]);
+    // a second pass changes nothing
+    expect(compact("anthropic", out.wire).report.changed).toBe(false);
+  });
+
+  it("a late result moved to its call leaves a note where it was when it stood between two assistant messages", () => {
+    const wire = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "bash", input: {} }] },
+      { role: "user", content: "interrupt" },
+      { role: "assistant", content: "hmm" },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "late output" }] },
+      { role: "assistant", content: "done" },
+    ];
+    for (const format of ["anthropic", "ai-sdk"] as const) {
+      const input = format === "anthropic" ? wire : adapters["ai-sdk"].toProvider(adapters.anthropic.fromProvider(wire));
+      const out = compact(format, input);
+      expect(out.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user", "assistant", "user", "assistant"]);
+      expect(out.report.pairing.lateResults).toBe(1);
+      expect(validateForProvider(out.messages, "anthropic")).toEqual([]);
+    }
+  });
+
+  it("a removal that leaves a user message next to an assistant one adds nothing", () => {
+    const wire = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "x" },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "zz", content: "orphan" },
+          { type: "text", text: "go on" },
+        ],
+      },
+      { role: "assistant", content: "y" },
+    ];
+    const out = compact("anthropic", wire);
+    expect(out.report.pairing.placeholdersInserted).toBe(0);
+    expect(out.wire[2]).toEqual({ role: "user", content: [{ type: "text", text: "go on" }] });
+  });
+});
