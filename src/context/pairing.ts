@@ -64,6 +64,26 @@ export function emptyPairingReport(): PairingReport {
   };
 }
 
+export interface PairingOptions {
+  /**
+   * Calls may live outside the history, kept by the provider: an OpenAI Responses request that
+   * continues a stored response (`previous_response_id`, `conversation`) or names earlier items by
+   * `item_reference` sends outputs whose calls are not in its `input`. A result whose id no call before
+   * it made is then kept where it is, untouched, instead of being removed as an orphan.
+   */
+  readonly externalCalls?: boolean;
+}
+
+/** Where each call id is first called (assistant message index). */
+function firstCalls(messages: readonly Message[]): Map<string, number> {
+  const first = new Map<string, number>();
+  messages.forEach((m, i) => {
+    if (m.role !== "assistant") return;
+    for (const part of m.content) if (part.type === "toolCall" && !first.has(part.id)) first.set(part.id, i);
+  });
+  return first;
+}
+
 export function hasRepairs(report: PairingReport): boolean {
   return (
     report.syntheticResultsInjected +
@@ -80,8 +100,11 @@ export function hasRepairs(report: PairingReport): boolean {
  * Lists everything wrong with the pairing. Empty means the history is valid for every provider:
  * results adjacent to their block in a different order than the calls are valid.
  */
-export function validatePairing(messages: readonly Message[]): PairingProblem[] {
+export function validatePairing(messages: readonly Message[], options: PairingOptions = {}): PairingProblem[] {
   const problems: PairingProblem[] = [];
+  const first = options.externalCalls === true ? firstCalls(messages) : undefined;
+  /** A result answering a call kept by the provider (no call before it in the history). */
+  const external = (index: number, id: string): boolean => first !== undefined && id !== "" && !((first.get(id) ?? Infinity) < index);
   const consumed = new Uint8Array(messages.length);
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
@@ -102,6 +125,7 @@ export function validatePairing(messages: readonly Message[]): PairingProblem[] 
       const next = messages[j]!;
       if (next.role !== "tool") break;
       consumed[j] = 1;
+      if (external(j, next.toolCallId)) continue;
       if (!ids.has(next.toolCallId)) problems.push({ kind: "orphan_result", index: j, toolCallId: next.toolCallId });
       else if (answered.has(next.toolCallId)) problems.push({ kind: "duplicate_result", index: j, toolCallId: next.toolCallId });
       else answered.add(next.toolCallId);
@@ -117,7 +141,8 @@ export function validatePairing(messages: readonly Message[]): PairingProblem[] 
   }
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
-    if (message.role === "tool" && consumed[i] === 0) problems.push({ kind: "orphan_result", index: i, toolCallId: message.toolCallId });
+    if (message.role === "tool" && consumed[i] === 0 && !external(i, message.toolCallId))
+      problems.push({ kind: "orphan_result", index: i, toolCallId: message.toolCallId });
   }
   return problems;
 }
@@ -197,7 +222,7 @@ interface Block {
  * finish) is copied message for message, so its provider bytes do not change. Idempotent: a second
  * pass over the output reports no repairs and returns the same array.
  */
-export function ensureToolResultPairing(messages: readonly Message[]): { messages: readonly Message[]; report: PairingReport } {
+export function ensureToolResultPairing(messages: readonly Message[], options: PairingOptions = {}): { messages: readonly Message[]; report: PairingReport } {
   const report = emptyPairingReport();
   if (messages.length === 0 || !needsRepair(messages)) return { messages, report };
 
@@ -208,6 +233,9 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
   const claimed = new Uint8Array(messages.length);
   /** For each unclaimed result: the block whose range it lies in, if any. */
   const governing = new Int32Array(messages.length).fill(-1);
+  /** Results answering a call kept by the provider (PairingOptions.externalCalls): left where they are. */
+  const kept = new Uint8Array(messages.length);
+  const external = (id: string): boolean => options.externalCalls === true && id !== "" && !callers.has(id);
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
     if (message.role !== "assistant" || !hasAnyCall(message)) continue;
@@ -232,6 +260,10 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
         continue;
       }
       governing[j] = i;
+      if (!wanted.has(next.toolCallId) && external(next.toolCallId)) {
+        kept[j] = 1;
+        continue;
+      }
       if (next.toolCallId === "" || !wanted.has(next.toolCallId) || answered.has(next.toolCallId)) {
         if (adjacent) block.intact = false;
         continue;
@@ -252,6 +284,10 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
   for (let k = 0; k < messages.length; k++) {
     const message = messages[k]!;
     if (message.role !== "tool" || claimed[k] === 1) continue;
+    if (kept[k] === 1 || (options.externalCalls === true && message.toolCallId !== "" && !firstCallBefore(callers, message.toolCallId, k))) {
+      kept[k] = 1;
+      continue;
+    }
     report.removedResults.push(message);
     const owner = governing[k]! >= 0 ? blocks.get(governing[k]!) : undefined;
     if (owner !== undefined && owner.calls.some((c) => c.id === message.toolCallId)) {
@@ -280,7 +316,8 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
     if (message.role === "tool") {
-      if (claimed[i] === 0) gap.push({ message, late: lateIndexes.has(i) });
+      if (kept[i] === 1) out.push(message);
+      else if (claimed[i] === 0) gap.push({ message, late: lateIndexes.has(i) });
       continue;
     }
     if (message.role === "assistant" && gap.length > 0) {
@@ -323,6 +360,10 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
   }
   if (!hasRepairs(report)) return { messages, report: emptyPairingReport() };
   return { messages: out, report };
+}
+
+function firstCallBefore(callers: ReadonlyMap<string, readonly Block[]>, id: string, at: number): boolean {
+  return callers.get(id)?.some((b) => b.index < at) ?? false;
 }
 
 function lastNonSystem(out: readonly Message[]): Message | undefined {

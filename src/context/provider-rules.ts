@@ -28,18 +28,27 @@ export interface ProviderProblem {
 }
 
 /** Everything `format`'s API would reject about the tool calls and roles of `messages`, in that format's wire shape. Empty = accepted. */
-export function validateForProvider(messages: readonly Message[], format: Format): ProviderProblem[] {
-  return validateWire(adapters[format].toProvider(messages), format);
+export interface ProviderRuleOptions {
+  /**
+   * OpenAI Responses: the request continues state the provider keeps (`previous_response_id`,
+   * `conversation`, `item_reference`), so an output may answer a call that is not in `input`: an
+   * output whose call_id no earlier item called is accepted (see continuesServerState).
+   */
+  readonly externalCalls?: boolean;
 }
 
-export function validateWire(wire: readonly unknown[], format: Format): ProviderProblem[] {
+export function validateForProvider(messages: readonly Message[], format: Format, options: ProviderRuleOptions = {}): ProviderProblem[] {
+  return validateWire(adapters[format].toProvider(messages), format, options);
+}
+
+export function validateWire(wire: readonly unknown[], format: Format, options: ProviderRuleOptions = {}): ProviderProblem[] {
   switch (format) {
     case "anthropic":
       return anthropicRules(wire);
     case "openai-chat":
       return chatRules(wire);
     case "openai-responses":
-      return responsesRules(wire);
+      return responsesRules(wire, options.externalCalls === true);
     case "ai-sdk":
       return aiSdkRules(wire);
   }
@@ -160,9 +169,10 @@ function chatRules(wire: readonly unknown[]): ProviderProblem[] {
   return problems;
 }
 
-function responsesRules(wire: readonly unknown[]): ProviderProblem[] {
+function responsesRules(wire: readonly unknown[], externalCalls: boolean): ProviderProblem[] {
   const problems: ProviderProblem[] = [];
   const open = new Map<string, number>();
+  const called = new Set<string>();
   wire.forEach((item, i) => {
     if (!isRecord(item)) return;
     const type = item["type"];
@@ -171,8 +181,10 @@ function responsesRules(wire: readonly unknown[]): ProviderProblem[] {
       if (open.has(id))
         problems.push({ rule: "call_answered_once", message: `input[${i}]: call_id ${id} is called again before input[${open.get(id)}] was answered` });
       open.set(id, i);
+      called.add(id);
     } else if (type === "function_call_output" || type === "custom_tool_call_output") {
-      if (!open.has(id)) problems.push({ rule: "result_has_call", message: `input[${i}]: no open call with call_id ${id} before this output` });
+      if (!open.has(id) && !(externalCalls && !called.has(id)))
+        problems.push({ rule: "result_has_call", message: `input[${i}]: no open call with call_id ${id} before this output` });
       open.delete(id);
     }
   });

@@ -126,6 +126,29 @@ describe("spool compact (built binary)", () => {
     expect(r.stderr).toContain("roles_alternate: messages.3: a second user message in a row (as in the input, left as it is)");
   });
 
+  it("a Responses request continuing a stored response keeps the outputs of its stored calls", () => {
+    const body = {
+      model: "gpt-5",
+      previous_response_id: "resp_abc",
+      input: [{ type: "function_call_output", call_id: "call_1", output: '{"temp":21}' }],
+      tools: [],
+    };
+    const r = spool(["compact", "--workspace", join(cwd, "ws-prev"), "-"], JSON.stringify(body));
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(body);
+    expect(r.stderr).toContain("repairs: none needed");
+    expect(r.stderr).not.toContain("provider check");
+    const ref = {
+      model: "gpt-5",
+      input: [
+        { type: "item_reference", id: "fc_1" },
+        { type: "function_call_output", call_id: "call_1", output: "x" },
+      ],
+    };
+    const r2 = spool(["compact", "--workspace", join(cwd, "ws-prev"), "-"], JSON.stringify(ref));
+    expect(JSON.parse(r2.stdout)).toEqual(ref);
+  });
+
   it("--turn ages results as of that turn: a fresh 9 KB result is kept now and summarised ten turns on", () => {
     const chat = [
       { role: "user", content: "read it" },

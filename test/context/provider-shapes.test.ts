@@ -2,13 +2,23 @@
 // across consecutive user messages (Claude Code), removals that would leave two assistant messages in a
 // row, tool outputs answering calls kept server-side (OpenAI Responses), and AI SDK tool approvals.
 import { describe, expect, it } from "vitest";
-import { adapters, MemoryArchive, prepareHistory, validateForProvider, validateWire, type Format } from "../../src/context/index.js";
+import {
+  adapters,
+  continuesServerState,
+  MemoryArchive,
+  prepareHistory,
+  validateForProvider,
+  validatePairing,
+  validateWire,
+  type Format,
+  type PrepareOptions,
+} from "../../src/context/index.js";
 
 /** One pass of `spool compact` in `format`, with every provider rule asserted on the output. */
-function compact(format: Format, wire: unknown[]) {
+function compact(format: Format, wire: unknown[], options: PrepareOptions = {}) {
   const adapter = adapters[format];
   const archive = new MemoryArchive();
-  const { messages, report } = prepareHistory(adapter.fromProvider(wire), { archive, format, assertValid: true });
+  const { messages, report } = prepareHistory(adapter.fromProvider(wire), { archive, format, assertValid: true, ...options });
   return { wire: adapter.toProvider(messages) as Record<string, unknown>[], report, archive, messages };
 }
 
@@ -115,5 +125,56 @@ describe("a removal never leaves two assistant messages in a row", () => {
     const out = compact("anthropic", wire);
     expect(out.report.pairing.placeholdersInserted).toBe(0);
     expect(out.wire[2]).toEqual({ role: "user", content: [{ type: "text", text: "go on" }] });
+  });
+});
+
+describe("OpenAI Responses: outputs answering calls the provider keeps", () => {
+  const output = { type: "function_call_output", call_id: "call_1", output: '{"temp":21}' };
+
+  it("previous_response_id, conversation and item_reference are recognised as continuing stored state", () => {
+    expect(continuesServerState({ model: "gpt-5", previous_response_id: "resp_abc", input: [output] })).toBe(true);
+    expect(continuesServerState({ model: "gpt-5", conversation: "conv_1", input: [output] })).toBe(true);
+    expect(continuesServerState({ input: [{ type: "item_reference", id: "fc_1" }, output] })).toBe(true);
+    expect(continuesServerState({ input: [output] })).toBe(false);
+    expect(continuesServerState([output])).toBe(false);
+  });
+
+  it("an output of a previous_response_id request is kept untouched, and the rules accept it", () => {
+    const wire = [output];
+    const out = compact("openai-responses", wire, { externalCalls: true });
+    expect(out.report.changed).toBe(false);
+    expect(JSON.stringify(out.wire)).toBe(JSON.stringify(wire));
+    expect(out.report.pairing.orphanResultsRemoved).toBe(0);
+    expect(validateWire(wire, "openai-responses", { externalCalls: true })).toEqual([]);
+    expect(validatePairing(out.messages, { externalCalls: true })).toEqual([]);
+  });
+
+  it("an output after an item_reference, then a new call and its output, is kept; a second output for a call in the input is still a duplicate", () => {
+    const wire = [
+      { type: "item_reference", id: "fc_1" },
+      output,
+      { role: "user", content: "and Paris?" },
+      { type: "function_call", call_id: "call_2", name: "weather", arguments: "{}" },
+      { type: "function_call_output", call_id: "call_2", output: "18" },
+      { type: "function_call_output", call_id: "call_2", output: "18 again" },
+    ];
+    const out = compact("openai-responses", wire, { externalCalls: true });
+    expect(out.wire).toEqual(wire.slice(0, 5));
+    expect(out.report.pairing.duplicateResultsRemoved).toBe(1);
+    expect(out.report.pairing.orphanResultsRemoved).toBe(0);
+  });
+
+  it("an oversized kept output is still budgeted", () => {
+    const big = { type: "function_call_output", call_id: "call_1", output: "line of output\n".repeat(3_000) };
+    const out = compact("openai-responses", [big], { externalCalls: true, config: { maxResultChars: 4_000 } });
+    expect(out.report.budget.resultsTruncated).toBe(1);
+    expect(String(out.wire[0]!["output"])).toMatch(/^\[Partial tool result/);
+    expect(out.wire[0]!["call_id"]).toBe("call_1");
+  });
+
+  it("without stored state such an output is still an orphan", () => {
+    const out = compact("openai-responses", [output]);
+    expect(out.report.pairing.orphanResultsRemoved).toBe(1);
+    expect(out.wire).toEqual([]);
   });
 });
