@@ -125,13 +125,16 @@ export function validatePairing(messages: readonly Message[], options: PairingOp
       const next = messages[j]!;
       if (next.role !== "tool") break;
       consumed[j] = 1;
+      if (next.carried === true) continue;
       if (external(j, next.toolCallId)) continue;
       if (!ids.has(next.toolCallId)) problems.push({ kind: "orphan_result", index: j, toolCallId: next.toolCallId });
       else if (answered.has(next.toolCallId)) problems.push({ kind: "duplicate_result", index: j, toolCallId: next.toolCallId });
       else answered.add(next.toolCallId);
     }
+    const open = j === messages.length;
     for (const id of ids) {
       if (answered.has(id)) continue;
+      if (open && awaitsApproval(message, id)) continue;
       const late = findDisplaced(messages, j, id);
       if (late >= 0) {
         consumed[late] = 1;
@@ -141,7 +144,7 @@ export function validatePairing(messages: readonly Message[], options: PairingOp
   }
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
-    if (message.role === "tool" && consumed[i] === 0 && !external(i, message.toolCallId))
+    if (message.role === "tool" && consumed[i] === 0 && message.carried !== true && !external(i, message.toolCallId))
       problems.push({ kind: "orphan_result", index: i, toolCallId: message.toolCallId });
   }
   return problems;
@@ -260,6 +263,14 @@ export function ensureToolResultPairing(messages: readonly Message[], options: P
         continue;
       }
       governing[j] = i;
+      if (next.carried === true) {
+        // an approval response: it travels with the turn's results when it is among them, else stays put
+        if (adjacent) {
+          claimed[j] = 1;
+          block.results.push(j);
+        } else kept[j] = 1;
+        continue;
+      }
       if (!wanted.has(next.toolCallId) && external(next.toolCallId)) {
         kept[j] = 1;
         continue;
@@ -276,7 +287,9 @@ export function ensureToolResultPairing(messages: readonly Message[], options: P
         report.resultsRelocated++;
       }
     }
-    for (const call of calls) if (!answered.has(call.id)) block.missing.push(call.id);
+    // a call awaiting approval at the end of the history (only tool messages after it) has no result yet, rightly
+    const open = adjacent && j === messages.length;
+    for (const call of calls) if (!answered.has(call.id) && !(open && call.approvalRequested === true)) block.missing.push(call.id);
     if (block.missing.length > 0 || calls.length === 0) block.intact = false;
   }
 
@@ -284,7 +297,11 @@ export function ensureToolResultPairing(messages: readonly Message[], options: P
   for (let k = 0; k < messages.length; k++) {
     const message = messages[k]!;
     if (message.role !== "tool" || claimed[k] === 1) continue;
-    if (kept[k] === 1 || (options.externalCalls === true && message.toolCallId !== "" && !firstCallBefore(callers, message.toolCallId, k))) {
+    if (
+      kept[k] === 1 ||
+      message.carried === true ||
+      (options.externalCalls === true && message.toolCallId !== "" && !firstCallBefore(callers, message.toolCallId, k))
+    ) {
       kept[k] = 1;
       continue;
     }
@@ -360,6 +377,11 @@ export function ensureToolResultPairing(messages: readonly Message[], options: P
   }
   if (!hasRepairs(report)) return { messages, report: emptyPairingReport() };
   return { messages: out, report };
+}
+
+function awaitsApproval(message: AssistantMessage, id: string): boolean {
+  for (const part of message.content) if (part.type === "toolCall" && part.id === id && part.approvalRequested === true) return true;
+  return false;
 }
 
 function firstCallBefore(callers: ReadonlyMap<string, readonly Block[]>, id: string, at: number): boolean {

@@ -196,10 +196,14 @@ function aiSdkRules(wire: readonly unknown[]): ProviderProblem[] {
   const problems: ProviderProblem[] = [];
   const ids = new Map<string, number>();
   let open: Map<string, number> | undefined;
-  const close = (at: string) => {
+  /** Calls of the open turn that wait for the user's approval (tool-approval-request). */
+  let approvals = new Set<string>();
+  const close = (at: string, end: boolean) => {
     if (open !== undefined)
+      // the AI SDK runs an approved call when the history ends with its approval: no result yet is right
       for (const [id, n] of open)
-        if (n !== 1) problems.push({ rule: "call_answered_once", message: `${at}: tool call ${id} has ${n} result(s) (needs exactly 1)` });
+        if (n !== 1 && !(end && n === 0 && approvals.has(id)))
+          problems.push({ rule: "call_answered_once", message: `${at}: tool call ${id} has ${n} result(s) (needs exactly 1)` });
     open = undefined;
   };
   wire.forEach((m, i) => {
@@ -215,8 +219,9 @@ function aiSdkRules(wire: readonly unknown[]): ProviderProblem[] {
       }
       return;
     }
-    close(`messages[${i}]`);
+    close(`messages[${i}]`, false);
     if (m["role"] !== "assistant") return;
+    approvals = new Set(parts.filter((p) => p["type"] === "tool-approval-request").map((p) => String(p["toolCallId"])));
     for (const p of parts) {
       if (p["type"] !== "tool-call") continue;
       const id = String(p["toolCallId"]);
@@ -227,6 +232,6 @@ function aiSdkRules(wire: readonly unknown[]): ProviderProblem[] {
       (open ??= new Map()).set(id, 0);
     }
   });
-  close("end of history");
+  close("end of history", true);
   return problems;
 }

@@ -1,6 +1,8 @@
 // Shapes real clients send that the provider accepts or that a repair must not make worse: results split
 // across consecutive user messages (Claude Code), removals that would leave two assistant messages in a
 // row, tool outputs answering calls kept server-side (OpenAI Responses), and AI SDK tool approvals.
+import { generateText, jsonSchema, modelMessageSchema, tool, type ModelMessage } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import {
   adapters,
@@ -176,5 +178,75 @@ describe("OpenAI Responses: outputs answering calls the provider keeps", () => {
     const out = compact("openai-responses", [output]);
     expect(out.report.pairing.orphanResultsRemoved).toBe(1);
     expect(out.wire).toEqual([]);
+  });
+});
+
+describe("AI SDK tool approval (v6+): requests and responses survive, a call awaiting approval is not 'missing'", () => {
+  const call = { type: "tool-call", toolCallId: "a", toolName: "bash", input: { command: "rm -rf tmp" } };
+  const request = { type: "tool-approval-request", approvalId: "ap1", toolCallId: "a" };
+  const response = { type: "tool-approval-response", approvalId: "ap1", approved: true };
+  const result = { type: "tool-result", toolCallId: "a", toolName: "bash", output: { type: "text", value: "ok" } };
+  const base = [
+    { role: "user", content: "delete tmp" },
+    { role: "assistant", content: [call, request] },
+  ];
+  const cases: [string, unknown[]][] = [
+    ["approval requested, no answer yet", base],
+    ["approved, not run yet (the SDK runs it on the next call)", [...base, { role: "tool", content: [response] }]],
+    ["approved and run, response and result in two tool messages", [...base, { role: "tool", content: [response] }, { role: "tool", content: [result] }]],
+    ["approved and run, in one tool message", [...base, { role: "tool", content: [response, result] }]],
+    ["approved, run, and the conversation went on", [...base, { role: "tool", content: [response, result] }, { role: "assistant", content: "done" }]],
+  ];
+  for (const [name, wire] of cases) {
+    it(`${name}: byte-identical, nothing repaired, valid for the SDK`, () => {
+      expect(() => modelMessageSchema.array().parse(wire)).not.toThrow();
+      const out = compact("ai-sdk", wire);
+      expect(JSON.stringify(out.wire)).toBe(JSON.stringify(wire));
+      expect(out.report.changed).toBe(false);
+      expect(out.report.pairing.syntheticResultsInjected + out.report.pairing.orphanResultsRemoved).toBe(0);
+      expect(validatePairing(out.messages)).toEqual([]);
+      expect(adapters["ai-sdk"].check(out.wire)).toEqual([]);
+    });
+  }
+
+  it("the real SDK runs the approved call from the compacted history (a synthetic error result would stop it)", async () => {
+    const out = compact("ai-sdk", [...base, { role: "tool", content: [response] }]);
+    let ran = 0;
+    let prompt: unknown;
+    const model = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        prompt = options.prompt;
+        return {
+          content: [{ type: "text", text: "deleted" }],
+          finishReason: { unified: "stop", raw: "stop" },
+          usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } },
+          warnings: [],
+        } as never;
+      },
+    });
+    const bash = tool({
+      inputSchema: jsonSchema<{ command: string }>({ type: "object" }),
+      needsApproval: true,
+      execute: async () => {
+        ran++;
+        return "removed";
+      },
+    });
+    await generateText({ model, messages: out.wire as unknown as ModelMessage[], tools: { bash } });
+    expect(ran).toBe(1);
+    expect(JSON.stringify(prompt)).toContain("removed");
+    expect(JSON.stringify(prompt)).not.toContain("missing_result");
+  });
+
+  it("a call still unanswered after the conversation moved on gets a missing result (the SDK would throw), and the approval response stays", () => {
+    const wire = [...base, { role: "tool", content: [response] }, { role: "user", content: "never mind" }];
+    const out = compact("ai-sdk", wire);
+    expect(out.report.pairing.syntheticResultsInjected).toBe(1);
+    expect(out.report.pairing.orphanResultsRemoved).toBe(0);
+    expect(out.wire[2]).toEqual({
+      role: "tool",
+      content: [response, expect.objectContaining({ type: "tool-result", toolCallId: "a", output: expect.objectContaining({ type: "error-text" }) })],
+    });
+    expect(out.wire[3]).toEqual(wire[3]);
   });
 });
