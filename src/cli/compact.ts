@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 import {
   assertFormat,
+  continuesServerState,
   createWorkspace,
   describePrepareReport,
   detectFormat,
@@ -73,9 +74,21 @@ export const compactCommand = defineCommand({
     const messages = adapter.fromProvider(conversation.items);
     const workspace =
       values.workspace !== undefined ? createWorkspace({ dir: values.workspace, keep: true }) : await newSessionWorkspace(values.root ?? DEFAULT_ROOT, file);
-    const { messages: prepared, report } = prepareHistory(messages, { workspace, format: resolved, ...(turn !== undefined ? { turn } : {}) });
+    // a Responses request that continues stored state answers calls that are not in its input
+    const externalCalls = resolved === "openai-responses" && continuesServerState(json);
+    const { messages: prepared, report } = prepareHistory(messages, {
+      workspace,
+      format: resolved,
+      externalCalls,
+      ...(turn !== undefined ? { turn } : {}),
+    });
     const wire = adapter.toProvider(prepared);
-    const problems = validateWire(wire, resolved).map((p) => `${p.rule}: ${p.message}`);
+    // Consecutive messages of one role that the input already had are the caller's (the Anthropic API
+    // combines consecutive user messages); spool leaves them as they are, and says so.
+    const inputAlternation = validateWire(conversation.items, resolved, { externalCalls }).filter((p) => p.rule === "roles_alternate").length;
+    const found = validateWire(wire, resolved, { externalCalls });
+    const kept = found.filter((p) => p.rule === "roles_alternate").length <= inputAlternation;
+    const problems = found.map((p) => `${p.rule}: ${p.message}${kept && p.rule === "roles_alternate" ? " (as in the input, left as it is)" : ""}`);
     process.stdout.write(JSON.stringify(conversation.wrap(wire), null, 2) + "\n");
     const workspaceDir = relative(process.cwd(), workspace.dir) || workspace.dir;
     process.stderr.write(

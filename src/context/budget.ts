@@ -36,6 +36,11 @@ export interface BudgetOptions {
    * workspace resolves them. Without it, paths are shown as saved (absolute).
    */
   readonly workspaceDir?: string;
+  /**
+   * Results outside a tool block answer calls the provider keeps (PairingOptions.externalCalls): they
+   * are budgeted too, each run of them as a turn. Otherwise such results are not the budget's business.
+   */
+  readonly externalCalls?: boolean;
 }
 
 export interface BudgetReport {
@@ -153,7 +158,7 @@ export function enforceToolResultBudget(messages: readonly Message[], options: B
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
     if (message.role === "tool") {
-      if (names.size === 0 && group.length === 0) continue;
+      if (names.size === 0 && group.length === 0 && options.externalCalls !== true) continue;
       const text = textOf(message);
       group.push({ index: i, toolName: names.get(message.toolCallId) ?? message.toolName, text, stub: parseStub(text) !== undefined });
       continue;

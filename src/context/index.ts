@@ -5,7 +5,7 @@
 // Must not import capture internals, the wire layer, or anything above it (harness, cli).
 export { LATE_RESULT_CODE, lateResultText } from "./late-result.js";
 export { type IdRewrite } from "./id-collisions.js";
-export { validateForProvider, validateWire, type ProviderProblem, type ProviderRule } from "./provider-rules.js";
+export { validateForProvider, validateWire, type ProviderProblem, type ProviderRule, type ProviderRuleOptions } from "./provider-rules.js";
 export { describePrepareReport, type ReportContext } from "./report.js";
 export { archiveKey, extractKeys, formatMarker, isValidKey, isWellFormed } from "./archive-key.js";
 export { type ArchiveStats, type ArchiveStore, type KeyLookup } from "./archive-store.js";
@@ -51,6 +51,7 @@ export {
   hasRepairs,
   validatePairing,
   type PairingProblem,
+  type PairingOptions,
   type PairingProblemKind,
   type PairingReport,
 } from "./pairing.js";
@@ -91,6 +92,7 @@ export {
   checkAnthropic,
   checkOpenAIChat,
   checkOpenAIResponses,
+  continuesServerState,
   detectFormat,
   fromAISDK,
   fromAnthropic,

@@ -28,6 +28,11 @@ export interface ToolCallPart {
   /** Parsed arguments. When the provider sent a JSON string that does not re-serialise identically, `rawInput` keeps it. */
   readonly input: unknown;
   readonly rawInput?: string;
+  /**
+   * The call waits for the user's approval (AI SDK `tool-approval-request`): while the history ends
+   * with it (nothing but tool messages after it), having no result yet is valid — it gets no synthetic one.
+   */
+  readonly approvalRequested?: true;
   readonly extra?: Extra;
 }
 
@@ -84,6 +89,12 @@ export interface ToolResultMessage {
   readonly content: readonly ContentPart[];
   /** A file that already holds this result's full text (e.g. the capture layer's spill file). */
   readonly spillPath?: string;
+  /**
+   * Not a result: a provider part riding in a tool envelope (an AI SDK `tool-approval-response`), as one
+   * raw part with `toolCallId` "". Pairing keeps it where it is (with its turn's results when next to
+   * them), never counts it as an answer, and never removes it.
+   */
+  readonly carried?: true;
   readonly extra?: Extra;
   readonly hints?: Hints;
 }

@@ -4,9 +4,10 @@
 // result. A result is claimed only between its assistant message and the next one.
 // A repair touches only the turn that is broken: every other turn is copied message for message, so
 // its provider bytes (and the prompt cache behind them) stay the same.
+import { archiveKey, formatMarker } from "./archive-key.js";
 import { lateResult } from "./late-result.js";
-import type { AssistantMessage, AssistantPart, Message, ToolCallPart, ToolResultMessage } from "./messages.js";
-import { toolResult } from "./messages.js";
+import type { AssistantMessage, AssistantPart, Message, ToolCallPart, ToolResultMessage, UserMessage } from "./messages.js";
+import { textOf, toolResult } from "./messages.js";
 
 export const SYNTHETIC_RESULT_TEXT =
   "[Tool result missing — the tool execution was interrupted or failed silently. " +
@@ -24,6 +25,11 @@ export interface PairingReport {
   resultsRelocated: number;
   /** Results that came after the next assistant message: removed, and their call told where the text is. */
   lateResults: number;
+  /**
+   * User messages kept where removed results were the only thing between two assistant messages (or
+   * before the first), so a removal never leaves two assistant messages in a row (removedResultsNote).
+   */
+  placeholdersInserted: number;
   missingToolUseIds: string[];
   orphanToolResultIds: string[];
   duplicateResultIds: string[];
@@ -49,12 +55,33 @@ export function emptyPairingReport(): PairingReport {
     duplicateToolUsePruned: 0,
     resultsRelocated: 0,
     lateResults: 0,
+    placeholdersInserted: 0,
     missingToolUseIds: [],
     orphanToolResultIds: [],
     duplicateResultIds: [],
     lateResultIds: [],
     removedResults: [],
   };
+}
+
+export interface PairingOptions {
+  /**
+   * Calls may live outside the history, kept by the provider: an OpenAI Responses request that
+   * continues a stored response (`previous_response_id`, `conversation`) or names earlier items by
+   * `item_reference` sends outputs whose calls are not in its `input`. A result whose id no call before
+   * it made is then kept where it is, untouched, instead of being removed as an orphan.
+   */
+  readonly externalCalls?: boolean;
+}
+
+/** Where each call id is first called (assistant message index). */
+function firstCalls(messages: readonly Message[]): Map<string, number> {
+  const first = new Map<string, number>();
+  messages.forEach((m, i) => {
+    if (m.role !== "assistant") return;
+    for (const part of m.content) if (part.type === "toolCall" && !first.has(part.id)) first.set(part.id, i);
+  });
+  return first;
 }
 
 export function hasRepairs(report: PairingReport): boolean {
@@ -73,8 +100,11 @@ export function hasRepairs(report: PairingReport): boolean {
  * Lists everything wrong with the pairing. Empty means the history is valid for every provider:
  * results adjacent to their block in a different order than the calls are valid.
  */
-export function validatePairing(messages: readonly Message[]): PairingProblem[] {
+export function validatePairing(messages: readonly Message[], options: PairingOptions = {}): PairingProblem[] {
   const problems: PairingProblem[] = [];
+  const first = options.externalCalls === true ? firstCalls(messages) : undefined;
+  /** A result answering a call kept by the provider (no call before it in the history). */
+  const external = (index: number, id: string): boolean => first !== undefined && id !== "" && !((first.get(id) ?? Infinity) < index);
   const consumed = new Uint8Array(messages.length);
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
@@ -95,12 +125,16 @@ export function validatePairing(messages: readonly Message[]): PairingProblem[] 
       const next = messages[j]!;
       if (next.role !== "tool") break;
       consumed[j] = 1;
+      if (next.carried === true) continue;
+      if (external(j, next.toolCallId)) continue;
       if (!ids.has(next.toolCallId)) problems.push({ kind: "orphan_result", index: j, toolCallId: next.toolCallId });
       else if (answered.has(next.toolCallId)) problems.push({ kind: "duplicate_result", index: j, toolCallId: next.toolCallId });
       else answered.add(next.toolCallId);
     }
+    const open = j === messages.length;
     for (const id of ids) {
       if (answered.has(id)) continue;
+      if (open && awaitsApproval(message, id)) continue;
       const late = findDisplaced(messages, j, id);
       if (late >= 0) {
         consumed[late] = 1;
@@ -110,7 +144,8 @@ export function validatePairing(messages: readonly Message[]): PairingProblem[] 
   }
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
-    if (message.role === "tool" && consumed[i] === 0) problems.push({ kind: "orphan_result", index: i, toolCallId: message.toolCallId });
+    if (message.role === "tool" && consumed[i] === 0 && message.carried !== true && !external(i, message.toolCallId))
+      problems.push({ kind: "orphan_result", index: i, toolCallId: message.toolCallId });
   }
   return problems;
 }
@@ -190,7 +225,7 @@ interface Block {
  * finish) is copied message for message, so its provider bytes do not change. Idempotent: a second
  * pass over the output reports no repairs and returns the same array.
  */
-export function ensureToolResultPairing(messages: readonly Message[]): { messages: readonly Message[]; report: PairingReport } {
+export function ensureToolResultPairing(messages: readonly Message[], options: PairingOptions = {}): { messages: readonly Message[]; report: PairingReport } {
   const report = emptyPairingReport();
   if (messages.length === 0 || !needsRepair(messages)) return { messages, report };
 
@@ -201,6 +236,9 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
   const claimed = new Uint8Array(messages.length);
   /** For each unclaimed result: the block whose range it lies in, if any. */
   const governing = new Int32Array(messages.length).fill(-1);
+  /** Results answering a call kept by the provider (PairingOptions.externalCalls): left where they are. */
+  const kept = new Uint8Array(messages.length);
+  const external = (id: string): boolean => options.externalCalls === true && id !== "" && !callers.has(id);
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
     if (message.role !== "assistant" || !hasAnyCall(message)) continue;
@@ -225,6 +263,18 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
         continue;
       }
       governing[j] = i;
+      if (next.carried === true) {
+        // an approval response: it travels with the turn's results when it is among them, else stays put
+        if (adjacent) {
+          claimed[j] = 1;
+          block.results.push(j);
+        } else kept[j] = 1;
+        continue;
+      }
+      if (!wanted.has(next.toolCallId) && external(next.toolCallId)) {
+        kept[j] = 1;
+        continue;
+      }
       if (next.toolCallId === "" || !wanted.has(next.toolCallId) || answered.has(next.toolCallId)) {
         if (adjacent) block.intact = false;
         continue;
@@ -237,7 +287,9 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
         report.resultsRelocated++;
       }
     }
-    for (const call of calls) if (!answered.has(call.id)) block.missing.push(call.id);
+    // a call awaiting approval at the end of the history (only tool messages after it) has no result yet, rightly
+    const open = adjacent && j === messages.length;
+    for (const call of calls) if (!answered.has(call.id) && !(open && call.approvalRequested === true)) block.missing.push(call.id);
     if (block.missing.length > 0 || calls.length === 0) block.intact = false;
   }
 
@@ -245,6 +297,14 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
   for (let k = 0; k < messages.length; k++) {
     const message = messages[k]!;
     if (message.role !== "tool" || claimed[k] === 1) continue;
+    if (
+      kept[k] === 1 ||
+      message.carried === true ||
+      (options.externalCalls === true && message.toolCallId !== "" && !firstCallBefore(callers, message.toolCallId, k))
+    ) {
+      kept[k] = 1;
+      continue;
+    }
     report.removedResults.push(message);
     const owner = governing[k]! >= 0 ? blocks.get(governing[k]!) : undefined;
     if (owner !== undefined && owner.calls.some((c) => c.id === message.toolCallId)) {
@@ -266,9 +326,25 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
   // Pass 2: copy intact turns, rebuild broken ones (their results first, then what was interposed).
   const out: Message[] = [];
   let joinNextUser = false;
+  /** Results removed since the last message written: if only they stood between two assistant messages, a note stays in their place. */
+  let gap: { message: ToolResultMessage; late: boolean }[] = [];
+  const lateIndexes = new Set<number>();
+  for (const block of blocks.values()) for (const k of block.late.values()) lateIndexes.add(k);
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
-    if (message.role === "tool") continue;
+    if (message.role === "tool") {
+      if (kept[i] === 1) out.push(message);
+      else if (claimed[i] === 0) gap.push({ message, late: lateIndexes.has(i) });
+      continue;
+    }
+    if (message.role === "assistant" && gap.length > 0) {
+      const previous = lastNonSystem(out);
+      if (previous === undefined || previous.role === "assistant") {
+        out.push(removedResultsNote(gap));
+        report.placeholdersInserted++;
+      }
+    }
+    gap = [];
     const block = blocks.get(i);
     if (block === undefined) {
       if (joinNextUser && message.role === "user" && message.extra === undefined && message.hints?.joined !== true) {
@@ -301,6 +377,41 @@ export function ensureToolResultPairing(messages: readonly Message[]): { message
   }
   if (!hasRepairs(report)) return { messages, report: emptyPairingReport() };
   return { messages: out, report };
+}
+
+function awaitsApproval(message: AssistantMessage, id: string): boolean {
+  for (const part of message.content) if (part.type === "toolCall" && part.id === id && part.approvalRequested === true) return true;
+  return false;
+}
+
+function firstCallBefore(callers: ReadonlyMap<string, readonly Block[]>, id: string, at: number): boolean {
+  return callers.get(id)?.some((b) => b.index < at) ?? false;
+}
+
+function lastNonSystem(out: readonly Message[]): Message | undefined {
+  for (let i = out.length - 1; i >= 0; i--) if (out[i]!.role !== "system") return out[i];
+  return undefined;
+}
+
+/**
+ * What stays where removed results were the only thing between two assistant messages (or before the
+ * first one): a user message naming them, so the roles still alternate (Anthropic rejects two assistant
+ * messages in a row) and the model can still read a removed text (prepareHistory archives every removed
+ * result under the key of its text). A late result is answered at its call; this only says it moved.
+ */
+export function removedResultsNote(removed: readonly { message: ToolResultMessage; late: boolean }[]): UserMessage {
+  const items = removed.map(({ message, late }) => {
+    const id = message.toolCallId === "" ? "with no call id" : `for call ${message.toolCallId}`;
+    if (late) return `the result ${id} arrived late and was moved next to its call`;
+    const text = textOf(message);
+    const where = text === "" ? "it was empty" : `recall ${formatMarker(archiveKey(text))} reads it`;
+    return `a result ${id} answered no tool call before it and was removed (${where})`;
+  });
+  return {
+    role: "user",
+    content: [{ type: "text", text: `[Tool results that stood here were taken out to keep calls and results paired: ${items.join("; ")}.]` }],
+    hints: { content: "string" },
+  };
 }
 
 /** The nearest earlier turn that called `id` and got no result for it (and has not been given a late one yet). */

@@ -14,7 +14,7 @@ import type { Message } from "./messages.js";
 import { textOf } from "./messages.js";
 import { applyMicrocompact, type MicrocompactReport } from "./microcompact.js";
 import { ensureToolResultPairing, validatePairing, type PairingReport } from "./pairing.js";
-import { validateForProvider, type ProviderProblem } from "./provider-rules.js";
+import { validateForProvider, type ProviderProblem, type ProviderRuleOptions } from "./provider-rules.js";
 import type { Workspace } from "./workspace.js";
 
 export interface PrepareOptions {
@@ -51,6 +51,12 @@ export interface PrepareOptions {
    * environment (the test suite sets it, so every prepareHistory in a test is checked).
    */
   readonly assertValid?: boolean;
+  /**
+   * Calls may live with the provider, outside the history (OpenAI Responses with
+   * `previous_response_id`, `conversation` or `item_reference`; `continuesServerState(body)` says so):
+   * a result whose id no call before it made is kept in place (and budgeted), not removed as an orphan.
+   */
+  readonly externalCalls?: boolean;
 }
 
 export interface PrepareReport {
@@ -87,7 +93,8 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
     );
   }
 
-  const paired = ensureToolResultPairing(messages);
+  const pairingOptions = { externalCalls: options.externalCalls === true };
+  const paired = ensureToolResultPairing(messages, pairingOptions);
   const orphanKeys: string[] = [];
   const archiveErrors: string[] = [];
   for (const removed of paired.report.removedResults) {
@@ -113,6 +120,7 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
     ...(resultsDir !== undefined ? { resultsDir } : {}),
     ...(options.workspace !== undefined && options.absolutePaths !== true ? { workspaceDir: options.workspace.dir } : {}),
     archive,
+    ...(options.externalCalls === true ? { externalCalls: true } : {}),
   };
   const budgeted = enforceToolResultBudget(unique.messages, budgetOptions);
 
@@ -130,11 +138,11 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
   };
   const compacted = applyMicrocompact(budgeted.messages, microOptions);
 
-  const problems = validatePairing(compacted.messages);
+  const problems = validatePairing(compacted.messages, pairingOptions);
   if (problems.length > 0) throw new PairingInvariantError(problems);
   // the debug switch is read from the process too: callers pass `env` to pin budgets, not to turn checks off
   if (options.assertValid ?? (options.env?.["SPOOL_DEBUG_CONTEXT"] ?? process.env["SPOOL_DEBUG_CONTEXT"]) === "1") {
-    assertProviderRules(messages, compacted.messages, options.format);
+    assertProviderRules(messages, compacted.messages, options.format, pairingOptions);
   }
 
   const keysArchived = [...orphanKeys];
@@ -179,12 +187,14 @@ function resultCount(messages: readonly Message[]): number {
  * role alternation only must not get worse (a caller's own consecutive user messages are accepted by
  * Anthropic, which merges them, and spool leaves them as they are).
  */
-function assertProviderRules(input: readonly Message[], output: readonly Message[], format: Format | undefined): void {
-  const formats: readonly Format[] = format !== undefined ? [format] : ["anthropic", "openai-chat", "openai-responses", "ai-sdk"];
+function assertProviderRules(input: readonly Message[], output: readonly Message[], format: Format | undefined, rules: ProviderRuleOptions): void {
+  // results answering calls the provider keeps exist only in OpenAI Responses
+  const formats: readonly Format[] =
+    format !== undefined ? [format] : rules.externalCalls === true ? ["openai-responses"] : ["anthropic", "openai-chat", "openai-responses", "ai-sdk"];
   for (const f of formats) {
-    const after = validateForProvider(output, f);
+    const after = validateForProvider(output, f, rules);
     if (after.length === 0) continue;
-    const alternationBefore = validateForProvider(input, f).filter((p) => p.rule === "roles_alternate").length;
+    const alternationBefore = validateForProvider(input, f, rules).filter((p) => p.rule === "roles_alternate").length;
     const alternationAfter = after.filter((p) => p.rule === "roles_alternate").length;
     const bad: ProviderProblem[] = after.filter((p) => p.rule !== "roles_alternate");
     if (bad.length > 0 || alternationAfter > alternationBefore) throw new ProviderRuleError(f, bad.length > 0 ? bad : after);

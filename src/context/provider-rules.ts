@@ -10,9 +10,12 @@ import type { Message } from "./messages.js";
 export type ProviderRule =
   /** Anthropic: a tool_use id appears once in the whole request (else 400 "tool_use ids must be unique"). */
   | "unique_call_ids"
-  /** Anthropic: user and assistant messages alternate; the system prompt is not a message. */
+  /**
+   * Anthropic: user and assistant messages alternate; the system prompt is not a message. (The API
+   * combines consecutive user messages into one turn; spool flags them all the same, and only must not add any.)
+   */
   | "roles_alternate"
-  /** Anthropic: in a user message, every tool_result block comes before any other block. */
+  /** Anthropic: in a user turn (consecutive user messages combined, as the API does), every tool_result block comes before any other block. */
   | "results_first"
   /** Every call is answered exactly once, in the place the API looks (next message / following tool messages / later item). */
   | "call_answered_once"
@@ -25,18 +28,27 @@ export interface ProviderProblem {
 }
 
 /** Everything `format`'s API would reject about the tool calls and roles of `messages`, in that format's wire shape. Empty = accepted. */
-export function validateForProvider(messages: readonly Message[], format: Format): ProviderProblem[] {
-  return validateWire(adapters[format].toProvider(messages), format);
+export interface ProviderRuleOptions {
+  /**
+   * OpenAI Responses: the request continues state the provider keeps (`previous_response_id`,
+   * `conversation`, `item_reference`), so an output may answer a call that is not in `input`: an
+   * output whose call_id no earlier item called is accepted (see continuesServerState).
+   */
+  readonly externalCalls?: boolean;
 }
 
-export function validateWire(wire: readonly unknown[], format: Format): ProviderProblem[] {
+export function validateForProvider(messages: readonly Message[], format: Format, options: ProviderRuleOptions = {}): ProviderProblem[] {
+  return validateWire(adapters[format].toProvider(messages), format, options);
+}
+
+export function validateWire(wire: readonly unknown[], format: Format, options: ProviderRuleOptions = {}): ProviderProblem[] {
   switch (format) {
     case "anthropic":
       return anthropicRules(wire);
     case "openai-chat":
       return chatRules(wire);
     case "openai-responses":
-      return responsesRules(wire);
+      return responsesRules(wire, options.externalCalls === true);
     case "ai-sdk":
       return aiSdkRules(wire);
   }
@@ -50,64 +62,70 @@ function anthropicRules(wire: readonly unknown[]): ProviderProblem[] {
   const problems: ProviderProblem[] = [];
   const ids = new Map<string, number>();
   const messages = wire.filter(isRecord);
+  /**
+   * The turns the API sees: it combines consecutive user messages into one turn (Claude Code sends each
+   * parallel result in its own user message), so calls and results are judged per turn, not per message.
+   */
+  const turns: { role: unknown; first: number; blocks: { block: Json; at: string }[] }[] = [];
   messages.forEach((m, i) => {
     const role = m["role"];
+    const blocks = blocksOf(m).map((block, j) => ({ block, at: `messages.${i}.content.${j}` }));
     // spool's conversation files may open with the system prompt as a message; a caller lifts it into `system`
     if (i === 0 && role === "system") return;
     if (role !== "user" && role !== "assistant")
       problems.push({ rule: "roles_alternate", message: `messages.${i}: role ${JSON.stringify(role)} is not user or assistant` });
     else if (i > 0 && messages[i - 1]!["role"] === role && !(i === 1 && role === "user" && messages[0]!["role"] === "system"))
       problems.push({ rule: "roles_alternate", message: `messages.${i}: a second ${role} message in a row` });
-    const blocks = blocksOf(m);
     if (role === "assistant") {
-      blocks.forEach((b, j) => {
+      blocks.forEach(({ block: b, at }) => {
         if (b["type"] !== "tool_use") return;
         const id = String(b["id"]);
         const first = ids.get(id);
-        if (first !== undefined)
-          problems.push({ rule: "unique_call_ids", message: `messages.${i}.content.${j}: tool_use id ${id} was already used in messages.${first}` });
+        if (first !== undefined) problems.push({ rule: "unique_call_ids", message: `${at}: tool_use id ${id} was already used in messages.${first}` });
         else ids.set(id, i);
       });
-      const uses = blocks.filter((b) => b["type"] === "tool_use").map((b) => String(b["id"]));
+    }
+    const last = turns[turns.length - 1];
+    if (role === "user" && last !== undefined && last.role === "user") last.blocks.push(...blocks);
+    else turns.push({ role, first: i, blocks });
+  });
+  turns.forEach((turn, t) => {
+    if (turn.role === "assistant") {
+      const uses = turn.blocks.filter(({ block }) => block["type"] === "tool_use").map(({ block }) => String(block["id"]));
       if (uses.length === 0) return;
-      const next = messages[i + 1];
+      const next = turns[t + 1];
       const answers =
-        next !== undefined && next["role"] === "user"
-          ? blocksOf(next)
-              .filter((b) => b["type"] === "tool_result")
-              .map((b) => String(b["tool_use_id"]))
+        next !== undefined && next.role === "user"
+          ? next.blocks.filter(({ block }) => block["type"] === "tool_result").map(({ block }) => String(block["tool_use_id"]))
           : [];
       for (const id of new Set(uses)) {
         const n = answers.filter((a) => a === id).length;
         if (n !== 1)
           problems.push({
             rule: "call_answered_once",
-            message: `messages.${i}: tool_use ${id} has ${n} tool_result blocks in the next message (needs exactly 1)`,
+            message: `messages.${turn.first}: tool_use ${id} has ${n} tool_result blocks in the next turn (needs exactly 1)`,
           });
       }
       return;
     }
-    if (role !== "user") return;
-    let other = -1;
-    blocks.forEach((b, j) => {
-      if (b["type"] !== "tool_result") {
-        if (other < 0) other = j;
-        return;
+    if (turn.role !== "user") return;
+    let other: string | undefined;
+    for (const { block, at } of turn.blocks) {
+      if (block["type"] !== "tool_result") {
+        other ??= at;
+        continue;
       }
-      if (other >= 0) problems.push({ rule: "results_first", message: `messages.${i}.content.${j}: tool_result after other content (content.${other})` });
-    });
-    const prev = messages[i - 1];
+      if (other !== undefined) problems.push({ rule: "results_first", message: `${at}: tool_result after other content (${other}) in the same turn` });
+    }
+    const prev = turns[t - 1];
     const uses =
-      prev !== undefined && prev["role"] === "assistant"
-        ? blocksOf(prev)
-            .filter((b) => b["type"] === "tool_use")
-            .map((b) => String(b["id"]))
+      prev !== undefined && prev.role === "assistant"
+        ? prev.blocks.filter(({ block }) => block["type"] === "tool_use").map(({ block }) => String(block["id"]))
         : [];
-    for (const b of blocks) {
-      if (b["type"] !== "tool_result") continue;
-      const id = String(b["tool_use_id"]);
-      if (!uses.includes(id))
-        problems.push({ rule: "result_has_call", message: `messages.${i}: tool_result ${id} answers no tool_use of the previous message` });
+    for (const { block, at } of turn.blocks) {
+      if (block["type"] !== "tool_result") continue;
+      const id = String(block["tool_use_id"]);
+      if (!uses.includes(id)) problems.push({ rule: "result_has_call", message: `${at}: tool_result ${id} answers no tool_use of the previous turn` });
     }
   });
   return problems;
@@ -151,9 +169,10 @@ function chatRules(wire: readonly unknown[]): ProviderProblem[] {
   return problems;
 }
 
-function responsesRules(wire: readonly unknown[]): ProviderProblem[] {
+function responsesRules(wire: readonly unknown[], externalCalls: boolean): ProviderProblem[] {
   const problems: ProviderProblem[] = [];
   const open = new Map<string, number>();
+  const called = new Set<string>();
   wire.forEach((item, i) => {
     if (!isRecord(item)) return;
     const type = item["type"];
@@ -162,8 +181,10 @@ function responsesRules(wire: readonly unknown[]): ProviderProblem[] {
       if (open.has(id))
         problems.push({ rule: "call_answered_once", message: `input[${i}]: call_id ${id} is called again before input[${open.get(id)}] was answered` });
       open.set(id, i);
+      called.add(id);
     } else if (type === "function_call_output" || type === "custom_tool_call_output") {
-      if (!open.has(id)) problems.push({ rule: "result_has_call", message: `input[${i}]: no open call with call_id ${id} before this output` });
+      if (!open.has(id) && !(externalCalls && !called.has(id)))
+        problems.push({ rule: "result_has_call", message: `input[${i}]: no open call with call_id ${id} before this output` });
       open.delete(id);
     }
   });
@@ -175,10 +196,14 @@ function aiSdkRules(wire: readonly unknown[]): ProviderProblem[] {
   const problems: ProviderProblem[] = [];
   const ids = new Map<string, number>();
   let open: Map<string, number> | undefined;
-  const close = (at: string) => {
+  /** Calls of the open turn that wait for the user's approval (tool-approval-request). */
+  let approvals = new Set<string>();
+  const close = (at: string, end: boolean) => {
     if (open !== undefined)
+      // the AI SDK runs an approved call when the history ends with its approval: no result yet is right
       for (const [id, n] of open)
-        if (n !== 1) problems.push({ rule: "call_answered_once", message: `${at}: tool call ${id} has ${n} result(s) (needs exactly 1)` });
+        if (n !== 1 && !(end && n === 0 && approvals.has(id)))
+          problems.push({ rule: "call_answered_once", message: `${at}: tool call ${id} has ${n} result(s) (needs exactly 1)` });
     open = undefined;
   };
   wire.forEach((m, i) => {
@@ -194,8 +219,9 @@ function aiSdkRules(wire: readonly unknown[]): ProviderProblem[] {
       }
       return;
     }
-    close(`messages[${i}]`);
+    close(`messages[${i}]`, false);
     if (m["role"] !== "assistant") return;
+    approvals = new Set(parts.filter((p) => p["type"] === "tool-approval-request").map((p) => String(p["toolCallId"])));
     for (const p of parts) {
       if (p["type"] !== "tool-call") continue;
       const id = String(p["toolCallId"]);
@@ -206,6 +232,6 @@ function aiSdkRules(wire: readonly unknown[]): ProviderProblem[] {
       (open ??= new Map()).set(id, 0);
     }
   });
-  close("end of history");
+  close("end of history", true);
   return problems;
 }

@@ -27,6 +27,8 @@ export function describePrepareReport(r: PrepareReport, ctx: ReportContext): str
     repairs.push(`${count(p.lateResults, "late result")} removed; the call is answered with its recall marker (${p.lateResultIds.join(", ")})`);
   if (p.orphanResultsRemoved > 0) repairs.push(`${count(p.orphanResultsRemoved, "orphan result")} removed (${p.orphanToolResultIds.join(", ")})`);
   if (p.duplicateResultsRemoved > 0) repairs.push(`${count(p.duplicateResultsRemoved, "duplicate result")} removed (${p.duplicateResultIds.join(", ")})`);
+  if (p.placeholdersInserted > 0)
+    repairs.push(`${count(p.placeholdersInserted, "user message")} naming removed results kept where they stood between two assistant messages`);
   if (p.resultsRelocated > 0) repairs.push(`${count(p.resultsRelocated, "result")} moved back next to the call`);
   if (p.duplicateToolUsePruned > 0) repairs.push(`${count(p.duplicateToolUsePruned, "duplicate or empty-id call")} pruned`);
   if (r.idsRewritten.length > 0)

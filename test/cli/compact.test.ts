@@ -56,7 +56,14 @@ describe("spool compact (built binary)", () => {
     expect(results[1]!.is_error).toBe(true);
     expect(results[2]).toEqual({ type: "text", text: "(interrupted by user)" });
     expect(out.messages[3]!.role).toBe("assistant");
-    expect(JSON.stringify(out)).not.toContain("toolu_stray");
+    // the stray result is gone; a user message names it where it stood, so two assistant messages are not in a row
+    expect(JSON.stringify(out)).not.toContain("a result whose call is gone");
+    expect(out.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
+    expect(String(out.messages[4]!.content)).toMatch(
+      /a result for call toolu_stray answered no tool call before it and was removed \(recall <<ccr:[0-9a-f]{16}>> reads it\)/,
+    );
+    expect(r.stderr).toContain("1 user message naming removed results kept where they stood between two assistant messages");
+    expect(r.stderr).not.toContain("provider check");
 
     const marker = /<<ccr:[0-9a-f]{16}>>/.exec(String(results[0]!.content))![0];
     const back = spool(["recall", marker, "--workspace", ws]);
@@ -130,6 +137,52 @@ describe("spool compact (built binary)", () => {
     expect(out.model).toBe("gpt-x");
     expect(out.input.map((i) => i["type"] ?? i["role"])).toEqual(["user", "function_call", "function_call", "function_call_output", "function_call_output"]);
     expect(String(out.input[4]!["output"])).toContain("[ERROR:missing_result]");
+  });
+
+  it("results split across consecutive user messages (Claude Code) need no repair and no provider check fails", () => {
+    const split = [
+      { role: "user", content: "hi" },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "t1", name: "bash", input: {} },
+          { type: "tool_use", id: "t2", name: "bash", input: {} },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "out t1" }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t2", content: "out t2" }] },
+      { role: "assistant", content: "done" },
+    ];
+    const r = spool(["compact", "--workspace", join(cwd, "ws-split"), "-"], JSON.stringify(split));
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(split);
+    expect(r.stderr).toContain("repairs: none needed");
+    // the caller's consecutive user messages are named as theirs; no pairing rule is broken
+    expect(r.stderr).not.toMatch(/provider check: (call_answered_once|result_has_call|results_first)/);
+    expect(r.stderr).toContain("roles_alternate: messages.3: a second user message in a row (as in the input, left as it is)");
+  });
+
+  it("a Responses request continuing a stored response keeps the outputs of its stored calls", () => {
+    const body = {
+      model: "gpt-5",
+      previous_response_id: "resp_abc",
+      input: [{ type: "function_call_output", call_id: "call_1", output: '{"temp":21}' }],
+      tools: [],
+    };
+    const r = spool(["compact", "--workspace", join(cwd, "ws-prev"), "-"], JSON.stringify(body));
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(body);
+    expect(r.stderr).toContain("repairs: none needed");
+    expect(r.stderr).not.toContain("provider check");
+    const ref = {
+      model: "gpt-5",
+      input: [
+        { type: "item_reference", id: "fc_1" },
+        { type: "function_call_output", call_id: "call_1", output: "x" },
+      ],
+    };
+    const r2 = spool(["compact", "--workspace", join(cwd, "ws-prev"), "-"], JSON.stringify(ref));
+    expect(JSON.parse(r2.stdout)).toEqual(ref);
   });
 
   it("--turn ages results as of that turn: a fresh 9 KB result is kept now and summarised ten turns on", () => {

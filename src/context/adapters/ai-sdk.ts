@@ -36,7 +36,7 @@ export function fromAISDK(input: readonly unknown[]): Message[] {
       if (p["type"] !== "tool-result") {
         // approval responses and future part kinds: carried, not interpreted
         out.push(
-          withOptional({ role: "tool", toolCallId: "", isError: false, content: [{ type: "raw", value: p }] } as ToolResultMessage, {
+          withOptional({ role: "tool", toolCallId: "", isError: false, content: [{ type: "raw", value: p }], carried: true } as ToolResultMessage, {
             extra: { "aisdk:part": true, ...(out.length === start && extra ? { "aisdk:message": extra } : {}) },
             hints: joined,
           }),
@@ -127,13 +127,19 @@ function part(p: Json, at: string): ContentPart {
 function assistantParts(content: unknown, at: string): AssistantPart[] {
   if (typeof content === "string") return [{ type: "text", text: content }];
   if (!Array.isArray(content)) throw new FormatError(`expected "content" to be a string or an array, got ${kindOf(content)}`, at);
+  // calls this message asks the user to approve (AI SDK 6 tool approval)
+  const approvals = new Set<string>();
+  for (const raw of content)
+    if (isRecord(raw) && raw["type"] === "tool-approval-request" && typeof raw["toolCallId"] === "string") approvals.add(raw["toolCallId"]);
   return content.map((raw, j): AssistantPart => {
     const pat = `${at}.content[${j}]`;
     const p = record(raw, pat, "a content part");
     // A provider-executed call (a server tool) is answered inside the assistant message by the provider:
     // it is carried as it is, never paired (a synthetic result for it would be a result without a pending call).
     if (p["type"] === "tool-call" && p["providerExecuted"] !== true) {
-      return withOptional({ type: "toolCall", id: str(p, "toolCallId", pat), name: str(p, "toolName", pat), input: p["input"] } as ToolCallPart, {
+      const id = str(p, "toolCallId", pat);
+      return withOptional({ type: "toolCall", id, name: str(p, "toolName", pat), input: p["input"] } as ToolCallPart, {
+        approvalRequested: approvals.has(id) ? true : undefined,
         extra: extraOf(p, ["type", "toolCallId", "toolName", "input"]),
       });
     }
@@ -229,6 +235,7 @@ function renderContent(parts: readonly AssistantPart[], hints: Hints | undefined
 export function checkAISDK(wire: readonly unknown[]): string[] {
   const problems: string[] = [];
   let open: Set<string> | undefined;
+  let approvals = new Set<string>();
   wire.forEach((m, i) => {
     if (!isRecord(m)) {
       problems.push(`messages[${i}] is not an object`);
@@ -250,8 +257,11 @@ export function checkAISDK(wire: readonly unknown[]): string[] {
       const ids = content.filter((p) => p["type"] === "tool-call" && p["providerExecuted"] !== true).map((p) => String(p["toolCallId"]));
       if (new Set(ids).size !== ids.length) problems.push(`messages[${i}]: duplicate tool call ids`);
       open = new Set(ids);
+      approvals = new Set(content.filter((p) => p["type"] === "tool-approval-request").map((p) => String(p["toolCallId"])));
     }
   });
+  // calls awaiting approval at the end: the SDK runs the approved ones (collectToolApprovals) before it sends
+  if (open) for (const id of approvals) open.delete(id);
   if (open && open.size > 0) problems.push(`tool results are missing for tool calls ${[...open].join(", ")}`);
   return problems;
 }

@@ -12,7 +12,7 @@ import { isRecord } from "./shape.js";
 export { fromAISDK, toAISDK, checkAISDK } from "./ai-sdk.js";
 export { fromAnthropic, toAnthropic, checkAnthropic } from "./anthropic.js";
 export { fromOpenAIChat, toOpenAIChat, checkOpenAIChat } from "./openai-chat.js";
-export { fromOpenAIResponses, toOpenAIResponses, checkOpenAIResponses } from "./openai-responses.js";
+export { fromOpenAIResponses, toOpenAIResponses, checkOpenAIResponses, continuesServerState } from "./openai-responses.js";
 
 export type Format = "anthropic" | "openai-chat" | "openai-responses" | "ai-sdk";
 export const FORMATS: readonly Format[] = ["anthropic", "openai-chat", "openai-responses", "ai-sdk"];

@@ -231,6 +231,20 @@ function renderPart(p: ContentPart, defaultText: string): Json {
   }
 }
 
+/**
+ * Whether a Responses request body continues state the provider keeps: `previous_response_id`,
+ * `conversation`, or `item_reference` items in `input`. Its outputs may then answer calls that are not
+ * in `input` (PairingOptions.externalCalls).
+ */
+export function continuesServerState(body: unknown): boolean {
+  if (!isRecord(body)) return false;
+  const previous = body["previous_response_id"];
+  const conversation = body["conversation"];
+  if ((typeof previous === "string" && previous !== "") || (conversation !== undefined && conversation !== null)) return true;
+  const input = body["input"];
+  return Array.isArray(input) && input.some((item) => isRecord(item) && item["type"] === "item_reference");
+}
+
 /** What the Responses API would reject: a call without an output, an output without an earlier call, duplicates. */
 export function checkOpenAIResponses(wire: readonly unknown[]): string[] {
   const problems: string[] = [];

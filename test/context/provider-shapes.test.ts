@@ -1,0 +1,252 @@
+// Shapes real clients send that the provider accepts or that a repair must not make worse: results split
+// across consecutive user messages (Claude Code), removals that would leave two assistant messages in a
+// row, tool outputs answering calls kept server-side (OpenAI Responses), and AI SDK tool approvals.
+import { generateText, jsonSchema, modelMessageSchema, tool, type ModelMessage } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { describe, expect, it } from "vitest";
+import {
+  adapters,
+  continuesServerState,
+  MemoryArchive,
+  prepareHistory,
+  validateForProvider,
+  validatePairing,
+  validateWire,
+  type Format,
+  type PrepareOptions,
+} from "../../src/context/index.js";
+
+/** One pass of `spool compact` in `format`, with every provider rule asserted on the output. */
+function compact(format: Format, wire: unknown[], options: PrepareOptions = {}) {
+  const adapter = adapters[format];
+  const archive = new MemoryArchive();
+  const { messages, report } = prepareHistory(adapter.fromProvider(wire), { archive, format, assertValid: true, ...options });
+  return { wire: adapter.toProvider(messages) as Record<string, unknown>[], report, archive, messages };
+}
+
+describe("Anthropic: results split across consecutive user messages (the Claude Code shape)", () => {
+  const split = [
+    { role: "user", content: "hi" },
+    {
+      role: "assistant",
+      content: [
+        { type: "tool_use", id: "t1", name: "bash", input: {} },
+        { type: "tool_use", id: "t2", name: "bash", input: {} },
+      ],
+    },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "out t1" }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "t2", content: "out t2" }] },
+    { role: "assistant", content: "done" },
+  ];
+
+  it("is judged as the API judges it (one user turn): no pairing problem, and it comes back byte-identical", () => {
+    const problems = validateWire(split, "anthropic");
+    expect(problems.filter((p) => p.rule !== "roles_alternate")).toEqual([]);
+    const out = compact("anthropic", split);
+    expect(out.report.changed).toBe(false);
+    expect(JSON.stringify(out.wire)).toBe(JSON.stringify(split));
+  });
+
+  it("a result after other content of the combined turn still breaks results_first, and the repair puts the results first", () => {
+    const wire = [split[0], split[1], { role: "user", content: [split[2]!.content[0], { type: "text", text: "note" }] }, split[3], split[4]];
+    expect(validateWire(wire, "anthropic").map((p) => p.rule)).toContain("results_first");
+    const out = compact("anthropic", wire);
+    expect(out.wire[2]).toEqual({
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "t1", content: "out t1" },
+        { type: "tool_result", tool_use_id: "t2", content: "out t2" },
+        { type: "text", text: "note" },
+      ],
+    });
+    expect(validateForProvider(out.messages, "anthropic")).toEqual([]);
+  });
+
+  it("a result in a user message after the next assistant message is still no answer", () => {
+    const wire = [split[0], split[1], split[2], { role: "assistant", content: "hm" }, split[3]];
+    const rules = validateWire(wire, "anthropic").map((p) => p.rule);
+    expect(rules).toContain("call_answered_once");
+    expect(rules).toContain("result_has_call");
+  });
+});
+
+describe("a removal never leaves two assistant messages in a row", () => {
+  it("an orphan result alone between two assistant messages is replaced by a user message naming it and its recall marker", () => {
+    const wire = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "x" },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "zz", content: "orphan" }] },
+      { role: "assistant", content: "y" },
+    ];
+    const out = compact("anthropic", wire);
+    expect(out.wire.map((m) => m["role"])).toEqual(["user", "assistant", "user", "assistant"]);
+    // the untouched messages keep their bytes
+    for (const i of [0, 1, 3]) expect(JSON.stringify(out.wire[i])).toBe(JSON.stringify(wire[i]));
+    const note = String(out.wire[2]!["content"]);
+    const marker = /<<ccr:([0-9a-f]{16})>>/.exec(note);
+    expect(note).toContain("call zz");
+    expect(out.archive.get(marker![1]!)).toBe("orphan");
+    expect(out.report.pairing.orphanResultsRemoved).toBe(1);
+    expect(out.report.pairing.placeholdersInserted).toBe(1);
+    expect(validateForProvider(out.messages, "anthropic")).toEqual([]);
+    // a second pass changes nothing
+    expect(compact("anthropic", out.wire).report.changed).toBe(false);
+  });
+
+  it("a late result moved to its call leaves a note where it was when it stood between two assistant messages", () => {
+    const wire = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "bash", input: {} }] },
+      { role: "user", content: "interrupt" },
+      { role: "assistant", content: "hmm" },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "late output" }] },
+      { role: "assistant", content: "done" },
+    ];
+    for (const format of ["anthropic", "ai-sdk"] as const) {
+      const input = format === "anthropic" ? wire : adapters["ai-sdk"].toProvider(adapters.anthropic.fromProvider(wire));
+      const out = compact(format, input);
+      expect(out.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user", "assistant", "user", "assistant"]);
+      expect(out.report.pairing.lateResults).toBe(1);
+      expect(validateForProvider(out.messages, "anthropic")).toEqual([]);
+    }
+  });
+
+  it("a removal that leaves a user message next to an assistant one adds nothing", () => {
+    const wire = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "x" },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "zz", content: "orphan" },
+          { type: "text", text: "go on" },
+        ],
+      },
+      { role: "assistant", content: "y" },
+    ];
+    const out = compact("anthropic", wire);
+    expect(out.report.pairing.placeholdersInserted).toBe(0);
+    expect(out.wire[2]).toEqual({ role: "user", content: [{ type: "text", text: "go on" }] });
+  });
+});
+
+describe("OpenAI Responses: outputs answering calls the provider keeps", () => {
+  const output = { type: "function_call_output", call_id: "call_1", output: '{"temp":21}' };
+
+  it("previous_response_id, conversation and item_reference are recognised as continuing stored state", () => {
+    expect(continuesServerState({ model: "gpt-5", previous_response_id: "resp_abc", input: [output] })).toBe(true);
+    expect(continuesServerState({ model: "gpt-5", conversation: "conv_1", input: [output] })).toBe(true);
+    expect(continuesServerState({ input: [{ type: "item_reference", id: "fc_1" }, output] })).toBe(true);
+    expect(continuesServerState({ input: [output] })).toBe(false);
+    expect(continuesServerState([output])).toBe(false);
+  });
+
+  it("an output of a previous_response_id request is kept untouched, and the rules accept it", () => {
+    const wire = [output];
+    const out = compact("openai-responses", wire, { externalCalls: true });
+    expect(out.report.changed).toBe(false);
+    expect(JSON.stringify(out.wire)).toBe(JSON.stringify(wire));
+    expect(out.report.pairing.orphanResultsRemoved).toBe(0);
+    expect(validateWire(wire, "openai-responses", { externalCalls: true })).toEqual([]);
+    expect(validatePairing(out.messages, { externalCalls: true })).toEqual([]);
+  });
+
+  it("an output after an item_reference, then a new call and its output, is kept; a second output for a call in the input is still a duplicate", () => {
+    const wire = [
+      { type: "item_reference", id: "fc_1" },
+      output,
+      { role: "user", content: "and Paris?" },
+      { type: "function_call", call_id: "call_2", name: "weather", arguments: "{}" },
+      { type: "function_call_output", call_id: "call_2", output: "18" },
+      { type: "function_call_output", call_id: "call_2", output: "18 again" },
+    ];
+    const out = compact("openai-responses", wire, { externalCalls: true });
+    expect(out.wire).toEqual(wire.slice(0, 5));
+    expect(out.report.pairing.duplicateResultsRemoved).toBe(1);
+    expect(out.report.pairing.orphanResultsRemoved).toBe(0);
+  });
+
+  it("an oversized kept output is still budgeted", () => {
+    const big = { type: "function_call_output", call_id: "call_1", output: "line of output\n".repeat(3_000) };
+    const out = compact("openai-responses", [big], { externalCalls: true, config: { maxResultChars: 4_000 } });
+    expect(out.report.budget.resultsTruncated).toBe(1);
+    expect(String(out.wire[0]!["output"])).toMatch(/^\[Partial tool result/);
+    expect(out.wire[0]!["call_id"]).toBe("call_1");
+  });
+
+  it("without stored state such an output is still an orphan", () => {
+    const out = compact("openai-responses", [output]);
+    expect(out.report.pairing.orphanResultsRemoved).toBe(1);
+    expect(out.wire).toEqual([]);
+  });
+});
+
+describe("AI SDK tool approval (v6+): requests and responses survive, a call awaiting approval is not 'missing'", () => {
+  const call = { type: "tool-call", toolCallId: "a", toolName: "bash", input: { command: "rm -rf tmp" } };
+  const request = { type: "tool-approval-request", approvalId: "ap1", toolCallId: "a" };
+  const response = { type: "tool-approval-response", approvalId: "ap1", approved: true };
+  const result = { type: "tool-result", toolCallId: "a", toolName: "bash", output: { type: "text", value: "ok" } };
+  const base = [
+    { role: "user", content: "delete tmp" },
+    { role: "assistant", content: [call, request] },
+  ];
+  const cases: [string, unknown[]][] = [
+    ["approval requested, no answer yet", base],
+    ["approved, not run yet (the SDK runs it on the next call)", [...base, { role: "tool", content: [response] }]],
+    ["approved and run, response and result in two tool messages", [...base, { role: "tool", content: [response] }, { role: "tool", content: [result] }]],
+    ["approved and run, in one tool message", [...base, { role: "tool", content: [response, result] }]],
+    ["approved, run, and the conversation went on", [...base, { role: "tool", content: [response, result] }, { role: "assistant", content: "done" }]],
+  ];
+  for (const [name, wire] of cases) {
+    it(`${name}: byte-identical, nothing repaired, valid for the SDK`, () => {
+      expect(() => modelMessageSchema.array().parse(wire)).not.toThrow();
+      const out = compact("ai-sdk", wire);
+      expect(JSON.stringify(out.wire)).toBe(JSON.stringify(wire));
+      expect(out.report.changed).toBe(false);
+      expect(out.report.pairing.syntheticResultsInjected + out.report.pairing.orphanResultsRemoved).toBe(0);
+      expect(validatePairing(out.messages)).toEqual([]);
+      expect(adapters["ai-sdk"].check(out.wire)).toEqual([]);
+    });
+  }
+
+  it("the real SDK runs the approved call from the compacted history (a synthetic error result would stop it)", async () => {
+    const out = compact("ai-sdk", [...base, { role: "tool", content: [response] }]);
+    let ran = 0;
+    let prompt: unknown;
+    const model = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        prompt = options.prompt;
+        return {
+          content: [{ type: "text", text: "deleted" }],
+          finishReason: { unified: "stop", raw: "stop" },
+          usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } },
+          warnings: [],
+        } as never;
+      },
+    });
+    const bash = tool({
+      inputSchema: jsonSchema<{ command: string }>({ type: "object" }),
+      needsApproval: true,
+      execute: async () => {
+        ran++;
+        return "removed";
+      },
+    });
+    await generateText({ model, messages: out.wire as unknown as ModelMessage[], tools: { bash } });
+    expect(ran).toBe(1);
+    expect(JSON.stringify(prompt)).toContain("removed");
+    expect(JSON.stringify(prompt)).not.toContain("missing_result");
+  });
+
+  it("a call still unanswered after the conversation moved on gets a missing result (the SDK would throw), and the approval response stays", () => {
+    const wire = [...base, { role: "tool", content: [response] }, { role: "user", content: "never mind" }];
+    const out = compact("ai-sdk", wire);
+    expect(out.report.pairing.syntheticResultsInjected).toBe(1);
+    expect(out.report.pairing.orphanResultsRemoved).toBe(0);
+    expect(out.wire[2]).toEqual({
+      role: "tool",
+      content: [response, expect.objectContaining({ type: "tool-result", toolCallId: "a", output: expect.objectContaining({ type: "error-text" }) })],
+    });
+    expect(out.wire[3]).toEqual(wire[3]);
+  });
+});
