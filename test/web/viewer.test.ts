@@ -259,6 +259,30 @@ describe("viewer page", () => {
     expect(errors).toEqual([]);
   });
 
+  it("a session removed while it is shown is marked removed, and picking it again once it is back shows the new one", async () => {
+    const url = await startServer();
+    const a = startRun("a", "make a");
+    a.write("first life\n");
+    a.finish("succeeded", 0);
+    const { page, errors } = await open(`${url}&session=a`);
+    await expect.poll(() => outputText(page)).toBe("first life\n");
+    a.state.close();
+    sessions.mutate((d) => {
+      const list = d.sessions as SessionSummary[];
+      list.splice(
+        list.findIndex((s) => s.id === "a"),
+        1,
+      );
+    });
+    await expect.poll(() => page.textContent("#session-title")).toBe("make a (removed)");
+    expect(await outputText(page)).toBe("first life\n");
+    startRun("a", "make a again").write("second life\n");
+    await page.click('#sessions li[data-session="a"]');
+    await expect.poll(() => outputText(page)).toBe("second life\n");
+    expect(await page.textContent("#session-title")).toBe("make a again");
+    expect(errors).toEqual([]);
+  });
+
   it("tells the reader to use the printed URL when the token is missing", async () => {
     const url = await startServer();
     const { page } = await open(url.replace(`?token=${TOKEN}`, ""));

@@ -92,13 +92,21 @@ function select(id: string): void {
   transcriptRoot.replaceChildren();
   title.textContent = id;
   renderSessionList(list, sessions, selected, pick);
-  sessionSub = subscribe<SessionState>(stateUrl(sessionStateName(id)), {
+  sessionSub = undefined;
+  let sub: Subscription<SessionState> | undefined;
+  sub = subscribe<SessionState>(stateUrl(sessionStateName(id)), {
     token,
     onValue: renderSession,
     onStatus: (s, detail) => {
-      if (s === "closed" && detail && !current) pane.clear(`session ${id} is not available: ${detail}`);
+      if (s !== "closed" || sessionSub !== sub) return;
+      // The server ends a session's stream when the session is gone (removed, or collected by gc): what
+      // is on screen stays, marked, and picking the session again subscribes anew (it may be back).
+      sessionSub = undefined;
+      if (current) title.textContent = `${current.command} (removed)`;
+      else if (detail) pane.clear(`session ${id} is not available: ${detail}`);
     },
   });
+  sessionSub = sub;
 }
 
 function pick(id: string): void {
