@@ -11,7 +11,7 @@ import { postgresRepoOptions } from "./run-postgres.js";
 import { STORE, storeTarget } from "./store-option.js";
 import { defineCommand, intOption } from "./command.js";
 import { directorySize, newSessionView, reduceSessionView, type CallRun, type SessionSummary, type SessionView } from "./session-view.js";
-import { ROOT } from "./shared-options.js";
+import { MAX_WINDOW_BYTES, MAX_WINDOW_LINES, ROOT } from "./shared-options.js";
 import { UsageError } from "./usage-error.js";
 import { startViewerServer, type ViewerServer } from "./viewer-server.js";
 
@@ -44,8 +44,8 @@ export const mcpCommand = defineCommand({
     },
   },
   async run(values) {
-    const maxBytes = intOption("max-bytes", values["max-bytes"], 1, 1 << 30);
-    const maxLines = intOption("max-lines", values["max-lines"], 1, 100_000_000);
+    const maxBytes = intOption("max-bytes", values["max-bytes"], 1, MAX_WINDOW_BYTES);
+    const maxLines = intOption("max-lines", values["max-lines"], 1, MAX_WINDOW_LINES);
     const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
     if (timeout !== undefined && !(timeout > 0 && timeout <= 2_147_483))
       throw new UsageError(`--timeout needs a number of seconds above 0 and at most 2147483, got "${values.timeout}"`);

@@ -32,7 +32,7 @@ import {
   type SessionSummary,
   type SessionView,
 } from "./session-view.js";
-import { ROOT } from "./shared-options.js";
+import { MAX_WINDOW_BYTES, MAX_WINDOW_LINES, ROOT } from "./shared-options.js";
 import { STORE, storeTarget, type StoreTarget } from "./store-option.js";
 import { finishPostgresRun, postgresRepoOptions } from "./run-postgres.js";
 import { createSpillTail } from "./spill-tail.js";
@@ -83,9 +83,6 @@ interface RunArgs {
   exit: boolean;
 }
 
-/** The largest window --max-bytes / --max-lines may ask for (the bash tool's default is 50 KiB, 2000 lines). */
-const MAX_WINDOW_BYTES = 64 * 1024 * 1024;
-const MAX_WINDOW_LINES = 1_000_000;
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const;
 
 function parse(values: OptionValues<typeof OPTIONS>, positionals: readonly string[]): RunArgs {
@@ -105,7 +102,6 @@ function parse(values: OptionValues<typeof OPTIONS>, positionals: readonly strin
   const serve = values.serve !== undefined;
   if (values.exit && !serve) throw new UsageError("--exit only makes sense with --serve");
   const port = values.serve ? intOption("serve", values.serve, 0, 65535) : undefined;
-  // What a model can be given, with room: the window is held in memory several times over while it fills.
   const maxBytes = intOption("max-bytes", values["max-bytes"], 1, MAX_WINDOW_BYTES);
   const maxLines = intOption("max-lines", values["max-lines"], 1, MAX_WINDOW_LINES);
   return {

@@ -3,3 +3,11 @@ import type { OptionSpec } from "./command.js";
 
 export const ROOT = { type: "string", value: "DIR", help: "spool directory (default .spool); sessions live in DIR/sessions" } as const satisfies OptionSpec;
 export const JSON_OUTPUT = { type: "boolean", help: "print one JSON document instead of text" } as const satisfies OptionSpec;
+
+/**
+ * The largest window --max-bytes / --max-lines may ask for, wherever a command bounds bash's output
+ * (the default is 50 KiB, 2000 lines): the window is held in memory several times over while it fills,
+ * and no model reads more.
+ */
+export const MAX_WINDOW_BYTES = 64 * 1024 * 1024;
+export const MAX_WINDOW_LINES = 1_000_000;

@@ -106,11 +106,11 @@ function page(key: string, content: string, options: RecallOptions, grep: LineMa
   const starts = content.length === 0 ? [] : lineStarts(content);
   const total = starts.length;
   const from = (options.offset ?? 1) - 1;
-  if (from >= total && total > 0) return `[recall ${marker}: offset ${from + 1} is past the end — the text has ${total} lines.]`;
+  // (An empty text is "past the end" for a page; grep over it just finds nothing.)
+  if (from >= total && (total > 0 || grep === undefined)) return `[recall ${marker}: offset ${from + 1} is past the end — the text has ${total} lines.]`;
   if (grep === undefined) {
     const limit = options.limit ?? total;
     const to = Math.min(total, from + limit);
-    if (from >= total) return `[recall ${marker}: offset ${from + 1} is past the end — the text has ${total} lines.]`;
     const body = content.slice(starts[from]!, to < total ? starts[to]! : content.length);
     const next = to < total ? ` Next: recall ${marker} offset=${to + 1} limit=${limit}.` : " This is the end.";
     return `[recall ${marker}: lines ${from + 1}-${to} of ${total} (${content.length} chars).${next}]\n${body}`;
