@@ -1,5 +1,6 @@
 // Errors exec can fail with. Each has a stable `code` and says what to do about it.
 import { SpoolError } from "../errors/index.js";
+import { formatBytes } from "./describe.js";
 import type { CaptureView } from "./types.js";
 import { utf8Length } from "./utf8.js";
 
@@ -74,6 +75,25 @@ export class SpillError extends CaptureError {
         `${cause instanceof Error ? cause.message : String(cause)}. ` +
         "The process group was killed rather than return a lossy result; free disk space or pass another spill directory.",
       { cause },
+    );
+  }
+}
+
+/** The command printed past what its spill may take: `spill.maxBytes`, or the free space to leave. */
+export class SpillLimitError extends CaptureError {
+  constructor(
+    readonly path: string,
+    limit: { readonly maxBytes: number } | { readonly minFreeBytes: number; readonly freeBytes: number },
+  ) {
+    super(
+      "SPOOL_CAPTURE_SPILL_LIMIT",
+      "maxBytes" in limit
+        ? `the command printed more than ${formatBytes(limit.maxBytes)}, the most its spill may keep (spill.maxBytes, --max-spill), so its process group ` +
+            `was killed. What it printed up to then is in ${JSON.stringify(path)}. Have it print less (filter it, or write to a file of its own and ` +
+            "read that in parts), or raise the limit."
+        : `the disk holding ${JSON.stringify(path)} is down to ${formatBytes(limit.freeBytes)} free (spool leaves ${formatBytes(limit.minFreeBytes)}: ` +
+            "spill.minFreeBytes), so the command's process group was killed before its output filled the disk. " +
+            "What it printed up to then is in that file. Free some space, or limit what the command prints.",
     );
   }
 }

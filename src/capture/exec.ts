@@ -8,9 +8,9 @@ import { statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { pipeChild, ptyChild, type Child } from "./child.js";
-import { FULL_BYTES, fileChild, keepDirectSpill, openDirectSpill, spillSpaceLow, type DirectSpill } from "./file-child.js";
+import { FULL_BYTES, fileChild, freeBytes, keepDirectSpill, openDirectSpill, spillSpaceLow, type DirectSpill } from "./file-child.js";
 import { monotonicMs } from "./clock.js";
-import { CallbackError, type CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError } from "./errors.js";
+import { CallbackError, type CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError, SpillLimitError } from "./errors.js";
 import { resolveLimits } from "./limits.js";
 import { DEFAULT_COLS, DEFAULT_ROWS, OutputCapture } from "./output-capture.js";
 import { exitCodeOf, groupAlive, guardAgainstOrphans, killWhenQuiet, resolveShell, signalGroup, terminateGroup, untilGone } from "./process-group.js";
@@ -29,6 +29,9 @@ const DEFAULT_KILL_GRACE_MS = 1000;
  */
 const EXIT_GROUP_GRACE_MS = 500;
 const GROUP_POLL_MS = 25;
+/** Free space the spill leaves by default (SpillOptions.minFreeBytes), and how often it is checked. */
+const DEFAULT_MIN_FREE_BYTES = 256 * 1024 * 1024;
+const ROOM_CHECK_BYTES = 16 * 1024 * 1024;
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -139,6 +142,8 @@ class Execution {
   private prefix: Buffer[] = [];
   private paused = false;
   private spillPauses = 0;
+  /** Raw output at which the spill's room is checked next (free space, spill.maxBytes). */
+  private nextRoomCheck = ROOM_CHECK_BYTES;
   private failure: CaptureError | undefined;
   private timedOut = false;
   private aborted = false;
@@ -292,8 +297,29 @@ class Execution {
     if (this.spill && this.spillPath === undefined && (this.capture.truncatedBy !== null || this.capture.rawBytes > this.rawPrefixLimit)) {
       this.startSpill();
     }
+    if (this.spillPath !== undefined) this.checkRoom(this.spillPath);
     this.publish(false);
     this.notify();
+  }
+
+  /**
+   * A runaway command (`yes`, a log in a loop) is stopped before its spill passes spill.maxBytes or
+   * leaves less than spill.minFreeBytes on the disk: the spill grows as fast as the disk writes, and a
+   * full disk fails every other write too (the session log, the user's own files). Everything printed
+   * before the limit is kept. statfs costs a few µs; it runs once per 16 MiB of output.
+   */
+  private checkRoom(path: string): void {
+    const spill = this.spill!;
+    const raw = this.capture.rawBytes;
+    if (spill.maxBytes !== undefined && raw > spill.maxBytes) {
+      this.fail(new SpillLimitError(path, { maxBytes: spill.maxBytes }));
+      return;
+    }
+    if (raw < this.nextRoomCheck) return;
+    this.nextRoomCheck = raw + ROOM_CHECK_BYTES;
+    const minFreeBytes = spill.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES;
+    const free = minFreeBytes > 0 ? freeBytes(path) : undefined;
+    if (free !== undefined && free < minFreeBytes) this.fail(new SpillLimitError(path, { minFreeBytes, freeBytes: free }));
   }
 
   private publish(force: boolean): void {

@@ -51,16 +51,22 @@ const MIN_FREE_BYTES = 64 * 1024 * 1024;
  */
 export const FULL_BYTES = 1024 * 1024;
 
-/** Free space for this user on the file system that holds `path` is at most `bytes` (false when unknown). */
-export function spillSpaceLow(path: string, bytes: number): boolean {
+/** Free space for this user on the file system that holds `path` (undefined when unknown). */
+export function freeBytes(path: string): number | undefined {
   try {
     const fs = statfsSync(path);
     // root may write into the blocks reserved for it.
     const blocks = process.getuid?.() === 0 ? fs.bfree : fs.bavail;
-    return blocks * fs.bsize <= bytes;
+    return blocks * fs.bsize;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** Free space for this user on the file system that holds `path` is at most `bytes` (false when unknown). */
+export function spillSpaceLow(path: string, bytes: number): boolean {
+  const free = freeBytes(path);
+  return free !== undefined && free <= bytes;
 }
 
 /** The spill file opened for the command (fd) and for spool's reader (readFd). */

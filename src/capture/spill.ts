@@ -42,6 +42,14 @@ export function validateSpill(spill: SpillOptions): void {
   if (hwm !== undefined && (!Number.isInteger(hwm) || hwm <= 0)) {
     throw new InvalidOptionsError(`spill.highWaterMark must be a positive integer, got ${JSON.stringify(hwm)}`);
   }
+  for (const [name, v, min] of [
+    ["maxBytes", spill.maxBytes, 1],
+    ["minFreeBytes", spill.minFreeBytes, 0],
+  ] as const) {
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= min)) {
+      throw new InvalidOptionsError(`spill.${name} must be a whole number of bytes${min === 0 ? "" : " above 0"}, got ${JSON.stringify(v)}`);
+    }
+  }
   if (spill.direct !== undefined && typeof spill.direct !== "boolean") {
     throw new InvalidOptionsError(`spill.direct must be a boolean, got ${JSON.stringify(spill.direct)}`);
   }

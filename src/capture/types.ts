@@ -78,6 +78,19 @@ export interface SpillOptions {
   readonly direct?: boolean;
   /** With the pipes: bytes buffered for the disk before the process's pipes are paused. Default 1 MiB. */
   readonly highWaterMark?: number;
+  /**
+   * The raw output a command may print once it spills. Past it the command is stopped (its process
+   * group killed) and exec fails with a SpillLimitError; the spill keeps what was printed up to then (a
+   * little past the limit: what had already been read, or written by the command itself). Default: no
+   * limit.
+   */
+  readonly maxBytes?: number;
+  /**
+   * Free space the spill must leave on its file system. Once a command has printed 16 MiB, the free
+   * space is checked every 16 MiB; below this, the command is stopped as with `maxBytes`, before a
+   * runaway command (`yes`, a log in a loop) fills the disk. Default 256 MiB; 0 turns the check off.
+   */
+  readonly minFreeBytes?: number;
 }
 
 export interface ExecOptions {

@@ -32,7 +32,7 @@ import {
   type SessionSummary,
   type SessionView,
 } from "./session-view.js";
-import { MAX_WINDOW_BYTES, MAX_WINDOW_LINES, ROOT } from "./shared-options.js";
+import { MAX_SPILL, MAX_SPILL_BYTES, MAX_WINDOW_BYTES, MAX_WINDOW_LINES, ROOT } from "./shared-options.js";
 import { STORE, storeTarget, type StoreTarget } from "./store-option.js";
 import { finishPostgresRun, postgresRepoOptions } from "./run-postgres.js";
 import { createSpillTail } from "./spill-tail.js";
@@ -45,6 +45,7 @@ const OPTIONS = {
   head: { type: "boolean", help: "keep the start of the output" },
   tail: { type: "boolean", help: "keep the end of the output (the default)" },
   timeout: { type: "string", value: "SECONDS", help: "kill the process group after SECONDS (exit 124, as GNU timeout)" },
+  "max-spill": MAX_SPILL,
   pty: {
     type: "boolean",
     help: "run under a pseudo-terminal (the command sees a terminal: colour, progress\ndisplays); a display that redraws with cursor movement ends as its final screen;\nnothing types into it, so a command that prompts waits (give it --timeout)",
@@ -70,6 +71,7 @@ interface RunArgs {
   command: string;
   maxBytes?: number;
   maxLines?: number;
+  maxSpillBytes?: number;
   retain: "head" | "tail";
   timeoutMs?: number;
   pty: boolean;
@@ -104,10 +106,12 @@ function parse(values: OptionValues<typeof OPTIONS>, positionals: readonly strin
   const port = values.serve ? intOption("serve", values.serve, 0, 65535) : undefined;
   const maxBytes = intOption("max-bytes", values["max-bytes"], 1, MAX_WINDOW_BYTES);
   const maxLines = intOption("max-lines", values["max-lines"], 1, MAX_WINDOW_LINES);
+  const maxSpillBytes = intOption("max-spill", values["max-spill"], 1, MAX_SPILL_BYTES);
   return {
     command,
     ...(maxBytes !== undefined ? { maxBytes } : {}),
     ...(maxLines !== undefined ? { maxLines } : {}),
+    ...(maxSpillBytes !== undefined ? { maxSpillBytes } : {}),
     retain: values.head ? "head" : "tail",
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     pty: values.pty ?? false,
@@ -201,7 +205,13 @@ async function run(a: RunArgs): Promise<number> {
       store,
       workspace,
       tools: [
-        createBashTool({ retain: a.retain, pty: a.pty, ...(a.maxBytes ? { maxBytes: a.maxBytes } : {}), ...(a.maxLines ? { maxLines: a.maxLines } : {}) }),
+        createBashTool({
+          retain: a.retain,
+          pty: a.pty,
+          ...(a.maxBytes ? { maxBytes: a.maxBytes } : {}),
+          ...(a.maxLines ? { maxLines: a.maxLines } : {}),
+          ...(a.maxSpillBytes ? { maxSpillBytes: a.maxSpillBytes } : {}),
+        }),
       ],
     });
     const summary = (): SessionSummary => {

@@ -11,3 +11,11 @@ export const JSON_OUTPUT = { type: "boolean", help: "print one JSON document ins
  */
 export const MAX_WINDOW_BYTES = 64 * 1024 * 1024;
 export const MAX_WINDOW_LINES = 1_000_000;
+
+/** --max-spill, wherever bash runs commands: what a runaway command may print before it is stopped. */
+export const MAX_SPILL = {
+  type: "string",
+  value: "N",
+  help: "stop a command once it has printed N bytes (its spill keeps them; default: no\nlimit, but a command is always stopped before it leaves the disk under 256 MiB free)",
+} as const satisfies OptionSpec;
+export const MAX_SPILL_BYTES = Number.MAX_SAFE_INTEGER;

@@ -20,6 +20,8 @@ export const MAX_WAIT_SECONDS = 600;
 export type ProcessStatus =
   | { readonly state: "running" }
   | { readonly state: "exited"; readonly exitCode: number; readonly timedOut?: true }
+  /** spool stopped it: its output could not be kept (a spill limit, a full disk); `error` says why. */
+  | { readonly state: "failed"; readonly exitCode: number; readonly error: string }
   | { readonly state: "killed"; readonly exitCode: number; readonly signal: string; readonly timedOut?: true };
 
 export interface ProcessInfo {
@@ -93,6 +95,7 @@ function statusOf(r: ExecResult): ProcessStatus {
 
 export function describeStatus(processId: string, s: ProcessStatus): string {
   if (s.state === "running") return `process ${processId} is still running`;
+  if (s.state === "failed") return `process ${processId} was stopped: ${s.error.replace(/\.$/, "")}`;
   const limit = s.timedOut ? " after its timeout" : "";
   if (s.state === "exited") return `process ${processId} exited with code ${s.exitCode}${s.timedOut ? " (its timeout had ended it)" : ""}`;
   return `process ${processId} was killed by ${s.signal}${limit} (exit ${s.exitCode})`;
@@ -205,12 +208,15 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
       };
       const ended = (result: ExecResult | undefined, error?: unknown): void => {
         r.result = result ?? { ...r.handle.view(), exitCode: 1, signal: null, timedOut: false, aborted: false, durationMs: 0, spillPauses: 0 };
-        r.status = statusOf(r.result);
+        r.status =
+          error === undefined
+            ? statusOf(r.result)
+            : { state: "failed", exitCode: r.result.exitCode, error: error instanceof Error ? error.message : String(error) };
         if (result) mirrorUpdate(out, undefined, result, { kind: "replace", view: result });
         out.details.status = r.status.state;
         out.details.exitCode = r.result.exitCode;
         if (r.result.signal) out.details.signal = r.result.signal;
-        const note = error !== undefined ? `${error instanceof Error ? error.message : String(error)}` : describeStatus(id, r.status);
+        const note = describeStatus(id, r.status);
         const text = out.state.content[0].text;
         out.footer(`${text.endsWith("\n") || text === "" ? "" : "\n"}[${note}]`);
         for (const w of [...r.waiters]) w();

@@ -344,31 +344,48 @@ describe("the spill written by the command, under failures", () => {
   });
 
   it("a disk that fills up under the command fails the run rather than return a lossy result", () => {
-    // A 72 MiB tmpfs in a private mount namespace: enough for the command to write its spill itself
-    // (64 MiB free at the start), too small for its 100 MB of output.
+    // A 160 MiB tmpfs in a private mount namespace: enough for the command to write its spill itself
+    // (64 MiB free at the start), too small for its 200 MB of output. First with the free-space check
+    // off (spill.minFreeBytes 0): the disk fills; then as by default (256 MiB to leave free): the
+    // command is stopped at the first check, 16 MiB in, with the command at most one reader's lag
+    // (≤ 64 MiB) further on.
     const mnt = fresh("full");
     const script = join(work, "full.mjs");
     writeFileSync(
       script,
-      `import { exec } from ${JSON.stringify(distCapture)};
-       try {
-         const r = await exec("node ${gen} 11 100000000", { capture: { spill: { direct: true, dir: ${JSON.stringify(mnt)} } } });
-         console.log(JSON.stringify({ ok: true, raw: r.rawBytes, exitCode: r.exitCode }));
-       } catch (e) {
-         console.log(JSON.stringify({ code: e.code, message: e.message, spillPath: e.view?.spillPath }));
+      `import { rmSync, statfsSync } from "node:fs";
+       import { exec } from ${JSON.stringify(distCapture)};
+       for (const minFreeBytes of [0, undefined]) {
+         const spill = { direct: true, dir: ${JSON.stringify(mnt)}, ...(minFreeBytes === undefined ? {} : { minFreeBytes }) };
+         try {
+           const r = await exec("node ${gen} 11 200000000", { capture: { spill } });
+           console.log(JSON.stringify({ ok: true, raw: r.rawBytes, exitCode: r.exitCode }));
+         } catch (e) {
+           const fs = statfsSync(${JSON.stringify(mnt)});
+           console.log(JSON.stringify({ code: e.code, message: e.message, spillPath: e.view?.spillPath, free: fs.bfree * fs.bsize }));
+         }
+         rmSync(${JSON.stringify(join(mnt, "spill"))}, { recursive: true, force: true });
        }`,
     );
-    const probe = spawnSync("unshare", ["-m", "sh", "-c", `mkdir -p ${mnt} && mount -t tmpfs -o size=72m tmpfs ${mnt} && echo ok`], { encoding: "utf8" });
+    const probe = spawnSync("unshare", ["-m", "sh", "-c", `mkdir -p ${mnt} && mount -t tmpfs -o size=160m tmpfs ${mnt} && echo ok`], { encoding: "utf8" });
     if (probe.stdout.trim() !== "ok") {
       console.warn("skipped: no private mount namespace for a small tmpfs here");
       return;
     }
-    const out = execFileSync("unshare", ["-m", "sh", "-c", `mount -t tmpfs -o size=72m tmpfs ${mnt} && exec node ${script}`], { encoding: "utf8" });
-    const result = JSON.parse(out) as { ok?: boolean; code?: string; message?: string; spillPath?: string };
-    expect(result.ok).toBeUndefined();
-    expect(result.code).toBe("SPOOL_CAPTURE_SPILL");
-    expect(result.message).toContain("ENOSPC");
-    expect(result.spillPath).toBeDefined();
+    const out = execFileSync("unshare", ["-m", "sh", "-c", `mount -t tmpfs -o size=160m tmpfs ${mnt} && exec node ${script}`], { encoding: "utf8" });
+    type Outcome = { ok?: boolean; code?: string; message?: string; spillPath?: string; free: number };
+    const [full, stopped] = out
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Outcome);
+    expect(full!.ok).toBeUndefined();
+    expect(full!.code).toBe("SPOOL_CAPTURE_SPILL");
+    expect(full!.message).toContain("ENOSPC");
+    expect(full!.spillPath).toBeDefined();
+    expect(stopped!.code).toBe("SPOOL_CAPTURE_SPILL_LIMIT");
+    expect(stopped!.message).toMatch(/^the disk holding ".*" is down to .* free \(spool leaves 256\.0 MB: spill\.minFreeBytes\)/);
+    expect(stopped!.spillPath).toBeDefined();
+    expect(stopped!.free).toBeGreaterThan(64 * 1024 * 1024);
   });
 
   it("a shell that cannot be spawned: SpawnError, and no spill file or directory is left", async () => {

@@ -1,7 +1,7 @@
 // `spool run` through the built binary, in a scratch working directory: results, exit codes, the
 // live view in pipes and terminals, Ctrl-C, timeouts and usage errors.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { killStarted, runSpool, SPOOL_BIN, startSpool } from "../support/cli.js";
@@ -84,6 +84,16 @@ describe("spool run", () => {
     expect(r.stdout).toMatch(
       /\[Showing the last 10 of 15000 lines \(60 B of 77\.0 KB\)\. Full output: \/\S+\/\.spool\/sessions\/[^/]+\/spill\/call-1\.log\]\nSession: \.spool\/sessions\/[^/\n]+\n$/,
     );
+  });
+
+  it("--max-spill stops a runaway command: the result ends saying why and where its output is, exit 1", () => {
+    const r = spool(["run", "-q", "--max-spill", "3000000", "--", "yes 'runaway output'"]);
+    expect(r.status).toBe(1);
+    const spill = /in "(\/\S+\/\.spool\/sessions\/[^/]+\/spill\/call-1\.log)"/.exec(r.stdout)?.[1];
+    expect(r.stdout).toMatch(
+      /\nthe command printed more than 2\.9 MB, the most its spill may keep \(spill\.maxBytes, --max-spill\), so its process group was killed\. .*\nSession: \S+\n$/,
+    );
+    expect(statSync(spill!).size).toBeGreaterThanOrEqual(3_000_000);
   });
 
   it("--head keeps the start", () => {
@@ -234,6 +244,7 @@ describe("spool run", () => {
       [["--timeout", "0.0001", "--", "true"], "--timeout must be a number of seconds from 0.001 to 2147483"],
       [["--", "  "], "the command after -- is empty"],
       [["--max-bytes", "1000000000", "--", "true"], "--max-bytes must be a whole number from 1 to 67,108,864"],
+      [["--max-spill", "0", "--", "true"], "--max-spill must be a whole number of 1 or more"],
     ] as const) {
       const r = spool(["run", ...args]);
       expect(r.status).toBe(2);

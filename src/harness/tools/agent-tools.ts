@@ -17,6 +17,8 @@ export interface AgentToolsOptions {
   readonly retain?: "head" | "tail";
   /** Seconds, for bash calls that give none (default: none). */
   readonly timeout?: number;
+  /** Raw output a bash command may print once it spills; past it the command is stopped (default: no limit). */
+  readonly maxSpillBytes?: number;
   /**
    * Offer recall (default true). It gives back text spool cut from the model's history, so only a
    * surface whose history spool prepares (spool/ai-sdk's prepareStep) has anything to recall.
@@ -36,6 +38,7 @@ export function createAgentTools(options: AgentToolsOptions = {}): ToolDefinitio
       ...(options.maxLines !== undefined ? { maxLines: options.maxLines } : {}),
       ...(options.retain !== undefined ? { retain: options.retain } : {}),
       ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+      ...(options.maxSpillBytes !== undefined ? { maxSpillBytes: options.maxSpillBytes } : {}),
     }),
     createReadTool({ anyFile: true, ...(cwd !== undefined ? { cwd } : {}) }),
     ...(options.recall === false ? [] : [createRecallTool()]),

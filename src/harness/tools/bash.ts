@@ -73,6 +73,8 @@ export interface BashToolOptions {
   readonly pty?: boolean;
   readonly cols?: number;
   readonly rows?: number;
+  /** Raw output a command may print once it spills; past it the command is stopped (spill.maxBytes). */
+  readonly maxSpillBytes?: number;
 }
 
 // Node's timers hold at most 2^31-1 ms; a longer timeout would fire at once.
@@ -172,7 +174,10 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
           : {}),
         ...(yieldMs !== undefined && !pty ? { stdin: "pipe" as const } : {}),
         signal: control.signal,
-        capture: { limits: { ...output, retain }, spill: { dir: ctx.workspace.dir, id: toolCallId } },
+        capture: {
+          limits: { ...output, retain },
+          spill: { dir: ctx.workspace.dir, id: toolCallId, ...(options.maxSpillBytes !== undefined ? { maxBytes: options.maxSpillBytes } : {}) },
+        },
         onUpdate: (u) => receiver(u),
       });
       try {
