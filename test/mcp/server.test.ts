@@ -133,6 +133,16 @@ describe("spool mcp", () => {
     expect(snap.get(SESSION_RECORD)).toMatchObject({ command: "mcp", status: "running" });
   });
 
+  it("--max-spill stops a runaway command: an error result that says why and where its output is", async () => {
+    const { client } = await start(["--max-spill", "2000000"]);
+    const result = await client.callTool({ name: "bash", arguments: { command: "yes 'runaway output'" } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("runaway output\n");
+    expect(textOf(result)).toMatch(/the command printed more than 1\.9 MB, the most its spill may keep \(spill\.maxBytes, --max-spill\)/);
+    const fine = await client.callTool({ name: "bash", arguments: { command: "echo still serving" } });
+    expect(textOf(fine)).toBe("still serving\n");
+  });
+
   it("bad arguments are tool errors with a clear message, and the server keeps serving", async () => {
     const { client } = await start();
     const cases: [string, Record<string, unknown>, RegExp][] = [
