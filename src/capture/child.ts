@@ -48,7 +48,9 @@ export function inputWriter(input: Writable | null | undefined): (data: string) 
   return (data) => {
     if (!input || input.destroyed || !input.writable) return false;
     input.write(data);
-    return true;
+    // A pipe whose reader has closed it fails the write at once (EPIPE), and the stream stops being
+    // writable before write() returns; checking only before would call the first write a success.
+    return !input.destroyed && input.writable;
   };
 }
 

@@ -200,6 +200,17 @@ describe("background processes", () => {
     expect(seen).toContain("exited with code 0");
   });
 
+  it("input to a process that closed its stdin is refused on the first write, with a sentence the model can act on", async () => {
+    const { call } = await setup();
+    const started = await call("bash", { command: "exec 0<&-; echo closed; sleep 30", background: true });
+    const id = processIdOf(started);
+    let seen = textOf(started);
+    for (let i = 0; i < 20 && !seen.includes("closed\n"); i++) seen += textOf(await call("process_output", { processId: id, waitSeconds: 5 }));
+    const first = await call("process_write", { processId: id, input: "hello\n" });
+    expect(textOf(first)).toBe(`process ${id} has closed its input and reads no more of it; process_output still shows what it prints`);
+    await call("process_kill", { processId: id });
+  });
+
   it("a background command ended by its own timeout says so", async () => {
     const { call } = await setup();
     const id = processIdOf(await call("bash", { command: "echo t; sleep 100", timeout: 1, background: true }));
