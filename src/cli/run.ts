@@ -18,7 +18,17 @@ import {
   type MutableState,
 } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
-import { DEFAULT_ROOT, ensureDir, newSessionId, openSessionRepo, SessionNotFoundError, sessionsDir, setValue, type Store } from "../store/index.js";
+import {
+  currentOwner,
+  DEFAULT_ROOT,
+  ensureDir,
+  newSessionId,
+  openSessionRepo,
+  SessionNotFoundError,
+  sessionsDir,
+  setValue,
+  type Store,
+} from "../store/index.js";
 import { defineCommand, intOption, type OptionValues } from "./command.js";
 import { EXIT } from "./exit.js";
 import { createLiveDisplay } from "./run-live.js";
@@ -157,7 +167,7 @@ async function run(a: RunArgs): Promise<number> {
   ensureDir(root);
   const id = a.session ?? newSessionId();
   const startedAt = new Date().toISOString();
-  const info: RunInfo = { command: a.command, cwd: process.cwd(), pid: process.pid, startedAt, endedAt: null, status: "running", exitCode: null };
+  const info: RunInfo = { command: a.command, cwd: process.cwd(), ...currentOwner(), startedAt, endedAt: null, status: "running", exitCode: null };
 
   // The viewer starts first, so a port in use records no session for a command that never ran.
   let viewer: ViewerServer | undefined;
@@ -192,7 +202,7 @@ async function run(a: RunArgs): Promise<number> {
     // This call's own record (info), and the session's: its first command and start are kept across runs.
     const previous = store.get(RUN_INFO);
     const sessionInfo: RunInfo = previous
-      ? { command: previous.command, cwd: previous.cwd, pid: process.pid, startedAt: previous.startedAt, endedAt: null, status: "running", exitCode: null }
+      ? { command: previous.command, cwd: previous.cwd, ...currentOwner(), startedAt: previous.startedAt, endedAt: null, status: "running", exitCode: null }
       : info;
     await store.commit([setValue(RUN_INFO, sessionInfo), setValue(callRecord(`call-${seq}`), info)]);
     if (previous) {

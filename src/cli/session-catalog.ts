@@ -6,6 +6,7 @@ import { join, resolve, sep } from "node:path";
 import { SpoolError } from "../errors/index.js";
 import { OPEN_OPERATIONS, operationScope, transcriptEntries } from "../harness/index.js";
 import {
+  ownerLiveness,
   isSessionId,
   listPostgresSessions,
   openSqliteStore,
@@ -146,16 +147,6 @@ export async function withSnapshot<R>(entry: SessionEntry, read: (snap: SessionS
   }
 }
 
-function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 export interface LoadedSession {
   readonly entry: SessionEntry;
   readonly view: SessionView;
@@ -168,13 +159,17 @@ export interface LoadedSession {
   readonly warnings: readonly string[];
 }
 
-/** The process recording this session on this machine, while it is still running. */
-export function liveWriter(snap: Pick<SessionSnapshot, "get">): number | undefined {
+/**
+ * Whether the process recording this session still runs (`writer`: its pid, when it runs on this
+ * machine where spool can see it). A recorder on another host, or in a container that is still up,
+ * cannot be checked and counts as live; one in a container that is gone is not.
+ */
+export function writerLiveness(snap: Pick<SessionSnapshot, "get">): { live: boolean; writer?: number } {
   const info = snap.get(RUN_INFO);
-  return info?.status === "running" && alive(info.pid) ? info.pid : undefined;
+  if (info?.status !== "running") return { live: false };
+  const liveness = ownerLiveness(info);
+  return liveness === "alive" ? { live: true, writer: info.pid } : { live: liveness === "unknown" };
 }
-
-export { alive as processAlive };
 
 /** A session's line in the session list; `bytes`: what its directory holds. */
 export function summaryOf(
@@ -198,8 +193,7 @@ export function summaryOf(
 export function livenessOf(entry: SessionEntry, snap: Pick<SessionSnapshot, "get">): { live: boolean; writer?: number } {
   // A database session's writer may be on another machine: its lease says whether it lives.
   if (entry.backend === "postgres") return { live: entry.live === true };
-  const writer = liveWriter(snap);
-  return writer === undefined ? { live: false } : { live: true, writer };
+  return writerLiveness(snap);
 }
 
 /** The view and summary of a session from a snapshot of it (a fresh one, or a follower's). */

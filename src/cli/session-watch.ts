@@ -15,7 +15,7 @@
 import { statSync, type Stats } from "node:fs";
 import type { MutableState, StateHost } from "../harness/index.js";
 import { DatabaseError, followJsonlSession, followPostgresSession, followSqliteSession, SessionChangedError, type SessionSnapshot } from "../store/index.js";
-import { liveWriter, loadSession, sessionFromSnapshot, summaryOf, type LoadedSession, type SessionEntry } from "./session-catalog.js";
+import { loadSession, sessionFromSnapshot, summaryOf, type LoadedSession, type SessionEntry, writerLiveness } from "./session-catalog.js";
 import { followView, type FollowedView } from "./session-follow.js";
 import { directorySize, type SessionSummary, type SessionView } from "./session-view.js";
 
@@ -225,7 +225,7 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
   };
 
   /** Whether the session's writer runs: a database session's lease says so, a file session's pid. */
-  const isLive = (entry: SessionEntry, snap: SessionSnapshot): boolean => (entry.backend === "postgres" ? entry.live === true : liveWriter(snap) !== undefined);
+  const isLive = (entry: SessionEntry, snap: SessionSnapshot): boolean => (entry.backend === "postgres" ? entry.live === true : writerLiveness(snap).live);
 
   /** Stops following a session (its writer stopped, it failed to read, or it is gone). */
   const unfollow = (w: Watched): void => {

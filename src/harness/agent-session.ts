@@ -10,7 +10,17 @@ import { SpoolError } from "../errors/index.js";
 import { createWorkspace, type ToolResultMessage, type Workspace, type WorkspaceOptions } from "../context/index.js";
 import { applyImmutable } from "../delta/index.js";
 import type { ToolOutputState } from "../output/index.js";
-import { DEFAULT_ROOT, newSessionId, openSessionRepo, sessionsDir, setValue, type PostgresRepoOptions, type RepoBackend, type Store } from "../store/index.js";
+import {
+  currentOwner,
+  DEFAULT_ROOT,
+  newSessionId,
+  openSessionRepo,
+  sessionsDir,
+  setValue,
+  type PostgresRepoOptions,
+  type RepoBackend,
+  type Store,
+} from "../store/index.js";
 import { createHarness, OPEN_OPERATIONS, type Harness } from "./harness.js";
 import { transcriptLength } from "./transcript.js";
 import { callRecord, SESSION_RECORD, type SessionRecord, type SessionStatus } from "./session-record.js";
@@ -96,7 +106,7 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
   const record: SessionRecord = {
     command: options.label,
     cwd: options.tools?.cwd ?? process.cwd(),
-    pid: process.pid,
+    ...currentOwner(),
     startedAt: new Date().toISOString(),
     endedAt: null,
     status: "running",

@@ -10,6 +10,9 @@ export interface SessionRecord {
   command: string;
   cwd: string;
   pid: number;
+  /** Where `pid` ran: its host and PID namespace (absent in older records). */
+  host?: string;
+  pidns?: string;
   startedAt: string;
   endedAt: string | null;
   status: SessionStatus;

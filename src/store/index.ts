@@ -37,6 +37,7 @@ export { followJsonlSession, type JsonlFollower } from "./jsonl/follow.js";
 export { openSqliteStore, type SqliteStoreOptions } from "./sqlite/store.js";
 export { followSqliteSession, type SqliteFollower } from "./sqlite/follow.js";
 export { writeFileAtomic, type AtomicWriteOptions } from "./atomic-write.js";
+export { currentOwner, ownerLiveness, type Liveness, type ProcessOwner } from "./process-owner.js";
 export { DEFAULT_ROOT, SESSION_ID, checkSessionId, ensureDir, isSessionId, newSessionId, sessionsDir, sidecarDir } from "./layout.js";
 export { openSessionRepo, type RepoBackend, type SessionInfo, type SessionOpenOptions, type SessionRepo } from "./repo.js";
 export { openPostgresStore, type ConnectionEvent, type PostgresStore, type PostgresStoreOptions } from "./postgres/store.js";

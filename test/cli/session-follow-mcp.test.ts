@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { listSessions, liveWriter } from "../../src/cli/session-catalog.js";
+import { listSessions, writerLiveness } from "../../src/cli/session-catalog.js";
 import { watchSessions } from "../../src/cli/session-watch.js";
 import { viewFromSnapshot, type SessionView } from "../../src/cli/session-view.js";
 import { applyImmutable, type Op } from "../../src/delta/index.js";
@@ -95,7 +95,7 @@ describe("spool serve following a live spool mcp session", () => {
             const s = host.get(`session:${id}`);
             if (s && looks++ === 0) s.subscribe((ops) => void (replica = applyImmutable(replica, ops as Op[])));
             const snap = readJsonlSnapshot(file);
-            const expected = json(viewFromSnapshot(id, snap, liveWriter(snap) !== undefined));
+            const expected = json(viewFromSnapshot(id, snap, writerLiveness(snap).live));
             expect(reports).toEqual([]);
             expect(json(s?.value)).toEqual(expected);
             expect(json(replica)).toEqual(expected);

@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { liveWriter, sessionFromSnapshot, summaryFromSnapshot, type SessionEntry } from "../../src/cli/session-catalog.js";
+import { sessionFromSnapshot, summaryFromSnapshot, writerLiveness, type SessionEntry } from "../../src/cli/session-catalog.js";
 import { watchSessions } from "../../src/cli/session-watch.js";
 import { RUN_INFO, viewFromSnapshot, type RunInfo, type SessionView } from "../../src/cli/session-view.js";
 import type { ToolResultMessage } from "../../src/context/index.js";
@@ -105,7 +105,7 @@ async function liveSession(backend: Backend = "jsonl", fileId = "s1") {
     const expected = await freshRead(backend, file, id, (snap) => {
       // `spool sessions` summarises without building the view: the same summary.
       expect(summaryFromSnapshot(entryNow(), snap).summary).toEqual(sessionFromSnapshot(entryNow(), snap).summary);
-      return json(viewFromSnapshot(id, snap, backend === "postgres" ? live : liveWriter(snap) !== undefined));
+      return json(viewFromSnapshot(id, snap, backend === "postgres" ? live : writerLiveness(snap).live));
     });
     expect(json(state?.value)).toEqual(expected);
     expect(json(replica)).toEqual(expected);

@@ -1,7 +1,7 @@
 // JSONL focused tests: sidecar layout, replay order, torn tails, corruption,
 // crash windows around retirement, the single-writer lock.
 import { spawn } from "node:child_process";
-import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -326,6 +326,26 @@ describe("JSONL single-writer lock", () => {
     expect((err as Error).message).toContain(`stays until you delete ${main}.lock`);
     rmSync(`${main}.lock`);
     await (await openJsonlStore(main)).close();
+  });
+
+  // Same host, another PID namespace (a container): its pid 1 is not this machine's init. Seen from
+  // the initial namespace, which sees every container's processes, a namespace nothing runs in any
+  // more holds nobody; from anywhere else nothing can be told, and the lock stands.
+  const initialNamespace = (() => {
+    try {
+      return readlinkSync("/proc/self/ns/pid") === "pid:[4026531836]";
+    } catch {
+      return false;
+    }
+  })();
+  it.skipIf(!initialNamespace)("a lock from a container that is gone is cleared, though its pid is alive here", async () => {
+    const main = newMain();
+    await (await openJsonlStore(main)).close();
+    const host = (await import("node:os")).hostname();
+    writeFileSync(`${main}.lock`, JSON.stringify({ pid: 1, host, pidns: "pid:[1]", nonce: "0123456789abcdef" }));
+    const store = await openJsonlStore(main);
+    expect(JSON.parse(readFileSync(`${main}.lock`, "utf8"))).toMatchObject({ pid: process.pid, host, pidns: readlinkSync("/proc/self/ns/pid") });
+    await store.close();
   });
 
   it("a live lock held by another process is respected and a dead one's is cleared", async () => {

@@ -1,14 +1,14 @@
 // One writer per session. The lock file is published complete with link() (atomic, fails if it
-// exists), names its owner, and is broken only when that owner is a dead process on this host.
+// exists), names its owner (pid, host, PID namespace), and is broken only when that owner is surely
+// dead (process-owner.ts).
 import { randomBytes } from "node:crypto";
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
-import { hostname } from "node:os";
 import { fullDiskAs, SessionLockedError } from "../errors.js";
+import { currentOwner, ownerLiveness, type ProcessOwner } from "../process-owner.js";
 
-interface LockOwner {
-  pid: number;
-  host: string;
-  nonce: string;
+interface LockOwner extends ProcessOwner {
+  readonly host: string;
+  readonly nonce: string;
 }
 
 function readOwner(path: string): LockOwner | undefined {
@@ -19,15 +19,6 @@ function readOwner(path: string): LockOwner | undefined {
     /* missing or unreadable: treated by the caller */
   }
   return undefined;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function tryUnlink(path: string): void {
@@ -42,13 +33,12 @@ function tryUnlink(path: string): void {
 export function lockHolder(lockPath: string): LockOwner | undefined {
   const o = readOwner(lockPath);
   if (o === undefined) return undefined;
-  if (o.host !== hostname() || isAlive(o.pid)) return o;
-  return undefined;
+  return ownerLiveness(o) === "dead" ? undefined : o;
 }
 
 /** Takes the lock or throws SessionLockedError; returns the release function. */
 export function acquireLock(lockPath: string, sessionFile: string): () => void {
-  const me: LockOwner = { pid: process.pid, host: hostname(), nonce: randomBytes(8).toString("hex") };
+  const me: LockOwner = { ...currentOwner(), nonce: randomBytes(8).toString("hex") };
   const tmp = `${lockPath}.${me.nonce}.tmp`;
   try {
     writeFileSync(tmp, JSON.stringify(me), { flag: "wx", mode: 0o600 });
@@ -67,9 +57,13 @@ export function acquireLock(lockPath: string, sessionFile: string): () => void {
         if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
       }
       const owner = readOwner(lockPath);
-      // A lock from another host cannot be checked, so it is respected; so is a live local pid.
-      if (owner !== undefined && (owner.host !== me.host || isAlive(owner.pid))) {
-        throw new SessionLockedError(sessionFile, owner.pid, owner.host === me.host ? "" : owner.host, lockPath);
+      // A lock whose owner cannot be checked (another host, a container still running) is respected;
+      // so is a live pid.
+      const liveness = owner === undefined ? "dead" : ownerLiveness(owner);
+      if (owner !== undefined && liveness !== "dead") {
+        const elsewhere = owner.pidns !== undefined && me.pidns !== undefined && owner.pidns !== me.pidns;
+        const where = owner.host !== me.host ? owner.host : elsewhere ? "this host, in another PID namespace (a container)" : "";
+        throw new SessionLockedError(sessionFile, owner.pid, where, lockPath);
       }
       // Stale (dead owner, or a torn lock file that link() can never produce): move it aside, and
       // if what we moved is not what we judged stale, someone else took the lock meanwhile: put it back.
