@@ -3,7 +3,14 @@
 // `<root>/sessions/<id>/` like any other, so `spool sessions`, `spool inspect` and `spool serve` show
 // the agent's calls live and afterwards.
 import type { Store, RepoBackend } from "../store/index.js";
-import { contextConfigFromOptions, type ContextConfig, type PrepareReport, type Workspace } from "../context/index.js";
+import {
+  contextConfigFromOptions,
+  DEFAULT_RECALL_MAX_CHARS,
+  MIN_RECALL_MAX_CHARS,
+  type ContextConfig,
+  type PrepareReport,
+  type Workspace,
+} from "../context/index.js";
 import {
   openAgentSession,
   type AgentSession,
@@ -84,6 +91,9 @@ export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spo
       ...(options.env !== undefined ? { env: options.env } : {}),
       ...options.limits,
       ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+      // A recall answer fits in one turn's budget, so prepareStep never cuts it into a preview of
+      // itself (which would name the same text to recall again): paging reaches every character.
+      recallMaxChars: Math.max(MIN_RECALL_MAX_CHARS, Math.min(DEFAULT_RECALL_MAX_CHARS, config.turnBudgetChars)),
     },
   });
   const tools: Record<string, SpoolTool> = {};
@@ -92,8 +102,9 @@ export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spo
     tools[def.name] = toAiTool(session, def);
     if (def.maxResultChars !== undefined) toolCaps[def.name] = def.maxResultChars;
   }
-  // A recalled text is what the model asked for: it may use the whole turn budget, or recall could
-  // never give back a text longer than one result's cap (it would be cut into a stub of itself).
+  // A recalled text is what the model asked for: recall declares its answer cap as its result cap
+  // (above), or, without one, may use the whole turn budget — never the per-result default, which
+  // would cut an answer into a stub of itself.
   toolCaps["recall"] ??= config.turnBudgetChars;
   const prepareStep = createPrepareStep({
     workspace: session.workspace,

@@ -14,6 +14,8 @@ export interface LineMatcher {
   /** The flags in effect (`i`, `m`, `s`). */
   readonly flags: string;
   test(line: string): boolean;
+  /** The first match starting at or after `from` (anchors still see the whole line): [start, end), or undefined. */
+  find(line: string, from: number): readonly [number, number] | undefined;
 }
 
 const FLAG_BITS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL };
@@ -47,7 +49,15 @@ export function compileGrep(pattern: string): LineMatcher {
         "grep uses RE2 syntax (no backreferences or lookaround); escape special characters or pass a plain word.",
     );
   }
-  return { source, flags, test: (line) => re.test(line) };
+  return {
+    source,
+    flags,
+    test: (line) => re.test(line),
+    find(line, from) {
+      const m = re.matcher(line);
+      return m.find(from) ? [m.start(), m.end()] : undefined;
+    },
+  };
 }
 
 function clip(s: string): string {

@@ -80,7 +80,16 @@ export {
 export { detectContentKind, type ContentKind } from "./content-kind.js";
 export { countLines, headTail, type HeadTail } from "./cut.js";
 export { DEFAULT_ARCHIVE_MAX_BYTES, DEFAULT_ARCHIVE_TTL_MS, DiskArchive, type DiskArchiveOptions, type PruneResult } from "./disk-archive.js";
-export { extractRecallKeys, isRecallTool, recall, type RecallOptions, type RecallResult } from "./recall.js";
+export {
+  checkRecallMaxChars,
+  DEFAULT_RECALL_MAX_CHARS,
+  extractRecallKeys,
+  isRecallTool,
+  MIN_RECALL_MAX_CHARS,
+  recall,
+  type RecallOptions,
+  type RecallResult,
+} from "./recall.js";
 export { createWorkspace, readOnlyLookup, type Workspace, type WorkspaceOptions } from "./workspace.js";
 export { prepareHistory, type PrepareOptions, type PrepareReport } from "./prepare.js";
 export { DEFAULT_CONTEXT_CONFIG, contextConfigFromEnv, contextConfigFromOptions, type ContextConfig } from "./config.js";

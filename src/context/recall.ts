@@ -1,6 +1,9 @@
 // recall: the model's way back to any text that was cut. With no options the answer is the original,
-// byte-identical; offset/limit page by lines and grep filters lines, and each paged answer says what
-// it shows and how to ask for the next part. Every argument is model-controlled: keys are found in
+// byte-identical, when it fits the answer's cap; offset/limit page by lines (column by characters
+// within a line too long for one answer) and grep filters lines, and each paged answer says what it
+// shows and how to ask for the next part. No answer is longer than its cap (maxChars): a text or a
+// page that does not fit is cut at a line or, for one long line, inside it, with the exact call for
+// the rest, so every character stays reachable. Every argument is model-controlled: keys are found in
 // one linear pass (recall-keys.ts), grep runs on a linear-time engine (grep.ts), and a grep scan
 // stops at a time budget or an abort with a partial answer that says where to resume.
 import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
@@ -9,17 +12,29 @@ import type { KeyLookup } from "./archive-store.js";
 import { RecallError } from "./errors.js";
 import { compileGrep, type LineMatcher } from "./grep.js";
 import { extractRecallKeys } from "./recall-keys.js";
+import { grepLines } from "./recall-grep.js";
+import { checkRecallMaxChars, DEFAULT_RECALL_MAX_CHARS, MIN_PAGE_CHARS } from "./recall-limits.js";
+import { indexLines } from "./recall-lines.js";
+import { pageLines } from "./recall-page.js";
 import { normaliseToolName } from "./tool-name.js";
 
 export { extractRecallKeys } from "./recall-keys.js";
+export { checkRecallMaxChars, DEFAULT_RECALL_MAX_CHARS, MIN_RECALL_MAX_CHARS } from "./recall-limits.js";
 
 export interface RecallOptions {
   /** First line to show, 1-based. */
   readonly offset?: number;
+  /** First character of the line at `offset` to show, 1-based (a line too long for one answer is read in slices; with grep, matches from there on). */
+  readonly column?: number;
   /** Number of lines to show (with grep: number of matching lines). */
   readonly limit?: number;
   /** A regular expression (`re` or `/re/flags`); only matching lines are shown, with their numbers. */
   readonly grep?: string;
+  /**
+   * The longest answer in characters (default DEFAULT_RECALL_MAX_CHARS, at least
+   * MIN_RECALL_MAX_CHARS; Infinity = unbounded, for a caller that writes to a file, not to a model).
+   */
+  readonly maxChars?: number;
   /** Stops a grep scan; the call then throws RecallError SPOOL_RECALL_ABORTED. */
   readonly signal?: AbortSignal;
   /** A grep scan (all keys together) that runs longer stops there and answers with what it found (default 500 ms). */
@@ -51,9 +66,10 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
   if (keys.length > MAX_RECALL_KEYS) {
     throw new RecallError("SPOOL_RECALL_OPTION", `${keys.length} keys in one call; the limit is ${MAX_RECALL_KEYS}. Recall fewer keys at a time.`);
   }
-  const paged = options.offset !== undefined || options.limit !== undefined || options.grep !== undefined;
+  const paged = options.offset !== undefined || options.limit !== undefined || options.grep !== undefined || options.column !== undefined;
   const grep = options.grep !== undefined ? compileGrep(options.grep) : undefined;
   validatePaging(options);
+  const cap = options.maxChars ?? DEFAULT_RECALL_MAX_CHARS;
   const contents = keys.map((key) => store.get(key));
   const missing = keys.filter((_, i) => contents[i] === undefined);
   if (missing.length === keys.length) {
@@ -66,87 +82,59 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
   }
   // One time budget for the whole call, however many keys it names.
   const deadline = performance.now() + (options.grepBudgetMs ?? DEFAULT_GREP_BUDGET_MS);
-  const render = (key: string, content: string): string => (paged ? page(key, content, options, grep, deadline) : content);
-  if (keys.length === 1) return { text: render(keys[0]!, contents[0]!), keys, missing };
-  const sections = keys.map((key, i) => {
-    const content = contents[i];
-    return `--- recall ${formatMarker(key)} ---\n${content === undefined ? MISS_TEXT : render(key, content)}`;
+  const render = (key: string, content: string | undefined, budget: number): string => {
+    if (content === undefined) return MISS_TEXT;
+    if (!paged && content.length <= budget) return content;
+    if (budget < MIN_PAGE_CHARS) {
+      return `[recall ${formatMarker(key)}: ${content.length} chars — no room for it beside the other keys in this answer; recall it alone.]`;
+    }
+    return page(key, content, options, grep, deadline, budget);
+  };
+  if (keys.length === 1) return { text: render(keys[0]!, contents[0], cap), keys, missing };
+  const labels = keys.map((key) => `--- recall ${formatMarker(key)} ---\n`);
+  const sections: string[] = new Array<string>(keys.length);
+  // Shortest texts first, each given an equal share of what is left: short ones leave their unused
+  // share to the long ones, and the answer never passes the cap.
+  let left = cap - 2 * (keys.length - 1) - labels.reduce((sum, label) => sum + label.length, 0);
+  const order = keys.map((_, i) => i).sort((a, b) => (contents[a]?.length ?? 0) - (contents[b]?.length ?? 0) || a - b);
+  order.forEach((i, done) => {
+    const share = Math.floor(left / (keys.length - done));
+    sections[i] = render(keys[i]!, contents[i], share);
+    left -= sections[i]!.length;
   });
-  return { text: sections.join("\n\n"), keys, missing };
+  return { text: sections.map((section, i) => labels[i] + section).join("\n\n"), keys, missing };
 }
 
 function validatePaging(options: RecallOptions): void {
   if (options.offset !== undefined && !isWholeNumberIn(options.offset, 1)) {
     throw new RecallError("SPOOL_RECALL_OPTION", `offset must be a line number, ${wholeNumberRange(1)}, got ${String(options.offset)}.`);
   }
+  if (options.column !== undefined && !isWholeNumberIn(options.column, 1)) {
+    throw new RecallError("SPOOL_RECALL_OPTION", `column must be a character position in the line, ${wholeNumberRange(1)}, got ${String(options.column)}.`);
+  }
   if (options.limit !== undefined && !isWholeNumberIn(options.limit, 1)) {
     throw new RecallError("SPOOL_RECALL_OPTION", `limit must be ${wholeNumberRange(1)} (lines), got ${String(options.limit)}.`);
   }
+  if (options.maxChars !== undefined) checkRecallMaxChars(options.maxChars);
 }
 
-/** Line starts, found with indexOf so a 10 MB text is scanned once and never split into an array. */
-function lineStarts(content: string): number[] {
-  const starts = [0];
-  let i = content.indexOf("\n");
-  while (i >= 0 && i < content.length - 1) {
-    starts.push(i + 1);
-    i = content.indexOf("\n", i + 1);
-  }
-  return starts;
-}
-
-function lineAt(content: string, starts: readonly number[], n: number): string {
-  const start = starts[n]!;
-  const end = n + 1 < starts.length ? starts[n + 1]! - 1 : content.endsWith("\n") ? content.length - 1 : content.length;
-  return content.slice(start, end);
-}
-
-function page(key: string, content: string, options: RecallOptions, grep: LineMatcher | undefined, deadline: number): string {
+function page(key: string, content: string, options: RecallOptions, grep: LineMatcher | undefined, deadline: number, budget: number): string {
   const marker = formatMarker(key);
-  const starts = content.length === 0 ? [] : lineStarts(content);
-  const total = starts.length;
+  const lines = indexLines(content);
   const from = (options.offset ?? 1) - 1;
-  // (An empty text is "past the end" for a page; grep over it just finds nothing.)
-  if (from >= total && (total > 0 || grep === undefined)) return `[recall ${marker}: offset ${from + 1} is past the end — the text has ${total} lines.]`;
-  if (grep === undefined) {
-    const limit = options.limit ?? total;
-    const to = Math.min(total, from + limit);
-    const body = content.slice(starts[from]!, to < total ? starts[to]! : content.length);
-    const next = to < total ? ` Next: recall ${marker} offset=${to + 1} limit=${limit}.` : " This is the end.";
-    return `[recall ${marker}: lines ${from + 1}-${to} of ${total} (${content.length} chars).${next}]\n${body}`;
-  }
-  const limit = options.limit ?? DEFAULT_GREP_LIMIT;
-  const shown: string[] = [];
-  let n = from;
-  let lastShown = -1;
-  let outOfTime = false;
-  let scannedChars = 0;
-  for (; n < total && shown.length < limit; n++) {
-    // The clock and the signal are checked every 64 KiB of text scanned, not on every line.
-    if (scannedChars >= 65536) {
-      scannedChars = 0;
-      if (options.signal?.aborted) throw new RecallError("SPOOL_RECALL_ABORTED", `grep over ${marker} was aborted at line ${n + 1} of ${total}.`);
-      if (performance.now() > deadline) {
-        outOfTime = true;
-        break;
-      }
-    }
-    const line = lineAt(content, starts, n);
-    scannedChars += line.length + 64;
-    if (grep.test(line)) {
-      shown.push(`${n + 1}: ${line}`);
-      lastShown = n;
-    }
-  }
-  const scannedTo = outOfTime ? n : shown.length < limit ? total : lastShown + 1;
-  const resume = ` Next: recall ${marker} grep=${JSON.stringify(options.grep)} offset=${scannedTo + 1} limit=${limit}.`;
-  const next = outOfTime
-    ? ` The scan stopped at its time budget (${options.grepBudgetMs ?? DEFAULT_GREP_BUDGET_MS} ms).${resume}`
-    : scannedTo < total
-      ? resume
-      : " No more matches after these.";
-  const header = `[recall ${marker}: ${shown.length} line(s) matching /${grep.source}/${grep.flags} in lines ${from + 1}-${scannedTo} of ${total}.${next}]`;
-  return shown.length > 0 ? `${header}\n${shown.join("\n")}` : header;
+  const column = options.column ?? 1;
+  if (grep === undefined) return pageLines(marker, content, lines, { from, column, limit: options.limit, budget });
+  return grepLines(marker, content, lines, {
+    from,
+    column,
+    limit: options.limit ?? DEFAULT_GREP_LIMIT,
+    budget,
+    pattern: options.grep!,
+    matcher: grep,
+    signal: options.signal,
+    deadline,
+    budgetMs: options.grepBudgetMs ?? DEFAULT_GREP_BUDGET_MS,
+  });
 }
 
 /** Whether a tool name is the recall tool ("recall", "@recall", any case, surrounding spaces ignored). */

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { extractRecallKeys, isRecallTool, isValidKey, MemoryArchive, recall, RecallError } from "../../src/context/index.js";
+import { DEFAULT_RECALL_MAX_CHARS, extractRecallKeys, isRecallTool, isValidKey, MemoryArchive, recall, RecallError } from "../../src/context/index.js";
 
 const K = "aaaabbbbccccdddd";
 
@@ -156,14 +156,16 @@ describe("recall paging", () => {
     expect(() => recall(key, store, { limit: 1.5 })).toThrow(/limit must be a whole number/);
   });
 
-  it("paging through a 10 MB output with the advertised next offsets rebuilds it exactly", () => {
+  it("paging through a 10 MB output with the advertised next offsets rebuilds it exactly, each page within the answer cap", () => {
     const big = Array.from({ length: 200_000 }, (_, i) => `${i.toString(36)} ${"row of a very large build log ".repeat(1 + (i % 3))}`).join("\n");
     expect(big.length).toBeGreaterThan(10_000_000);
     const bigKey = store.put(big);
     let offset = 1;
     let rebuilt = "";
-    for (let pages = 0; pages < 10; pages++) {
+    // 60,000 lines are about 3 MB: each page stops at the 100,000-char cap, on a line boundary.
+    for (let pages = 0; pages < 200; pages++) {
       const page = recall(bigKey, store, { offset, limit: 60_000 }).text;
+      expect(page.length).toBeLessThanOrEqual(DEFAULT_RECALL_MAX_CHARS);
       const nl = page.indexOf("\n");
       rebuilt += page.slice(nl + 1);
       const next = /offset=(\d+)/.exec(page.slice(0, nl));

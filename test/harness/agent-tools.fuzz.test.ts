@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkspace } from "../../dist/context/index.js";
+import { createWorkspace, DEFAULT_RECALL_MAX_CHARS } from "../../dist/context/index.js";
 import { bashDetails, openAgentSession, type AgentSession } from "../../dist/harness/index.js";
 import { createMemoryStore } from "../../dist/store/index.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
@@ -13,6 +13,7 @@ import { removeTempDirs, tempDir } from "../support/temp.js";
 const RUNS = process.env["SPOOL_LONG"] ? 2000 : 150;
 let dir: string;
 let session: AgentSession;
+let longKey: string;
 beforeAll(async () => {
   dir = tempDir("spool-agent-fuzz-");
   session = await openAgentSession({
@@ -24,6 +25,7 @@ beforeAll(async () => {
   const { writeFileSync } = await import("node:fs");
   writeFileSync(join(dir, "a.txt"), "alpha\nbeta\ngamma\n");
   session.workspace.archive.put("archived line one\narchived line two\n");
+  longKey = session.workspace.archive.put(`first\n${'{"k":"v"},'.repeat(150_000)}line\nlast\n`);
 });
 afterAll(async () => {
   await session.close();
@@ -35,6 +37,11 @@ const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
 const num = fc.oneof(fc.integer({ min: -5, max: 10 }), fc.double(), fc.constantFrom(0, -0, 1e300, Number.MAX_SAFE_INTEGER), json);
 
 async function settles(name: string, args: unknown): Promise<void> {
+  await settled(name, args);
+}
+
+/** The outcome of a call that settled in bounded time, a one-line reason when it failed. */
+async function settled(name: string, args: unknown): Promise<{ readonly text: string; readonly isError: boolean }> {
   const outcome = await Promise.race([
     session.call(name, args),
     // A bound, not a wait: the call must settle before it.
@@ -45,6 +52,7 @@ async function settles(name: string, args: unknown): Promise<void> {
     expect(outcome.text.trim().length).toBeGreaterThan(0);
     expect(outcome.text).not.toMatch(/\n\s+at .*:\d+:\d+/); // no stack trace
   }
+  return outcome;
 }
 
 describe("agent tools under model-controlled arguments", () => {
@@ -60,11 +68,18 @@ describe("agent tools under model-controlled arguments", () => {
     );
   });
 
-  it("recall: any key/offset/limit/grep settles with a result or a clear error", async () => {
-    const key = fc.oneof(fc.string(), fc.stringMatching(/^[0-9a-f]{16}$/), fc.constant("<<ccr:0000000000000000>>"), json);
-    const grep = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("(", "[", "line", "\\", "*"), json);
+  it("recall: any key/offset/column/limit/grep settles with a result or a clear error, a result within the answer cap", async () => {
+    const key = fc.oneof(fc.string(), fc.stringMatching(/^[0-9a-f]{16}$/), fc.constant("<<ccr:0000000000000000>>"), json, fc.constant(longKey));
+    const grep = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("(", "[", "line", "\\", "*", "k", ".*", 'v"}'), json);
+    const column = fc.oneof(num, fc.integer({ min: 1, max: 2_000_000 }));
     await fc.assert(
-      fc.asyncProperty(fc.record({ key, offset: maybe(num), limit: maybe(num), grep: maybe(grep) }, { requiredKeys: [] }), (args) => settles("recall", args)),
+      fc.asyncProperty(
+        fc.record({ key, offset: maybe(num), column: maybe(column), limit: maybe(num), grep: maybe(grep) }, { requiredKeys: [] }),
+        async (args) => {
+          const outcome = await settled("recall", args);
+          expect(outcome.text.length).toBeLessThanOrEqual(DEFAULT_RECALL_MAX_CHARS);
+        },
+      ),
       { numRuns: RUNS },
     );
   });

@@ -353,4 +353,32 @@ describe("built-in read and recall tools", () => {
     expect((r!.content[0] as { text: string }).text).toBe(original);
     await store.close();
   });
+
+  it("recall of a 5 MB one-line text answers within the tool's cap, and the column calls it advertises page through the whole line", async () => {
+    const { store, workspace } = await session();
+    const line = `[${Array.from({ length: 250_000 }, (_, i) => `"item-${i}"`).join(",")}]`;
+    expect(line.length).toBeGreaterThan(3_000_000);
+    const key = workspace.archive.put(line);
+    const maxChars = 500_000;
+    const harness = createHarness({ store, workspace, tools: [createRecallTool({ maxChars })] });
+    let args: Record<string, unknown> = { key };
+    let rebuilt = "";
+    for (let call = 0; call < 20; call++) {
+      const [r] = await harness.runTools(`op-${call}`, [{ toolCallId: `c${call}`, toolName: "recall", args }]);
+      const text = (r!.content[0] as { text: string }).text;
+      expect(r!.isError).toBe(false);
+      expect(text.length).toBeLessThanOrEqual(maxChars);
+      const nl = text.indexOf("\n");
+      rebuilt += text.slice(nl + 1);
+      const next = /Next: recall <<ccr:[0-9a-f]{16}>> offset=(\d+) column=(\d+)\./.exec(text.slice(0, nl));
+      if (!next) break;
+      args = { key, offset: Number(next[1]), column: Number(next[2]) };
+    }
+    expect(rebuilt).toBe(line);
+    await store.close();
+  });
+
+  it("a recall tool with a cap below the minimum is refused when it is created", () => {
+    expect(() => createRecallTool({ maxChars: 1000 })).toThrow(/maxChars must be a whole number of 16,384 or more/);
+  });
 });

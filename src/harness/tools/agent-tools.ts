@@ -24,6 +24,8 @@ export interface AgentToolsOptions {
    * surface whose history spool prepares (spool/ai-sdk's prepareStep) has anything to recall.
    */
   readonly recall?: boolean;
+  /** The longest recall answer in characters (default DEFAULT_RECALL_MAX_CHARS). */
+  readonly recallMaxChars?: number;
 }
 
 // Tools take heterogeneous argument types; surfaces pass arguments through unchanged.
@@ -41,7 +43,7 @@ export function createAgentTools(options: AgentToolsOptions = {}): ToolDefinitio
       ...(options.maxSpillBytes !== undefined ? { maxSpillBytes: options.maxSpillBytes } : {}),
     }),
     createReadTool({ anyFile: true, ...(cwd !== undefined ? { cwd } : {}) }),
-    ...(options.recall === false ? [] : [createRecallTool()]),
+    ...(options.recall === false ? [] : [createRecallTool(options.recallMaxChars !== undefined ? { maxChars: options.recallMaxChars } : {})]),
     // Background processes that bash's background/yieldSeconds hand over: read, write, kill, list.
     ...createProcessTools(),
   ];

@@ -1,0 +1,67 @@
+// One page of a recalled text by lines, never longer than its budget: whole lines while they fit,
+// and a line too long for the page shown as a slice whose header says which characters it holds and
+// the exact call for the rest (offset=LINE column=CHAR). The body is the text's own characters, so
+// the bodies of pages followed by their advertised next calls put end to end give back the original.
+import { HEADER_RESERVE } from "./recall-limits.js";
+import type { LineIndex } from "./recall-lines.js";
+
+export interface PageRequest {
+  /** First line, 0-based. */
+  readonly from: number;
+  /** First character of the first line, 1-based. */
+  readonly column: number;
+  /** Lines asked for; undefined = to the end. */
+  readonly limit: number | undefined;
+  /** The longest answer, header included (Infinity = unbounded). */
+  readonly budget: number;
+}
+
+export function pageLines(marker: string, content: string, lines: LineIndex, request: PageRequest): string {
+  const { from, column, limit, budget } = request;
+  const total = lines.count;
+  if (from >= total) return `[recall ${marker}: offset ${from + 1} is past the end — the text has ${total} lines.]`;
+  const lineLength = lines.end(from) - lines.start(from);
+  if (column > lineLength + 1) return `[recall ${marker}: column ${column} is past the end of line ${from + 1} — it has ${lineLength} chars.]`;
+  const start = lines.start(from) + column - 1;
+  const to = Math.min(total, from + (limit ?? total));
+  const room = budget - HEADER_RESERVE;
+  let end = lines.boundary(to);
+  let shownTo = to;
+  let nextColumn: number | undefined;
+  if (end - start > room) {
+    const k = lines.lastBoundaryAtOrBefore(start + room, from + 1, to);
+    if (k !== undefined) {
+      end = lines.boundary(k);
+      shownTo = k;
+    } else {
+      // Not even the rest of the first line fits: a slice of it, never splitting a surrogate pair.
+      end = start + room;
+      if (isHigh(content.charCodeAt(end - 1)) && isLow(content.charCodeAt(end))) end--;
+      shownTo = from + 1;
+      nextColumn = column + (end - start);
+    }
+  }
+  const limitArg = limit !== undefined ? ` limit=${limit}` : "";
+  let where = "";
+  if (nextColumn !== undefined) {
+    const left = lineLength - (nextColumn - 1) + (column - 1);
+    where = `; line ${from + 1} is ${lineLength} chars, shown here as chars ${column}-${nextColumn - 1} (${left} left out)`;
+  } else if (column > 1) where = `; line ${from + 1} is shown from char ${column}`;
+  const cut = end < lines.boundary(to) ? `; this answer stops at its cap of ${budget} chars` : "";
+  const next =
+    nextColumn !== undefined
+      ? ` Next: recall ${marker} offset=${from + 1} column=${nextColumn}${limitArg}.`
+      : shownTo < total
+        ? // Without a cut and without a limit the page always reaches the end, so `limitArg` is never empty here unless cut.
+          ` Next: recall ${marker} offset=${shownTo + 1}${limitArg}.`
+        : " This is the end.";
+  return `[recall ${marker}: lines ${from + 1}-${shownTo} of ${total} (${content.length} chars)${where}${cut}.${next}]\n${content.slice(start, end)}`;
+}
+
+function isHigh(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}
+
+function isLow(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
