@@ -49,6 +49,11 @@ export interface DiskArchiveOptions {
   readonly ttlMs?: number;
   /** How entry files are named: `<key><text>`, or `<key><json>` for a JSON string (default `.ccr` / `.ccrj`). */
   readonly extensions?: EntryExtensions;
+  /**
+   * An entry over a quarter of the cap: refused (the default), or kept like any other — for result
+   * files, where a refusal leaves the result uncut and sends the whole text to the model.
+   */
+  readonly oversized?: "refuse" | "keep";
 }
 
 export interface EntryExtensions {
@@ -76,6 +81,7 @@ export class DiskArchive implements ArchiveStore {
   readonly maxBytes: number;
   readonly ttlMs: number;
   readonly extensions: EntryExtensions;
+  private readonly keepOversized: boolean;
   private index = new Map<string, Entry>();
   private total = 0;
   private lastSweep = 0;
@@ -87,6 +93,7 @@ export class DiskArchive implements ArchiveStore {
     this.maxBytes = options.maxBytes === undefined ? DEFAULT_ARCHIVE_MAX_BYTES : Math.max(0, options.maxBytes);
     this.ttlMs = options.ttlMs === undefined ? DEFAULT_ARCHIVE_TTL_MS : Math.max(0, options.ttlMs);
     this.extensions = options.extensions ?? ARCHIVE_EXTENSIONS;
+    this.keepOversized = options.oversized === "keep";
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     } catch (err) {
@@ -106,7 +113,7 @@ export class DiskArchive implements ArchiveStore {
     const key = archiveKey(content);
     const { data, json } = encodeForDisk(content);
     const bytes = Buffer.byteLength(data, "utf8");
-    if (this.maxBytes > 0 && bytes > this.maxBytes / 4) throw tooLarge(bytes, this.maxBytes);
+    if (this.maxBytes > 0 && bytes > this.maxBytes / 4 && !this.keepOversized) throw tooLarge(bytes, this.maxBytes);
     const path = this.pathFor(key, json);
     const now = Date.now();
     if (this.touch(path, now)) {

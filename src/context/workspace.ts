@@ -91,7 +91,8 @@ export function createWorkspace(options: WorkspaceOptions = {}): Workspace {
     ttlMs: options.archiveTtlMs ?? fromEnv!.archiveTtlMs,
   };
   const archive = new DiskArchive({ dir: archiveDir, ...limits });
-  const results = new DiskArchive({ dir: resultsDir, extensions: RESULT_FILE_EXTENSIONS, ...limits });
+  // A result too big for a quarter of the cap is still saved: refused, it would reach the model uncut.
+  const results = new DiskArchive({ dir: resultsDir, extensions: RESULT_FILE_EXTENSIONS, oversized: "keep", ...limits });
   let cleaned = false;
 
   const canRead = (path: string): boolean => containedPath(dir, path) !== undefined;

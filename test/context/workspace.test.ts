@@ -213,6 +213,16 @@ describe("results/ is bounded by the archive limits", () => {
     expect(namedFilesExist(messages, ws)).toBe(5);
   });
 
+  it("a result over a quarter of the cap is still saved and cut (refused, it would reach the model whole)", () => {
+    const ws = createWorkspace({ root: root(), sessionId: "s", env: {}, archiveMaxBytes: 20_000 });
+    const big = lines(15_000, 9, "big");
+    const { messages, report } = pass(ws, turn("c0", big));
+    expect(report.budget.errors).toEqual([]);
+    expect(textOf(messages[2]!).length).toBeLessThan(6_000);
+    expect(namedFilesExist(messages, ws)).toBe(1);
+    expect(ws.get(archiveKey(big))).toBe(big);
+  });
+
   it("a workspace opened again removes the least recently used results beyond the cap, and results past the TTL", () => {
     const dir = earlierRun();
     const ws = createWorkspace({ dir, env: {}, ...limits });
