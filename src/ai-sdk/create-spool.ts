@@ -39,8 +39,9 @@ export interface CreateSpoolOptions {
   /** Seconds, for bash calls that give no timeout (default: none). */
   readonly timeout?: number;
   /**
-   * Context budgets for prepareStep and the session archive's limits; the rest from SPOOL_*
-   * environment variables or the defaults. The archive limits do not apply to a `workspace` passed in.
+   * Context budgets for prepareStep and the session archive's limits (archiveMaxBytes, archiveTtlMs:
+   * they bound archive/ and the saved results in results/, each); the rest from SPOOL_* environment
+   * variables or the defaults. The archive limits do not apply to a `workspace` passed in.
    */
   readonly context?: Partial<ContextConfig>;
   /** Shown in `spool sessions` (default "ai-sdk"). */

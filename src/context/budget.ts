@@ -11,7 +11,7 @@ import { detectContentKind } from "./content-kind.js";
 import type { Message, ToolResultMessage } from "./messages.js";
 import { textOf, withText } from "./messages.js";
 import { positiveOr } from "./positive-or.js";
-import { plannedSave, saveFullText } from "./save-full-text.js";
+import { plannedSave, saveFullText, type ResultStore } from "./save-full-text.js";
 import { buildPreview, parseStub, type Origin } from "./stubs.js";
 import { normaliseToolName } from "./tool-name.js";
 
@@ -27,7 +27,9 @@ export interface BudgetOptions {
   readonly tailChars?: number;
   /** Per-tool limits (`maxResultChars` a tool declares), by tool name (any case, a leading "@" ignored); they replace the per-result default. */
   readonly toolCaps?: Readonly<Record<string, number>>;
-  /** Where full texts are saved as `<key>.txt`; without it they go to `archive`. */
+  /** Where full texts are saved as `<key>.txt`, bounded by the archive's limits (a workspace's `results`). */
+  readonly results?: ResultStore;
+  /** Without `results`: a directory for them that nothing bounds; without either they go to `archive`. */
   readonly resultsDir?: string;
   readonly archive?: ArchiveStore;
   /**

@@ -5,7 +5,9 @@
 // another process sees a whole entry or none — and a key this process has never seen is looked up
 // on disk and adopted, which is how several processes share one archive. Entries are read by the
 // workspace's containment rule (contained-read.ts): a symlink or a FIFO under an entry's name is
-// refused, never followed, and put() replaces it with a real entry.
+// refused, never followed, and put() replaces it with a real entry. The workspace keeps its budget's
+// result files (`results/<key>.txt`, `.json`) in a second instance named for them, so one set of
+// limits and one eviction bound both directories.
 import { Buffer } from "node:buffer";
 import { lstatSync, mkdirSync, readdirSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -45,7 +47,21 @@ export interface DiskArchiveOptions {
   readonly maxBytes?: number;
   /** ≤ 0 = entries never expire. Default 7 days. */
   readonly ttlMs?: number;
+  /** How entry files are named: `<key><text>`, or `<key><json>` for a JSON string (default `.ccr` / `.ccrj`). */
+  readonly extensions?: EntryExtensions;
+  /**
+   * An entry over a quarter of the cap: refused (the default), or kept like any other — for result
+   * files, where a refusal leaves the result uncut and sends the whole text to the model.
+   */
+  readonly oversized?: "refuse" | "keep";
 }
+
+export interface EntryExtensions {
+  readonly text: string;
+  readonly json: string;
+}
+
+const ARCHIVE_EXTENSIONS: EntryExtensions = { text: ".ccr", json: ".ccrj" };
 
 export interface PruneResult {
   readonly removed: number;
@@ -64,6 +80,8 @@ export class DiskArchive implements ArchiveStore {
   readonly root: string;
   readonly maxBytes: number;
   readonly ttlMs: number;
+  readonly extensions: EntryExtensions;
+  private readonly keepOversized: boolean;
   private index = new Map<string, Entry>();
   private total = 0;
   private lastSweep = 0;
@@ -74,6 +92,8 @@ export class DiskArchive implements ArchiveStore {
     this.root = resolve(options.root ?? options.dir);
     this.maxBytes = options.maxBytes === undefined ? DEFAULT_ARCHIVE_MAX_BYTES : Math.max(0, options.maxBytes);
     this.ttlMs = options.ttlMs === undefined ? DEFAULT_ARCHIVE_TTL_MS : Math.max(0, options.ttlMs);
+    this.extensions = options.extensions ?? ARCHIVE_EXTENSIONS;
+    this.keepOversized = options.oversized === "keep";
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     } catch (err) {
@@ -86,14 +106,14 @@ export class DiskArchive implements ArchiveStore {
   }
 
   pathFor(key: string, json = false): string {
-    return join(this.dir, json ? `${key}.ccrj` : `${key}.ccr`);
+    return join(this.dir, key + (json ? this.extensions.json : this.extensions.text));
   }
 
   put(content: string): string {
     const key = archiveKey(content);
     const { data, json } = encodeForDisk(content);
     const bytes = Buffer.byteLength(data, "utf8");
-    if (this.maxBytes > 0 && bytes > this.maxBytes / 4) throw tooLarge(bytes, this.maxBytes);
+    if (this.maxBytes > 0 && bytes > this.maxBytes / 4 && !this.keepOversized) throw tooLarge(bytes, this.maxBytes);
     const path = this.pathFor(key, json);
     const now = Date.now();
     if (this.touch(path, now)) {
@@ -215,8 +235,8 @@ export class DiskArchive implements ArchiveStore {
         this.removeStaleTemp(join(this.dir, name), now);
         continue;
       }
-      const key = name.endsWith(".ccr") ? name.slice(0, -4) : name.endsWith(".ccrj") ? name.slice(0, -5) : "";
-      if (!isValidKey(key)) continue;
+      const key = this.keyOf(name);
+      if (key === undefined) continue;
       try {
         const st = lstatSync(join(this.dir, name));
         if (st.isFile()) this.adopt(key, st.size, st.mtimeMs);
@@ -224,6 +244,16 @@ export class DiskArchive implements ArchiveStore {
         // removed by another process between readdir and stat
       }
     }
+  }
+
+  /** The key an entry file is named for, or undefined for any other file. */
+  private keyOf(name: string): string | undefined {
+    for (const ext of [this.extensions.text, this.extensions.json]) {
+      if (!name.endsWith(ext)) continue;
+      const key = name.slice(0, -ext.length);
+      if (isValidKey(key)) return key;
+    }
+    return undefined;
   }
 
   /** A writer killed between write and rename leaves a temp file; another process may still be mid-write, so only old ones go. */

@@ -3,8 +3,10 @@
 // OpenAI-compatible servers reuse `call_0` in every turn. A colliding call is renamed together with
 // its result, deterministically (same input, same names), to a name no other call in the history
 // uses, so a second pass finds nothing to rename. Runs after pairing, when every result sits right
-// after its own turn.
-import type { AssistantPart, Message, ToolResultMessage } from "./messages.js";
+// after its own turn. Parts that name a call without being one — an AI SDK `tool-approval-request` in
+// the assistant message, a `tool-approval-response` carried among its results — are renamed with it:
+// left behind, an approval named the earlier call that kept the id, and the SDK ran that call's input.
+import type { AssistantPart, ContentPart, Message, ToolResultMessage } from "./messages.js";
 
 export interface IdRewrite {
   readonly from: string;
@@ -55,14 +57,39 @@ export function rewriteCollidingIds(messages: readonly Message[]): { messages: r
     }
     if (renamed.size === 0) continue;
     out ??= messages.slice();
-    out[i] = { ...message, content };
-    for (let j = i + 1; j < messages.length && messages[j]!.role === "tool"; j++) {
-      const result = messages[j] as ToolResultMessage;
-      const to = renamed.get(result.toolCallId);
-      if (to !== undefined) out[j] = { ...result, toolCallId: to };
+    // an approval request may come before the call it names
+    out[i] = { ...message, content: content.map((part) => renamedRef(part, renamed)) };
+    let adjacent = true;
+    for (let j = i + 1; j < messages.length && messages[j]!.role !== "assistant"; j++) {
+      const next = messages[j]!;
+      if (next.role !== "tool") {
+        adjacent = false;
+        continue;
+      }
+      if (next.carried === true) {
+        // an approval response stays where it is, even past the user's text: it belongs to this turn
+        const parts = next.content.map((part) => renamedRef(part, renamed));
+        if (parts.some((part, k) => part !== next.content[k])) out[j] = { ...next, content: parts };
+        continue;
+      }
+      if (!adjacent) continue;
+      const to = renamed.get(next.toolCallId);
+      if (to !== undefined) out[j] = { ...next, toolCallId: to };
     }
   }
   return { messages: out ?? messages, rewrites };
+}
+
+/** Kinds of carried provider parts that name a tool call by `toolCallId` (AI SDK tool approval). */
+const CALL_REFERENCES: ReadonlySet<unknown> = new Set(["tool-approval-request", "tool-approval-response"]);
+
+/** `part` with the call it names renamed, when it is a carried part naming a renamed call; else `part` itself. */
+function renamedRef<P extends AssistantPart | ContentPart>(part: P, renamed: ReadonlyMap<string, string>): P {
+  if (part.type !== "raw" || typeof part.value !== "object" || part.value === null) return part;
+  const value = part.value as Record<string, unknown>;
+  if (!CALL_REFERENCES.has(value["type"]) || typeof value["toolCallId"] !== "string") return part;
+  const to = renamed.get(value["toolCallId"]);
+  return to === undefined ? part : { ...part, value: { ...value, toolCallId: to } };
 }
 
 /** `<id>_2`, `<id>_3`, … — the first that no call uses. Kept within Anthropic's id alphabet when the id is. */

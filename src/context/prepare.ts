@@ -20,7 +20,10 @@ import type { Workspace } from "./workspace.js";
 export interface PrepareOptions {
   /** Supplies the results directory and the archive. */
   readonly workspace?: Workspace;
-  /** Without a workspace: where cut text is archived (required), and optionally where budget overflow files go. */
+  /**
+   * Without a workspace: where cut text is archived (required), and optionally where budget overflow
+   * files go (a directory given here is not bounded; a workspace's results are, by its archive limits).
+   */
   readonly archive?: ArchiveStore;
   readonly resultsDir?: string;
   /** Overrides; the rest comes from the environment (SPOOL_* variables) or the defaults. */
@@ -84,7 +87,9 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
   // An option given in config is not read from the environment: a bad variable it overrides is no error.
   const config: ContextConfig = contextConfigFromEnv(options.env ?? process.env, options.config);
   const archive = options.archive ?? options.workspace?.archive;
-  const resultsDir = options.resultsDir ?? options.workspace?.resultsDir;
+  // A workspace's results are bounded by its archive limits; a directory given on its own is not.
+  const results = options.resultsDir === undefined ? options.workspace?.results : undefined;
+  const resultsDir = options.resultsDir;
   // Never lossy: microcompaction needs an archive to put a recall marker in every stub.
   if (archive === undefined) {
     throw new ConfigError(
@@ -117,7 +122,7 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
     maxResultChars: config.maxResultChars,
     turnBudgetChars: config.turnBudgetChars,
     ...(options.toolCaps !== undefined ? { toolCaps: options.toolCaps } : {}),
-    ...(resultsDir !== undefined ? { resultsDir } : {}),
+    ...(results !== undefined ? { results } : resultsDir !== undefined ? { resultsDir } : {}),
     ...(options.workspace !== undefined && options.absolutePaths !== true ? { workspaceDir: options.workspace.dir } : {}),
     archive,
     ...(options.externalCalls === true ? { externalCalls: true } : {}),

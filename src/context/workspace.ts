@@ -3,7 +3,9 @@
 // only place the model may read saved output from, and every read path (canRead, readText, get,
 // readOnlyLookup) follows one rule (contained-read.ts): `..` and symlinks are resolved first and
 // anything resolving outside the workspace is refused. Upstream's spill directory sat outside the
-// read allowlist, which made every "saved to …" marker a dead end.
+// read allowlist, which made every "saved to …" marker a dead end. `archive/` and `results/` are both
+// bounded by the archive limits (size cap, TTL, entries used in the last minutes kept), each on its
+// own; `results/` grew without bound before, one file per cut result for the whole session.
 import { mkdirSync, rmSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { basename, join, resolve } from "node:path";
@@ -13,7 +15,7 @@ import { contextConfigFromEnv } from "./config.js";
 import { containedPath, readContained } from "./contained-read.js";
 import { DiskArchive, verifyEntry } from "./disk-archive.js";
 import { WorkspaceError } from "./errors.js";
-import { resultFilePath } from "./save-full-text.js";
+import { RESULT_FILE_EXTENSIONS, resultFilePath } from "./save-full-text.js";
 import { DEFAULT_ROOT, isSessionId, sessionsDir } from "../store/index.js";
 
 export interface WorkspaceOptions {
@@ -38,6 +40,8 @@ export interface Workspace extends KeyLookup {
   readonly resultsDir: string;
   readonly archiveDir: string;
   readonly archive: ArchiveStore;
+  /** The budget's result files in `resultsDir`, under the same limits as the archive. */
+  readonly results: DiskArchive;
   readonly keep: boolean;
   /** True only for paths inside the workspace after resolving `..` and symlinks. */
   canRead(path: string): boolean;
@@ -81,12 +85,14 @@ export function createWorkspace(options: WorkspaceOptions = {}): Workspace {
     );
   }
   const fromEnv = options.archiveMaxBytes === undefined || options.archiveTtlMs === undefined ? contextConfigFromEnv(env) : undefined;
-  const archive = new DiskArchive({
-    dir: archiveDir,
+  const limits = {
     root: dir,
     maxBytes: options.archiveMaxBytes ?? fromEnv!.archiveMaxBytes,
     ttlMs: options.archiveTtlMs ?? fromEnv!.archiveTtlMs,
-  });
+  };
+  const archive = new DiskArchive({ dir: archiveDir, ...limits });
+  // A result too big for a quarter of the cap is still saved: refused, it would reach the model uncut.
+  const results = new DiskArchive({ dir: resultsDir, extensions: RESULT_FILE_EXTENSIONS, oversized: "keep", ...limits });
   let cleaned = false;
 
   const canRead = (path: string): boolean => containedPath(dir, path) !== undefined;
@@ -98,6 +104,7 @@ export function createWorkspace(options: WorkspaceOptions = {}): Workspace {
     resultsDir,
     archiveDir,
     archive,
+    results,
     keep,
     canRead,
     resolveReadable: (path) => containedPath(dir, path),
@@ -108,7 +115,7 @@ export function createWorkspace(options: WorkspaceOptions = {}): Workspace {
     },
     get(key: string): string | undefined {
       if (!isValidKey(key)) return undefined;
-      return archive.get(key) ?? readResult(dir, key);
+      return archive.get(key) ?? results.get(key);
     },
     cleanup(): void {
       if (cleaned) return;
@@ -140,11 +147,14 @@ export function readOnlyLookup(workspaceDir: string): KeyLookup {
   };
 }
 
-/** A text the budget saved under `results/`, by the same containment rule as every other read. */
+/** A text the budget saved under `results/`, by the same containment rule and the same check as an archive entry. */
 function readResult(dir: string, key: string): string | undefined {
   for (const json of [false, true]) {
     const text = readContained(dir, resultFilePath(join(dir, "results"), key, json));
-    if (text !== undefined) return decodeOrUndefined(text, json);
+    if (text === undefined) continue;
+    const content = decodeOrUndefined(text, json);
+    if (content !== undefined) verifyEntry(key, content);
+    return content;
   }
   return undefined;
 }

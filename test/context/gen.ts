@@ -1,6 +1,6 @@
 // Deterministic generators for random histories and their damage, driven by a seed so thousands of
 // histories stay cheap (fast-check picks seeds and damage lists; text comes from a tiny PRNG).
-import { assistant, toolResult, userText, type AssistantPart, type Message, type ToolResultMessage } from "../../src/context/index.js";
+import { assistant, toolResult, userText, type AssistantMessage, type AssistantPart, type Message, type ToolResultMessage } from "../../src/context/index.js";
 
 export function rng(seed: number): () => number {
   let x = seed >>> 0 || 0x9e3779b9;
@@ -43,22 +43,38 @@ export function size(rand: () => number): number {
 
 const TOOLS = ["web_fetch", "read", "grep", "bash", "write"];
 
+export interface HistoryOptions {
+  /**
+   * AI SDK tool approvals (only the AI SDK format carries them): some calls ask for approval, with a
+   * `tool-approval-request` in the assistant message and a `tool-approval-response` before the result;
+   * the last turn may end awaiting one (no result yet).
+   */
+  readonly approvals?: boolean;
+}
+
 /** A valid history: turns of user → assistant with 0–3 calls → their results → maybe a closing assistant. */
-export function history(seed: number, turns: number): Message[] {
+export function history(seed: number, turns: number, options: HistoryOptions = {}): Message[] {
   const rand = rng(seed);
   const out: Message[] = [];
   if (rand() < 0.3) out.push({ role: "system", content: [{ type: "text", text: "You are a careful agent." }] });
   for (let t = 0; t < turns; t++) {
     out.push(userText(`turn ${t}: ${text(rand, 10 + Math.floor(rand() * 60))}`));
     const calls = Math.floor(rand() * 4);
-    // ids reused across turns, like Kimi's "web_fetch:0" every turn
-    const reuse = rand() < 0.3;
+    // ids reused across turns, like Kimi's "web_fetch:0" every turn (more often with approvals, so approved calls get renamed)
+    const reuse = rand() < (options.approvals === true ? 0.6 : 0.3);
     const specs = Array.from({ length: calls }, (_, i) => {
       const name = TOOLS[Math.floor(rand() * TOOLS.length)]!;
       return { id: reuse ? `${name}:${i}` : `call_${t}_${i}_${Math.floor(rand() * 1e6).toString(36)}`, name, input: { n: i, q: text(rand, 8) } };
     });
-    out.push(assistant(rand() < 0.5 ? `let me look (${t})` : "", specs));
-    for (const spec of specs) {
+    const turn = assistant(rand() < 0.5 ? `let me look (${t})` : "", specs);
+    // (drawn only with approvals on, so the histories of every other seed stay as they were)
+    const approved = options.approvals === true && calls > 0 && rand() < 0.5 ? Math.floor(rand() * calls) : -1;
+    const awaiting = approved >= 0 && t === turns - 1 && rand() < 0.5;
+    if (approved < 0) out.push(turn);
+    else out.push(withApproval(turn, specs[approved]!.id, `ap_${t}`, rand() < 0.5));
+    for (const [i, spec] of specs.entries()) {
+      if (i === approved) out.push(approvalResponse(`ap_${t}`));
+      if (i === approved && awaiting) continue;
       const isError = rand() < 0.12;
       const message = toolResult(spec.id, text(rand, size(rand)), {
         isError,
@@ -67,9 +83,28 @@ export function history(seed: number, turns: number): Message[] {
       });
       out.push(message);
     }
-    if (calls > 0 && rand() < 0.6) out.push(assistant(`summary of turn ${t}`));
+    if (calls > 0 && !awaiting && rand() < 0.6) out.push(assistant(`summary of turn ${t}`));
   }
   return out;
+}
+
+/** `turn` with the call `id` asking for approval (its request before or after the calls, as clients differ). */
+function withApproval(turn: AssistantMessage, id: string, approvalId: string, requestFirst: boolean): AssistantMessage {
+  const request: AssistantPart = { type: "raw", value: { type: "tool-approval-request", approvalId, toolCallId: id } };
+  const content = turn.content.map((p) => (p.type === "toolCall" && p.id === id ? { ...p, approvalRequested: true as const } : p));
+  return { ...turn, content: requestFirst ? [request, ...content] : [...content, request] };
+}
+
+/** The user's answer, as the AI SDK adapter carries it among the results. */
+function approvalResponse(approvalId: string): ToolResultMessage {
+  return {
+    role: "tool",
+    toolCallId: "",
+    isError: false,
+    content: [{ type: "raw", value: { type: "tool-approval-response", approvalId, approved: true } }],
+    carried: true,
+    extra: { "aisdk:part": true },
+  };
 }
 
 export type Damage = "drop" | "duplicateResult" | "duplicateCall" | "pastProse" | "pastAssistant" | "orphan" | "hugeResult" | "emptyResult";

@@ -38,13 +38,19 @@ const scenario = fc.record({
   format: fc.constantFrom<Format | "neutral">(...FORMATS, "neutral"),
   damages: fc.array(fc.tuple(fc.constantFrom(...DAMAGES), fc.nat(1000), fc.nat(100_000)), { maxLength: 6 }),
   smallLimits: fc.boolean(),
+  /** AI SDK tool approvals (for the AI SDK format only, the one that carries them). */
+  approvals: fc.boolean(),
   turn: fc.option(fc.integer({ min: 0, max: 14 }), { nil: undefined }),
 });
 
 type Scenario = typeof scenario extends fc.Arbitrary<infer S> ? S : never;
 
+function withApprovals(s: Scenario): boolean {
+  return s.approvals && s.format === "ai-sdk";
+}
+
 function build(s: Scenario): Message[] {
-  let h = history(s.seed, s.turns);
+  let h = history(s.seed, s.turns, { approvals: withApprovals(s) });
   for (const [kind, a, b] of s.damages) h = damage(h, kind, a, b, s.seed);
   return h;
 }
@@ -57,11 +63,34 @@ function viaFormat(format: Format | "neutral", h: readonly Message[]): readonly 
 }
 
 /** How often each path was exercised, so the property cannot pass vacuously. */
-const seen = { runs: 0, repaired: 0, budgetCut: 0, truncated: 0, summarized: 0, orphansArchived: 0, recalled: 0 };
+const seen = { runs: 0, repaired: 0, budgetCut: 0, truncated: 0, summarized: 0, orphansArchived: 0, recalled: 0, approvalsRenamed: 0 };
+
+/** Every AI SDK approval request names a call of its own assistant message; returns how many name a renamed call. */
+function checkApprovals(wire: readonly Record<string, unknown>[], renamed: ReadonlySet<string>): number {
+  let n = 0;
+  for (const m of wire) {
+    if (m["role"] !== "assistant" || !Array.isArray(m["content"])) continue;
+    const parts = m["content"] as Record<string, unknown>[];
+    const calls = new Set(parts.filter((p) => p["type"] === "tool-call").map((p) => p["toolCallId"]));
+    for (const p of parts) {
+      if (p["type"] !== "tool-approval-request") continue;
+      expect(calls.has(p["toolCallId"]), `approval ${String(p["approvalId"])} names ${String(p["toolCallId"])}, a call of its message`).toBe(true);
+      if (renamed.has(p["toolCallId"] as string)) n++;
+    }
+  }
+  return n;
+}
 
 function check(s: Scenario, options: PrepareOptions, lookup: KeyLookup, snapshot: () => string): void {
   const input = viaFormat(s.format, build(s));
-  const opts: PrepareOptions = { ...options, env: {}, config: s.smallLimits ? small : {}, ...(s.turn !== undefined ? { turn: s.turn } : {}) };
+  const opts: PrepareOptions = {
+    ...options,
+    env: {},
+    config: s.smallLimits ? small : {},
+    ...(s.turn !== undefined ? { turn: s.turn } : {}),
+    // a history with approvals exists only in the AI SDK's format, and is judged by its rules alone
+    ...(withApprovals(s) ? { format: "ai-sdk" as const } : {}),
+  };
   const first = prepareHistory(input, opts);
   const out = first.messages;
   const r = first.report;
@@ -73,7 +102,7 @@ function check(s: Scenario, options: PrepareOptions, lookup: KeyLookup, snapshot
   if (r.orphanKeys.length > 0) seen.orphansArchived++;
 
   expect(validatePairing(out)).toEqual([]);
-  for (const format of FORMATS) {
+  for (const format of withApprovals(s) ? (["ai-sdk"] as const) : FORMATS) {
     const wire = adapters[format].toProvider(out);
     expect(adapters[format].check(wire), format).toEqual([]);
     // every provider rule; role alternation only must not get worse (the generator writes user text after results)
@@ -84,7 +113,10 @@ function check(s: Scenario, options: PrepareOptions, lookup: KeyLookup, snapshot
     ).toEqual([]);
     expect(rules.length, format).toBeLessThanOrEqual(validateForProvider(input, format).filter((p) => p.rule === "roles_alternate").length);
     // The AI SDK's own schema is an independent oracle for the shape of what we emit.
-    if (format === "ai-sdk") expect(aiSdkMessages.safeParse(wire).success).toBe(true);
+    if (format === "ai-sdk") {
+      expect(aiSdkMessages.safeParse(wire).success).toBe(true);
+      if (checkApprovals(wire as Record<string, unknown>[], new Set(r.idsRewritten.map((w) => w.to))) > 0) seen.approvalsRenamed++;
+    }
   }
 
   const before = snapshot();
@@ -133,6 +165,8 @@ describe("prepareHistory properties", () => {
         expect(seen[key] / seen.runs, `share of runs where ${key}`).toBeGreaterThan(0.05);
       }
       expect(seen.recalled).toBeGreaterThan(seen.runs);
+      // approvals are generated for the AI SDK format only (one run in ten)
+      expect(seen.approvalsRenamed / seen.runs, "share of runs where an approved call was renamed").toBeGreaterThan(0.005);
     },
     TIMEOUT,
   );

@@ -238,6 +238,71 @@ describe("AI SDK tool approval (v6+): requests and responses survive, a call awa
     expect(JSON.stringify(prompt)).not.toContain("missing_result");
   });
 
+  describe("a reused call id renamed for uniqueness takes its approval with it", () => {
+    // The first turn used "a" for another call: the awaiting call becomes "a_2", and so must its approval request.
+    const earlier = { type: "tool-call", toolCallId: "a", toolName: "bash", input: { command: "ls tmp" } };
+    const reused = [
+      { role: "user", content: "what is in tmp?" },
+      { role: "assistant", content: [earlier] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "a", toolName: "bash", output: { type: "text", value: "x y" } }] },
+      { role: "assistant", content: "x and y." },
+      ...base,
+    ];
+
+    it("the request (before or after its call) names the renamed call, and the history stays valid and stable", () => {
+      for (const content of [
+        [call, request],
+        [request, call],
+      ]) {
+        const wire = [...reused.slice(0, -1), { role: "assistant", content }, { role: "tool", content: [response] }];
+        const out = compact("ai-sdk", wire);
+        expect(out.report.idsRewritten.map((w) => `${w.from}→${w.to}`)).toEqual(["a→a_2"]);
+        const turn = out.wire[5]!["content"] as Record<string, unknown>[];
+        expect(turn.find((p) => p["type"] === "tool-call")).toMatchObject({ toolCallId: "a_2", input: call.input });
+        expect(turn.find((p) => p["type"] === "tool-approval-request")).toEqual({ ...request, toolCallId: "a_2" });
+        expect(out.wire[6]).toEqual({ role: "tool", content: [response] });
+        expect(out.report.pairing.syntheticResultsInjected).toBe(0);
+        // read back, the renamed call still awaits its approval: a second pass repairs nothing
+        const again = compact("ai-sdk", out.wire);
+        expect(again.report.changed).toBe(false);
+        expect(again.report.pairing.syntheticResultsInjected).toBe(0);
+      }
+    });
+
+    it("a response that names the call too is renamed with it, and the earlier turn keeps its own id", () => {
+      const named = { ...response, toolCallId: "a" };
+      const out = compact("ai-sdk", [...reused, { role: "tool", content: [named] }]);
+      expect(out.wire[6]).toEqual({ role: "tool", content: [{ ...named, toolCallId: "a_2" }] });
+      expect(out.wire[1]).toEqual(reused[1]);
+      expect(out.wire[2]).toEqual(reused[2]);
+    });
+
+    it("the real SDK runs the approved call with its own input, not the earlier call's", async () => {
+      // (without the provider-rule assertion, which would stop a wrong history before the SDK sees it)
+      const out = compact("ai-sdk", [...reused, { role: "tool", content: [response] }], { assertValid: false });
+      const ran: unknown[] = [];
+      const model = new MockLanguageModelV4({
+        doGenerate: async () =>
+          ({
+            content: [{ type: "text", text: "deleted" }],
+            finishReason: { unified: "stop", raw: "stop" },
+            usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } },
+            warnings: [],
+          }) as never,
+      });
+      const bash = tool({
+        inputSchema: jsonSchema<{ command: string }>({ type: "object" }),
+        needsApproval: true,
+        execute: async (input) => {
+          ran.push(input);
+          return "removed";
+        },
+      });
+      await generateText({ model, messages: out.wire as unknown as ModelMessage[], tools: { bash } });
+      expect(ran).toEqual([call.input]);
+    });
+  });
+
   it("a call still unanswered after the conversation moved on gets a missing result (the SDK would throw), and the approval response stays", () => {
     const wire = [...base, { role: "tool", content: [response] }, { role: "user", content: "never mind" }];
     const out = compact("ai-sdk", wire);

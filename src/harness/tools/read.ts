@@ -3,8 +3,8 @@
 // `cat` them anyway and a bounded, paged read is the better way. Cleaned like command output (ANSI, CR
 // frames, control characters, binary detection). The file is
 // streamed, so paging through a 1 GB spill costs one pass and a bounded window of memory.
-import { createReadStream, statSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, OutputCapture, describeTruncation, formatBytes, resolveLimits } from "../../capture/index.js";
 import { isWholeNumberIn, wholeNumberRange } from "../../errors/index.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
@@ -77,6 +77,13 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
       const limit = positive("limit", args.limit) ?? DEFAULT_LIMIT;
       const base = options.anyFile ? (options.cwd ?? process.cwd()) : ctx.workspace.dir;
       const asked = isAbsolute(args.path) ? args.path : resolve(base, args.path);
+      if (dirname(resolve(asked)) === ctx.workspace.resultsDir && !existsSync(asked)) {
+        // a preview named it, then the session's limits on saved output removed it: say so, not "no file"
+        throw new HarnessError(
+          "SPOOL_HARNESS_BAD_CALL",
+          `read: ${args.path} is no longer saved — saved results are removed when they are old or the session's saved output is over its size limit. Run the command again to see its output.`,
+        );
+      }
       // Inside the workspace, the file is opened by its resolved path: what was judged inside is what is read.
       const path = options.anyFile ? asked : ctx.workspace.resolveReadable(asked);
       if (path === undefined) {
