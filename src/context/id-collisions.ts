@@ -3,7 +3,9 @@
 // OpenAI-compatible servers reuse `call_0` in every turn. A colliding call is renamed together with
 // its result, deterministically (same input, same names), to a name no other call in the history
 // uses, so a second pass finds nothing to rename. Runs after pairing, when every result sits right
-// after its own turn.
+// after its own turn. A renamed call that awaits approval takes its approval request along (the AI SDK
+// runs the call a request names: left behind, it named the earlier call of that id, which then ran again).
+import { isRecord } from "./adapters/shape.js";
 import type { AssistantPart, Message, ToolResultMessage } from "./messages.js";
 
 export interface IdRewrite {
@@ -55,7 +57,7 @@ export function rewriteCollidingIds(messages: readonly Message[]): { messages: r
     }
     if (renamed.size === 0) continue;
     out ??= messages.slice();
-    out[i] = { ...message, content };
+    out[i] = { ...message, content: withApprovalRequestsRenamed(content, renamed) };
     for (let j = i + 1; j < messages.length && messages[j]!.role === "tool"; j++) {
       const result = messages[j] as ToolResultMessage;
       const to = renamed.get(result.toolCallId);
@@ -63,6 +65,18 @@ export function rewriteCollidingIds(messages: readonly Message[]): { messages: r
     }
   }
   return { messages: out ?? messages, rewrites };
+}
+
+/** The AI SDK tool-approval-request parts of a message (carried raw) follow their call's new id. */
+function withApprovalRequestsRenamed(content: AssistantPart[], renamed: ReadonlyMap<string, string>): AssistantPart[] {
+  const approvals = new Set<string>();
+  for (const part of content) if (part.type === "toolCall" && part.approvalRequested === true) approvals.add(part.id);
+  if (approvals.size === 0) return content;
+  return content.map((part) => {
+    if (part.type !== "raw" || !isRecord(part.value) || part.value["type"] !== "tool-approval-request") return part;
+    const to = renamed.get(String(part.value["toolCallId"]));
+    return to !== undefined && approvals.has(to) ? { type: "raw", value: { ...part.value, toolCallId: to } } : part;
+  });
 }
 
 /** `<id>_2`, `<id>_3`, … — the first that no call uses. Kept within Anthropic's id alphabet when the id is. */
