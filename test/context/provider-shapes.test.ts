@@ -166,6 +166,23 @@ describe("OpenAI Responses: outputs answering calls the provider keeps", () => {
     expect(out.report.pairing.orphanResultsRemoved).toBe(0);
   });
 
+  it("an item_reference between the calls of one model turn (a reasoning item sent by reference) leaves the request as it is", () => {
+    const wire = [
+      { role: "user", content: "weather in Oslo and Rome" },
+      { type: "item_reference", id: "rs_1" },
+      { type: "function_call", call_id: "c1", name: "weather", arguments: '{"city":"Oslo"}' },
+      { type: "item_reference", id: "rs_2" },
+      { type: "function_call", call_id: "c2", name: "weather", arguments: '{"city":"Rome"}' },
+      { type: "function_call_output", call_id: "c1", output: "3C" },
+      { type: "function_call_output", call_id: "c2", output: "21C" },
+    ];
+    expect(validateWire(wire, "openai-responses", { externalCalls: true })).toEqual([]);
+    const out = compact("openai-responses", wire, { externalCalls: true });
+    expect(out.report.pairing.lateResults).toBe(0);
+    expect(out.report.changed).toBe(false);
+    expect(JSON.stringify(out.wire)).toBe(JSON.stringify(wire));
+  });
+
   it("an oversized kept output is still budgeted", () => {
     const big = { type: "function_call_output", call_id: "call_1", output: "line of output\n".repeat(3_000) };
     const out = compact("openai-responses", [big], { externalCalls: true, config: { maxResultChars: 4_000 } });
