@@ -10,6 +10,7 @@ import {
   adapters,
   archiveKey,
   continuesServerState,
+  describePrepareReport,
   ensureToolResultPairing,
   FORMATS,
   hasRepairs,
@@ -233,6 +234,21 @@ function checkPairing(input: readonly Message[], options: PairingOptions): void 
   expect(fresh.filter((m) => m.errorCode === SYNTHETIC_ERROR_CODE && textOf(m) === SYNTHETIC_RESULT_TEXT).length).toBe(report.syntheticResultsInjected);
   expect(fresh.map((m) => m.toolCallId).sort()).toEqual([...report.missingToolUseIds, ...report.lateResultIds].sort());
 
+  // a turn with nothing wrong in it is copied message for message, whatever happens to the others
+  const problems = validatePairing(input, options).map((p) => p.index);
+  input.forEach((m, i) => {
+    if (m.role !== "assistant" || !m.content.some((p) => p.type === "toolCall")) return;
+    let end = i + 1;
+    while (end < input.length && input[end]!.role !== "assistant") end++;
+    if (problems.some((k) => k >= i && k < end)) return;
+    let run = i + 1;
+    while (run < input.length && input[run]!.role === "tool") run++;
+    const at = out.indexOf(m);
+    expect(at, "a sound turn's assistant message is kept").toBeGreaterThanOrEqual(0);
+    expect(out.slice(at, at + run - i), "a sound turn is copied as it is").toEqual(input.slice(i, run));
+    for (let k = i; k < run; k++) expect(out[at + k - i]).toBe(input[k]);
+  });
+
   // approval responses and other carried parts: all there, unchanged but for their envelope, in the same order
   const carried = (messages: readonly Message[]) => messages.filter(isCarried).map((m) => resultKey(m as ToolResultMessage));
   expect(carried(out)).toEqual(carried(input));
@@ -292,6 +308,14 @@ function checkPrepared(s: Scenario, built: Built): void {
     seen.unchangedValid++;
   }
 
+  // the numbers and the printed report (what `spool compact` shows) say what pairing did
+  const p = first.report.pairing;
+  const results = (messages: readonly Message[]) => messages.filter((m) => m.role === "tool" || (m.role === "user" && m.agentFeedback === true)).length;
+  expect(first.report.resultsBefore).toBe(results(input));
+  expect(first.report.resultsAfter - first.report.resultsBefore).toBe(p.syntheticResultsInjected + p.lateResults - p.removedResults.length);
+  const printed = describePrepareReport(first.report, { format, messagesIn: inputWire.length, messagesOut: wire.length });
+  expect(printed.includes("repairs: none needed"), printed).toBe(!hasRepairs(p) && first.report.idsRewritten.length === 0);
+  for (const id of [...p.missingToolUseIds, ...p.lateResultIds, ...p.orphanToolResultIds, ...p.duplicateResultIds]) expect(printed).toContain(id);
   if (first.report.microcompact.truncated + first.report.microcompact.summarized + first.report.budget.resultsTruncated > 0) seen.compacted++;
   // idempotent through the wire: a second pass gives the same bytes and changes nothing
   const second = prepareHistory(adapter.fromProvider(JSON.parse(JSON.stringify(wire)) as unknown[]), options);
