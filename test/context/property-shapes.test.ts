@@ -3,7 +3,8 @@
 // that continue server-side state, and agent loops where only results stand between two assistant
 // messages. For each: the repair is valid for the provider (pairing, alternation, approvals), a
 // second repair changes nothing, nothing a pair needs is lost, and the report says what changed.
-import { modelMessageSchema } from "ai";
+import { generateText, jsonSchema, modelMessageSchema, tool, type ModelMessage } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -366,6 +367,70 @@ describe("pairing properties over real client shapes", () => {
       if (LONG) console.log("property-shapes:", JSON.stringify(seen));
       for (const key of ["compacted", "repaired", "placeholders", "kept", "awaiting", "approvals", "splits", "late", "unchangedValid"] as const)
         expect(seen[key] / seen.runs, `share of runs with ${key}`).toBeGreaterThan(0.02);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "the real AI SDK runs exactly the approved calls from a repaired, compacted history that ends awaiting them",
+    async () => {
+      let approvedRuns = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+          fc.integer({ min: 1, max: 6 }),
+          fc.boolean(),
+          fc.boolean(),
+          async (seed, turns, reuse, roomyLimits) => {
+            const rand = rng(seed ^ 0x2545f491);
+            const wire = withApprovals(wireHistory(seed, turns, "ai-sdk", reuse), rand, "approved");
+            const last = [...wire]
+              .reverse()
+              .find((m) => m["role"] === "assistant" && (m["content"] as Json[]).some((p) => p["type"] === "tool-approval-request"));
+            if (last === undefined) return;
+            const parts = last["content"] as Json[];
+            const responses = (wire[wire.length - 1]!["content"] as Json[]).filter((p) => p["type"] === "tool-approval-response");
+            const expected = responses
+              .filter((r) => r["approved"] === true)
+              .map((r) => parts.find((p) => p["type"] === "tool-approval-request" && p["approvalId"] === r["approvalId"])!["toolCallId"])
+              .map((id) => JSON.stringify(parts.find((p) => p["type"] === "tool-call" && p["toolCallId"] === id)!["input"]));
+            const { messages } = prepareHistory(adapters["ai-sdk"].fromProvider(wire), {
+              archive: new MemoryArchive(),
+              env: {},
+              config: roomyLimits ? roomy : tight,
+              format: "ai-sdk",
+              // the SDK is the judge here, not spool's own rules
+              assertValid: false,
+            });
+            const ran: string[] = [];
+            const model = new MockLanguageModelV4({
+              doGenerate: async () =>
+                ({
+                  content: [{ type: "text", text: "ok" }],
+                  finishReason: { unified: "stop", raw: "stop" },
+                  usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } },
+                  warnings: [],
+                }) as never,
+            });
+            const gated = tool({
+              inputSchema: jsonSchema<unknown>({ type: "object" }),
+              needsApproval: true,
+              execute: async (input) => {
+                ran.push(JSON.stringify(input));
+                return "done";
+              },
+            });
+            const tools = Object.fromEntries(["web_fetch", "read", "grep", "bash", "write"].map((name) => [name, gated]));
+            // AI SDK 7 takes the system prompt as `instructions`, not as a message
+            const sent = (adapters["ai-sdk"].toProvider(messages) as Json[]).filter((m) => m["role"] !== "system");
+            await generateText({ model, messages: sent as unknown as ModelMessage[], tools });
+            expect(ran.sort()).toEqual(expected.sort());
+            if (expected.length > 0) approvedRuns++;
+          },
+        ),
+        { numRuns: LONG ? 2_000 : 150 },
+      );
+      expect(approvedRuns).toBeGreaterThan(0);
     },
     TIMEOUT,
   );
