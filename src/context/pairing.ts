@@ -333,7 +333,8 @@ export function ensureToolResultPairing(messages: readonly Message[], options: P
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
     if (message.role === "tool") {
-      if (kept[i] === 1) out.push(message);
+      // an intact turn's results stay where they are, among any kept output between them
+      if (kept[i] === 1 || (claimed[i] === 1 && blocks.get(governing[i]!)?.intact === true)) out.push(message);
       else if (claimed[i] === 0) gap.push({ message, late: lateIndexes.has(i) });
       continue;
     }
@@ -357,7 +358,6 @@ export function ensureToolResultPairing(messages: readonly Message[], options: P
     joinNextUser = false;
     if (block.intact) {
       out.push(message);
-      for (const k of block.results) out.push(messages[k]!);
       continue;
     }
     out.push(block.message);

@@ -52,13 +52,18 @@ export interface HistoryOptions {
   readonly approvals?: boolean;
 }
 
-/** A valid history: turns of user → assistant with 0–3 calls → their results → maybe a closing assistant. */
+/**
+ * A valid history: turns of user → assistant with 0–3 calls → their results → maybe a closing
+ * assistant. A turn after results sometimes has no user message (the agent loop: the model calls again
+ * right after reading its results), so assistant messages stand with nothing but results between them.
+ */
 export function history(seed: number, turns: number, options: HistoryOptions = {}): Message[] {
   const rand = rng(seed);
   const out: Message[] = [];
   if (rand() < 0.3) out.push({ role: "system", content: [{ type: "text", text: "You are a careful agent." }] });
   for (let t = 0; t < turns; t++) {
-    out.push(userText(`turn ${t}: ${text(rand, 10 + Math.floor(rand() * 60))}`));
+    const loop = out[out.length - 1]?.role === "tool" && rand() < 0.35;
+    if (!loop) out.push(userText(`turn ${t}: ${text(rand, 10 + Math.floor(rand() * 60))}`));
     const calls = Math.floor(rand() * 4);
     // ids reused across turns, like Kimi's "web_fetch:0" every turn (more often with approvals, so approved calls get renamed)
     const reuse = rand() < (options.approvals === true ? 0.6 : 0.3);
@@ -107,15 +112,34 @@ function approvalResponse(approvalId: string): ToolResultMessage {
   };
 }
 
-export type Damage = "drop" | "duplicateResult" | "duplicateCall" | "pastProse" | "pastAssistant" | "orphan" | "hugeResult" | "emptyResult";
-export const DAMAGES: readonly Damage[] = ["drop", "duplicateResult", "duplicateCall", "pastProse", "pastAssistant", "orphan", "hugeResult", "emptyResult"];
+export type Damage = "drop" | "duplicateResult" | "duplicateCall" | "dropCall" | "pastProse" | "pastAssistant" | "orphan" | "hugeResult" | "emptyResult";
+export const DAMAGES: readonly Damage[] = [
+  "drop",
+  "duplicateResult",
+  "duplicateCall",
+  "dropCall",
+  "pastProse",
+  "pastAssistant",
+  "orphan",
+  "hugeResult",
+  "emptyResult",
+];
 
+/** Results a damage may pick: carried parts (AI SDK approval responses) are the client's, not results, and stay as they are. */
 function toolIndexes(h: readonly Message[]): number[] {
   const idx: number[] = [];
   h.forEach((m, i) => {
-    if (m.role === "tool") idx.push(i);
+    if (m.role === "tool" && m.carried !== true) idx.push(i);
   });
   return idx;
+}
+
+function callMessages(h: readonly Message[]): (readonly [Message & { role: "assistant" }, number])[] {
+  const out: (readonly [Message & { role: "assistant" }, number])[] = [];
+  h.forEach((m, i) => {
+    if (m.role === "assistant" && m.content.some((p) => p.type === "toolCall")) out.push([m, i]);
+  });
+  return out;
 }
 
 export function damage(h: readonly Message[], kind: Damage, a: number, b: number, seed: number): Message[] {
@@ -130,11 +154,25 @@ export function damage(h: readonly Message[], kind: Damage, a: number, b: number
       if (pick >= 0) out.splice(pick + 1, 0, out[pick]!);
       break;
     case "duplicateCall": {
-      const asst = out.map((m, i) => [m, i] as const).filter(([m]) => m.role === "assistant" && m.content.some((p) => p.type === "toolCall"));
+      const asst = callMessages(out);
       if (asst.length === 0) break;
       const [m, i] = asst[a % asst.length]!;
       const calls = m.content.filter((p): p is Extract<AssistantPart, { type: "toolCall" }> => p.type === "toolCall");
       out[i] = { ...m, content: [...(m.content as AssistantPart[]), calls[b % calls.length]!] } as Message;
+      break;
+    }
+    case "dropCall": {
+      // a call edited out of the history (or kept by the provider): its result answers nothing before it
+      const asst = callMessages(out);
+      if (asst.length === 0) break;
+      const [m, i] = asst[a % asst.length]!;
+      // a call awaiting approval stays: its approval request names it (approval parts are the client's)
+      const calls = m.content.filter((p) => p.type === "toolCall" && p.approvalRequested !== true);
+      if (calls.length === 0) break;
+      // sometimes every call of the message (rewritten as text by another tool), else one
+      const gone = b % 3 === 0 ? calls : [calls[b % calls.length]!];
+      const content = m.content.filter((p) => !gone.includes(p as (typeof calls)[number]));
+      out[i] = { ...m, content: content.length > 0 ? content : [{ type: "text", text: `(call ${b} edited out)` }] };
       break;
     }
     case "pastProse":

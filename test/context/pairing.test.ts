@@ -151,6 +151,16 @@ describe("ensureToolResultPairing — repairs", () => {
     expect(messages).toBe(h);
   });
 
+  it("an intact turn keeps its order when another turn is repaired, an output answering a call kept by the provider among its results", () => {
+    const h = [U("go on"), A("c2"), T("c1", "stored call's output"), T("c2", "21C"), U("and now?"), A("c3"), U("never mind")];
+    const { messages, report } = ensureToolResultPairing(h, { externalCalls: true });
+    expect(report.syntheticResultsInjected).toBe(1);
+    // the first turn is copied message for message (its bytes, and the prompt cache behind them, stay the same)
+    expect(messages.slice(0, 5)).toEqual(h.slice(0, 5));
+    for (let i = 0; i < 5; i++) expect(messages[i]).toBe(h[i]);
+    expect(validatePairing(messages, { externalCalls: true })).toEqual([]);
+  });
+
   it("CountPendingToolCalls_LastBlockScoped: only the last block's unanswered calls count", () => {
     const h: Message[] = [A("0", "1"), T("0", "a")];
     expect(countPendingToolCalls(h)).toBe(1);

@@ -166,6 +166,23 @@ describe("OpenAI Responses: outputs answering calls the provider keeps", () => {
     expect(out.report.pairing.orphanResultsRemoved).toBe(0);
   });
 
+  it("an item_reference between the calls of one model turn (a reasoning item sent by reference) leaves the request as it is", () => {
+    const wire = [
+      { role: "user", content: "weather in Oslo and Rome" },
+      { type: "item_reference", id: "rs_1" },
+      { type: "function_call", call_id: "c1", name: "weather", arguments: '{"city":"Oslo"}' },
+      { type: "item_reference", id: "rs_2" },
+      { type: "function_call", call_id: "c2", name: "weather", arguments: '{"city":"Rome"}' },
+      { type: "function_call_output", call_id: "c1", output: "3C" },
+      { type: "function_call_output", call_id: "c2", output: "21C" },
+    ];
+    expect(validateWire(wire, "openai-responses", { externalCalls: true })).toEqual([]);
+    const out = compact("openai-responses", wire, { externalCalls: true });
+    expect(out.report.pairing.lateResults).toBe(0);
+    expect(out.report.changed).toBe(false);
+    expect(JSON.stringify(out.wire)).toBe(JSON.stringify(wire));
+  });
+
   it("an oversized kept output is still budgeted", () => {
     const big = { type: "function_call_output", call_id: "call_1", output: "line of output\n".repeat(3_000) };
     const out = compact("openai-responses", [big], { externalCalls: true, config: { maxResultChars: 4_000 } });
@@ -301,6 +318,45 @@ describe("AI SDK tool approval (v6+): requests and responses survive, a call awa
       await generateText({ model, messages: out.wire as unknown as ModelMessage[], tools: { bash } });
       expect(ran).toEqual([call.input]);
     });
+  });
+
+  it("a call id reused from an earlier turn is renamed together with its approval request: the SDK runs the approved call, not the earlier one", async () => {
+    const ls = { type: "tool-call", toolCallId: "call_0", toolName: "bash", input: { command: "ls" } };
+    const rm = { type: "tool-call", toolCallId: "call_0", toolName: "bash", input: { command: "rm -rf tmp" } };
+    const wire = [
+      { role: "user", content: "clean up" },
+      { role: "assistant", content: [ls] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "call_0", toolName: "bash", output: { type: "text", value: "tmp" } }] },
+      { role: "assistant", content: [rm, { type: "tool-approval-request", approvalId: "ap1", toolCallId: "call_0" }] },
+      { role: "tool", content: [response] },
+    ];
+    const out = compact("ai-sdk", wire);
+    expect(out.report.idsRewritten).toEqual([{ from: "call_0", to: "call_0_2", index: 3 }]);
+    expect(out.wire[3]!["content"]).toEqual([
+      { ...rm, toolCallId: "call_0_2" },
+      { type: "tool-approval-request", approvalId: "ap1", toolCallId: "call_0_2" },
+    ]);
+    expect(out.wire[4]).toEqual(wire[4]);
+    const ran: string[] = [];
+    const model = new MockLanguageModelV4({
+      doGenerate: async () =>
+        ({
+          content: [{ type: "text", text: "done" }],
+          finishReason: { unified: "stop", raw: "stop" },
+          usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } },
+          warnings: [],
+        }) as never,
+    });
+    const bash = tool({
+      inputSchema: jsonSchema<{ command: string }>({ type: "object" }),
+      needsApproval: true,
+      execute: async ({ command }) => {
+        ran.push(command);
+        return "ok";
+      },
+    });
+    await generateText({ model, messages: out.wire as unknown as ModelMessage[], tools: { bash } });
+    expect(ran).toEqual(["rm -rf tmp"]);
   });
 
   it("a call still unanswered after the conversation moved on gets a missing result (the SDK would throw), and the approval response stays", () => {

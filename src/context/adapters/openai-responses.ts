@@ -1,7 +1,8 @@
 // OpenAI Responses input items ⇄ neutral. Items are flat: one model turn is a run of reasoning,
 // message and function_call items, which becomes one neutral assistant message (so the calls form
 // one block for pairing); each function_call_output is a tool message. Items we do not model ride as
-// raw parts (inside the assistant run when they are model output, as a user-side raw item otherwise).
+// raw parts (inside the assistant run when they are model output, or an item_reference among a run's
+// calls; as a user-side raw item otherwise).
 import { FormatError } from "../errors.js";
 import type { AssistantMessage, AssistantPart, ContentPart, Hints, ImagePart, Message, TextPart, ToolCallPart } from "../messages.js";
 import { errorPrefix, markError, unmarkError } from "./error-marker.js";
@@ -65,6 +66,12 @@ export function fromOpenAIResponses(input: readonly unknown[]): Message[] {
           hints: typeof output === "string" ? { content: "string" } : { content: "parts" },
         }),
       );
+      return;
+    }
+    if (type === "item_reference" && group?.content.some((p) => p.type === "toolCall")) {
+      // an item of the model turn its calls are in (e.g. a reasoning item sent by reference between two
+      // calls): as a user-side item it would split the turn, and a call's output would look late
+      group.content.push({ type: "raw", value: item });
       return;
     }
     if (type === "reasoning" || type.endsWith("_call")) {
