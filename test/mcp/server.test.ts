@@ -32,7 +32,7 @@ describe("spool mcp", () => {
     expect(byName["process_write"]!.inputSchema.required).toEqual(["processId", "input"]);
     expect(Object.keys(byName["process_kill"]!.inputSchema.properties ?? {})).toEqual(["processId"]);
     expect(byName["bash"]!.inputSchema.required).toEqual(["command"]);
-    expect(Object.keys(byName["read"]!.inputSchema.properties ?? {}).sort()).toEqual(["limit", "offset", "path"]);
+    expect(Object.keys(byName["read"]!.inputSchema.properties ?? {}).sort()).toEqual(["column", "limit", "offset", "path"]);
     expect(byName["bash"]!.description).toMatch(/read tool/);
     expect(byName["bash"]!.outputSchema?.required).toEqual(["exitCode", "signal", "timedOut", "truncated", "totalLines", "totalBytes", "spillPath"]);
   });
