@@ -10,7 +10,7 @@ import { createWorkspace } from "../../../src/context/index.js";
 import { openAgentSession, type AgentSession } from "../../../src/harness/index.js";
 import { createMemoryStore } from "../../../src/store/index.js";
 import { removeTempDirs, tempDir } from "../../support/temp.js";
-import { followReads, LONE_SURROGATE, READ_MAX_BYTES } from "./read-pages.js";
+import { followReads, LONE_SURROGATE, READ_MAX_BYTES } from "../../support/read-pages.js";
 
 const RUNS = process.env["SPOOL_LONG"] ? 300 : 30;
 let dir: string;

@@ -9,7 +9,7 @@ import { createWorkspace } from "../../../src/context/index.js";
 import { createReadTool, openAgentSession, type AgentSession } from "../../../src/harness/index.js";
 import { createMemoryStore } from "../../../src/store/index.js";
 import { removeTempDirs, tempDir } from "../../support/temp.js";
-import { followReads, LONE_SURROGATE, parseReadAnswer, READ_MAX_BYTES } from "./read-pages.js";
+import { followReads, LONE_SURROGATE, parseReadAnswer, READ_MAX_BYTES } from "../../support/read-pages.js";
 
 let dir: string;
 let session: AgentSession;

@@ -1,7 +1,6 @@
 // Following the read tool's footers, as a model or an MCP client would: each answer is the shown text,
 // one newline, then the notes; the last note names the next call (offset=N, and column=C inside a line
 // too long for one answer) until the file is read.
-import { utf8Length } from "../../../src/capture/index.js";
 
 export const READ_MAX_BYTES = 51_200;
 export const READ_MAX_LINES = 2000;
@@ -36,9 +35,9 @@ function linesOf(text: string): number {
 
 /** Throws unless the answer is within read's bound. */
 export function checkBound(text: string, answer: ReadAnswer): void {
-  if (utf8Length(answer.body) > READ_MAX_BYTES) throw new Error(`an answer shows ${utf8Length(answer.body)} bytes of the file`);
+  if (Buffer.byteLength(answer.body) > READ_MAX_BYTES) throw new Error(`an answer shows ${Buffer.byteLength(answer.body)} bytes of the file`);
   if (linesOf(answer.body) > READ_MAX_LINES) throw new Error(`an answer shows ${linesOf(answer.body)} lines`);
-  if (utf8Length(text) > READ_MAX_BYTES + FOOTER_ALLOWANCE) throw new Error(`an answer is ${utf8Length(text)} bytes`);
+  if (Buffer.byteLength(text) > READ_MAX_BYTES + FOOTER_ALLOWANCE) throw new Error(`an answer is ${Buffer.byteLength(text)} bytes`);
 }
 
 /** A lone surrogate: a character split between two answers. */
