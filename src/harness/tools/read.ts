@@ -121,15 +121,13 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
       const last = offset + limit - 1;
       let shownTo = Math.min(last, totalLines);
       const t = view.truncation;
-      if (page.nextColumn === undefined) {
+      if (page.nextColumn === undefined && t.truncated && t.truncatedBy !== "line-length") {
         // A line over the window is never shown cut (the first one comes as a slice, a later one on the
         // next page): "an over-long line was cut" would describe a line this page does not show.
         const cut = describeTruncation({ ...view, truncation: { ...t, cutLines: 0 } }, "head");
         if (cut) notes.push(cut.replace(/ The full output was not kept\.\]$/, "]")); // the file itself is the full output
-        if (t.truncated && t.truncatedBy !== "line-length") {
-          // Cut before `last`: continue after the last whole line shown.
-          shownTo = Math.min(shownTo, Math.max(offset, offset + t.outputLines - 1 - (t.lastLinePartial ? 1 : 0)));
-        }
+        // Cut before `last`: continue after the last whole line shown.
+        shownTo = Math.min(shownTo, Math.max(offset, offset + t.outputLines - 1 - (t.lastLinePartial ? 1 : 0)));
       }
       if (offset > totalLines) notes.push(`[The file has ${totalLines} lines; offset ${offset} is past the end.]`);
       else if (page.column > page.lineChars + 1) notes.push(`[Line ${offset} has ${page.lineChars} chars; column ${page.column} is past its end.]`);
