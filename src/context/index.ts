@@ -78,6 +78,7 @@ export {
   type MicrocompactReport,
 } from "./microcompact.js";
 export { detectContentKind, type ContentKind } from "./content-kind.js";
+export { describeLinePart } from "./line-part.js";
 export { countLines, headTail, type HeadTail } from "./cut.js";
 export { DEFAULT_ARCHIVE_MAX_BYTES, DEFAULT_ARCHIVE_TTL_MS, DiskArchive, type DiskArchiveOptions, type PruneResult } from "./disk-archive.js";
 export {

@@ -2,6 +2,7 @@
 // and a line too long for the page shown as a slice whose header says which characters it holds and
 // the exact call for the rest (offset=LINE column=CHAR). The body is the text's own characters, so
 // the bodies of pages followed by their advertised next calls put end to end give back the original.
+import { describeLinePart } from "./line-part.js";
 import { HEADER_RESERVE } from "./recall-limits.js";
 import type { LineIndex } from "./recall-lines.js";
 
@@ -42,11 +43,7 @@ export function pageLines(marker: string, content: string, lines: LineIndex, req
     }
   }
   const limitArg = limit !== undefined ? ` limit=${limit}` : "";
-  let where = "";
-  if (nextColumn !== undefined) {
-    const left = lineLength - (nextColumn - 1) + (column - 1);
-    where = `; line ${from + 1} is ${lineLength} chars, shown here as chars ${column}-${nextColumn - 1} (${left} left out)`;
-  } else if (column > 1) where = `; line ${from + 1} is shown from char ${column}`;
+  const where = nextColumn !== undefined || column > 1 ? `; ${describeLinePart(from + 1, lineLength, column, nextColumn)}` : "";
   const cut = end < lines.boundary(to) ? `; this answer stops at its cap of ${budget} chars` : "";
   const next =
     nextColumn !== undefined

@@ -1,5 +1,5 @@
 // Fuzzing every model-controlled argument of the agent tools (what MCP clients and AI SDK models send):
-// any JSON for read's and recall's arguments, and for bash's arguments other than the command text
+// any JSON for read's and recall's arguments (offsets and columns inside and past a 2 MB line included), and for bash's arguments other than the command text
 // (random shell text is not run). Each call must settle in bounded time as a result — an error result
 // with a one-line reason when the arguments are bad — and never throw or hang.
 import { join } from "node:path";
@@ -24,6 +24,7 @@ beforeAll(async () => {
   });
   const { writeFileSync } = await import("node:fs");
   writeFileSync(join(dir, "a.txt"), "alpha\nbeta\ngamma\n");
+  writeFileSync(join(dir, "long.json"), `head\n${'{"k":"é😀"},'.repeat(150_000)}\ntail\n`);
   session.workspace.archive.put("archived line one\narchived line two\n");
   longKey = session.workspace.archive.put(`first\n${'{"k":"v"},'.repeat(150_000)}line\nlast\n`);
 });
@@ -56,14 +57,19 @@ async function settled(name: string, args: unknown): Promise<{ readonly text: st
 }
 
 describe("agent tools under model-controlled arguments", () => {
-  it("read: any path/offset/limit settles with a result or a clear error", async () => {
+  it("read: any path/offset/column/limit settles with a result or a clear error, a result within the bound", async () => {
     const path = fc.oneof(
-      fc.constantFrom("a.txt", join(dir, "a.txt"), ".", "/", "/dev/null", "/proc/self/status", "missing.txt", "../../etc/hostname", ""),
+      fc.constantFrom("a.txt", join(dir, "a.txt"), "long.json", ".", "/", "/dev/null", "/proc/self/status", "missing.txt", "../../etc/hostname", ""),
       fc.string(),
       json,
     );
+    const column = fc.oneof(num, fc.integer({ min: 1, max: 2_500_000 }));
     await fc.assert(
-      fc.asyncProperty(fc.record({ path, offset: maybe(num), limit: maybe(num) }, { requiredKeys: [] }), (args) => settles("read", args)),
+      fc.asyncProperty(fc.record({ path, offset: maybe(num), column: maybe(column), limit: maybe(num) }, { requiredKeys: [] }), async (args) => {
+        const outcome = await settled("read", args);
+        // The shown text is within the tool's bound (50 KB); the notes after it are short.
+        if (!outcome.isError) expect(Buffer.byteLength(outcome.text)).toBeLessThanOrEqual(51_200 + 1024);
+      }),
       { numRuns: RUNS },
     );
   });

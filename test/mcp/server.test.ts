@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { callRecord, readTranscript, SESSION_RECORD } from "../../dist/harness/index.js";
 import { readJsonlSnapshot } from "../../dist/store/index.js";
 import { runSpool } from "../support/cli.js";
+import { followReads } from "../support/read-pages.js";
 import { alive, connect, textOf, until, type Connected } from "./helpers.js";
 
 const open: Connected[] = [];
@@ -32,7 +33,7 @@ describe("spool mcp", () => {
     expect(byName["process_write"]!.inputSchema.required).toEqual(["processId", "input"]);
     expect(Object.keys(byName["process_kill"]!.inputSchema.properties ?? {})).toEqual(["processId"]);
     expect(byName["bash"]!.inputSchema.required).toEqual(["command"]);
-    expect(Object.keys(byName["read"]!.inputSchema.properties ?? {}).sort()).toEqual(["limit", "offset", "path"]);
+    expect(Object.keys(byName["read"]!.inputSchema.properties ?? {}).sort()).toEqual(["column", "limit", "offset", "path"]);
     expect(byName["bash"]!.description).toMatch(/read tool/);
     expect(byName["bash"]!.outputSchema?.required).toEqual(["exitCode", "signal", "timedOut", "truncated", "totalLines", "totalBytes", "spillPath"]);
   });
@@ -71,6 +72,24 @@ describe("spool mcp", () => {
     }
     expect(pages.length).toBeGreaterThan(3);
     expect(Buffer.from(pages.join("")).equals(raw)).toBe(true);
+  });
+
+  it("bash printing 3 MB on one line names its spill, and read gives back every byte of that line by the footers' offset and column", async () => {
+    const { client } = await start();
+    const result = await client.callTool({ name: "bash", arguments: { command: `node -e 'process.stdout.write("{\\"k\\":\\"é😀\\"},".repeat(200000))'` } });
+    expect(result.isError).toBeFalsy();
+    const spillPath = (result.structuredContent as { spillPath: string }).spillPath;
+    const raw = readFileSync(spillPath);
+    expect(raw.length).toBe(3_000_000);
+    expect(raw.includes(10)).toBe(false);
+    const read = async (args: Record<string, unknown>) => {
+      const page = await client.callTool({ name: "read", arguments: args });
+      return { text: textOf(page), isError: page.isError === true };
+    };
+    const answers = await followReads(read, spillPath);
+    expect(answers.length).toBeGreaterThanOrEqual(Math.ceil(3_000_000 / 51_200));
+    expect(answers[0]!.next).toEqual({ offset: 1, column: answers[0]!.body.length + 1 });
+    expect(Buffer.from(answers.map((a) => a.body).join("")).equals(raw)).toBe(true);
   });
 
   it("sends paced progress notifications (bytes so far, latest line) while a 3-second command runs", async () => {

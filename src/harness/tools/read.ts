@@ -1,18 +1,26 @@
 // read: a file by line offset/limit — by default only inside the session workspace (spill files, saved
 // results); an agent surface that also runs bash (MCP, AI SDK) opens it to any file, since its bash can
 // `cat` them anyway and a bounded, paged read is the better way. Cleaned like command output (ANSI, CR
-// frames, control characters, binary detection). The file is
-// streamed, so paging through a 1 GB spill costs one pass and a bounded window of memory.
-import { createReadStream, existsSync, statSync } from "node:fs";
+// frames, control characters, binary detection). The file is streamed (read-page.ts), so paging
+// through a 1 GB spill costs one pass and a bounded window of memory. A line too long for one answer
+// (minified JSON, a 5 MB line of curl output) comes in slices, each footer naming the exact next call
+// (offset=N column=C), so following the footers reaches every byte. The footer follows the shown text
+// after exactly one newline (a blank line when the text ends with one), so the text is recoverable
+// exactly: a slice ends without a newline, a page of whole lines with one.
+import { existsSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, OutputCapture, describeTruncation, formatBytes, resolveLimits } from "../../capture/index.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, describeTruncation, formatBytes, resolveLimits } from "../../capture/index.js";
+import { describeLinePart } from "../../context/index.js";
 import { isWholeNumberIn, wholeNumberRange } from "../../errors/index.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
+import { readPage } from "./read-page.js";
 
 export interface ReadArgs {
   readonly path: string;
   /** First line, 1-based (default 1). */
   readonly offset?: number;
+  /** First character of the line at offset, 1-based (default 1): reads on inside a line too long for one answer. */
+  readonly column?: number;
   /** Lines to show (default 2000). */
   readonly limit?: number;
 }
@@ -49,11 +57,14 @@ function checkFile(path: string, given: string): void {
 
 export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<ReadArgs> {
   const output = { retain: "head", maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_LIMIT } as const;
+  // A line up to the whole window is shown whole (a longer one comes in slices), not cut at the
+  // 4 KiB that suits command output.
+  const limits = resolveLimits({ ...output, maxLineBytes: output.maxBytes });
   return {
     name: "read",
     description: options.anyFile
-      ? "Read a text file by line offset and limit — any file, including the spill files named in cut bash output. The answer is bounded like any tool result and says which lines it shows and how to get the next ones (offset=N)."
-      : "Read a text file saved in the session workspace (spill files of cut command output, saved tool results) by line offset and limit. The answer says which lines it shows and how to get the next ones.",
+      ? "Read a text file by line offset and limit — any file, including the spill files named in cut bash output. The answer is bounded like any tool result and says which lines it shows and how to get the next ones (offset=N; a line too long for one answer comes in parts, and column=N reads on inside it)."
+      : "Read a text file saved in the session workspace (spill files of cut command output, saved tool results) by line offset and limit. The answer says which lines it shows and how to get the next ones (a line too long for one answer comes in parts, and column=N reads on inside it).",
     parameters: {
       type: "object",
       properties: {
@@ -64,6 +75,7 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
             : "Path of the file (absolute, or relative to the session directory).",
         },
         offset: { type: "integer", minimum: 1, description: "First line to show, 1-based." },
+        column: { type: "integer", minimum: 1, description: "First character of the line at offset to show (for a line too long for one answer)." },
         limit: { type: "integer", minimum: 1, description: `Number of lines (default ${DEFAULT_LIMIT}).` },
       },
       required: ["path"],
@@ -74,6 +86,7 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
     async execute(_id, args, signal, out, ctx) {
       if (typeof args?.path !== "string" || args.path === "") throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'read needs a "path" string argument');
       const offset = positive("offset", args.offset) ?? 1;
+      const column = positive("column", args.column) ?? 1;
       const limit = positive("limit", args.limit) ?? DEFAULT_LIMIT;
       const base = options.anyFile ? (options.cwd ?? process.cwd()) : ctx.workspace.dir;
       const asked = isAbsolute(args.path) ? args.path : resolve(base, args.path);
@@ -94,45 +107,39 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
       }
       // A FIFO or device would block the stream: only regular files are read.
       checkFile(path, args.path);
-      const capture = new OutputCapture(resolveLimits(output));
-      let line = 1; // the line the next byte belongs to
-      let size = 0;
-      let lastByte = 10;
-      const last = offset + limit - 1;
-      for await (const chunk of createReadStream(path, { signal }) as AsyncIterable<Buffer>) {
-        let start = 0;
-        for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, nl + 1)) {
-          if (line >= offset && line <= last) capture.push(chunk.subarray(start, nl + 1));
-          line++;
-          start = nl + 1;
-        }
-        if (start < chunk.length && line >= offset && line <= last) capture.push(chunk.subarray(start));
-        size += chunk.length;
-        if (chunk.length > 0) lastByte = chunk[chunk.length - 1]!;
-      }
-      capture.end();
-      const totalLines = size === 0 ? 0 : lastByte === 10 ? line - 1 : line;
-      const view = capture.view();
+      const page = await readPage(path, { offset, column, limit, limits, signal });
+      const { view, totalLines } = page;
       if (view.binary) {
         // No page of it would show anything: say so once instead of offering the next line forever.
-        out.footer(`[${args.path} looks binary (${formatBytes(size)}); read shows text files only.]`);
+        out.footer(`[${args.path} looks binary (${formatBytes(page.size)}); read shows text files only.]`);
         return;
       }
       out.write(view.text);
       // Notes go in the footer, outside the window: written into it, a page cut at the line limit
       // would lose exactly the sentence saying where to continue.
       const notes: string[] = [];
-      const cut = describeTruncation(view, "head");
-      if (cut) notes.push(cut.replace(/ The full output was not kept\.\]$/, "]")); // the file itself is the full output
+      const last = offset + limit - 1;
       let shownTo = Math.min(last, totalLines);
       const t = view.truncation;
-      if (t.truncated && t.truncatedBy !== "line-length") {
-        // Cut before `last`: continue after the last whole line shown (past an over-long first line).
+      if (page.nextColumn === undefined && t.truncated && t.truncatedBy !== "line-length") {
+        // A line over the window is never shown cut (the first one comes as a slice, a later one on the
+        // next page): "an over-long line was cut" would describe a line this page does not show.
+        const cut = describeTruncation({ ...view, truncation: { ...t, cutLines: 0 } }, "head");
+        if (cut) notes.push(cut.replace(/ The full output was not kept\.\]$/, "]")); // the file itself is the full output
+        // Cut before `last`: continue after the last whole line shown.
         shownTo = Math.min(shownTo, Math.max(offset, offset + t.outputLines - 1 - (t.lastLinePartial ? 1 : 0)));
       }
       if (offset > totalLines) notes.push(`[The file has ${totalLines} lines; offset ${offset} is past the end.]`);
-      else if (shownTo < totalLines) notes.push(`[Lines ${offset}–${shownTo} of ${totalLines}. Next: offset=${shownTo + 1}.]`);
-      if (notes.length > 0) out.footer(`${view.text === "" ? "" : view.text.endsWith("\n") ? "\n" : "\n\n"}${notes.join("\n")}`);
+      else if (page.column > page.lineChars + 1) notes.push(`[Line ${offset} has ${page.lineChars} chars; column ${page.column} is past its end.]`);
+      else if (page.nextColumn !== undefined) {
+        const part = describeLinePart(offset, page.lineChars, page.column, page.nextColumn);
+        notes.push(`[Lines ${offset}–${offset} of ${totalLines}; ${part}. Next: offset=${offset} column=${page.nextColumn}.]`);
+      } else {
+        const from = page.column > 1 ? `; ${describeLinePart(offset, page.lineChars, page.column)}` : "";
+        if (shownTo < totalLines) notes.push(`[Lines ${offset}–${shownTo} of ${totalLines}${from}. Next: offset=${shownTo + 1}.]`);
+        else if (from !== "") notes.push(`[Lines ${offset}–${shownTo} of ${totalLines}${from}.]`);
+      }
+      if (notes.length > 0) out.footer(`${view.text === "" ? "" : "\n"}${notes.join("\n")}`);
     },
   };
 }

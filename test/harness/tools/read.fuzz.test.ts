@@ -1,0 +1,76 @@
+// A property of the read tool: for any text file — very long lines (multi-byte characters, surrogate
+// pairs, lengths at the answer's bound and around it) among short ones, runs of short lines past the
+// line bound, with or without a final newline — following the footers from offset 1 gives back the
+// file byte-identical, every answer within the bound and no character split between answers.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWorkspace } from "../../../src/context/index.js";
+import { openAgentSession, type AgentSession } from "../../../src/harness/index.js";
+import { createMemoryStore } from "../../../src/store/index.js";
+import { removeTempDirs, tempDir } from "../../support/temp.js";
+import { followReads, LONE_SURROGATE, READ_MAX_BYTES } from "../../support/read-pages.js";
+
+const RUNS = process.env["SPOOL_LONG"] ? 300 : 30;
+let dir: string;
+let session: AgentSession;
+beforeAll(async () => {
+  dir = tempDir("spool-read-fuzz-");
+  session = await openAgentSession({
+    label: "read-fuzz",
+    store: createMemoryStore(),
+    workspace: createWorkspace({ dir: join(dir, "ws"), keep: true }),
+    tools: { cwd: dir },
+  });
+});
+afterAll(async () => {
+  await session.close();
+  removeTempDirs();
+});
+
+// No "[" (a line of the file would then look like a footer note to the parser), no control characters
+// or escapes (read cleans those, as it cleans command output).
+const char = fc.constantFrom("a", "z", " ", "\t", "{", "}", ",", ":", '"', "0", "é", "€", "😀", "中");
+const shortLine = fc.string({ unit: char, maxLength: 60 });
+/** 20 KB to ~300 KB: a unit repeated. */
+const longLine = fc
+  .tuple(fc.string({ unit: char, minLength: 1, maxLength: 9 }), fc.integer({ min: 20_000, max: 300_000 }))
+  .map(([unit, bytes]) => unit.repeat(Math.max(1, Math.floor(bytes / Buffer.byteLength(unit)))));
+/** Lines of exactly the answer's bound in bytes, or one off it; the lead shifts where a character falls at the slice's end. */
+const boundaryLine = fc
+  .tuple(fc.constantFrom("a", "é", "😀", "€"), fc.constantFrom(-1, 0, 1), fc.constantFrom("", "b", "bb", "bbb"))
+  .map(([unit, off, lead]) => {
+    const target = READ_MAX_BYTES + off;
+    const core = unit.repeat(Math.floor((target - lead.length) / Buffer.byteLength(unit)));
+    return lead + core + "x".repeat(target - lead.length - Buffer.byteLength(core));
+  });
+const shortRun = fc.integer({ min: 1, max: 2_600 }).map((n) => Array.from({ length: n }, (_, i) => `line ${i}`).join("\n"));
+const fileText = fc
+  .tuple(fc.array(fc.oneof({ arbitrary: shortLine, weight: 2 }, longLine, boundaryLine, shortRun), { minLength: 1, maxLength: 8 }), fc.boolean())
+  .map(([lines, newline]) => lines.join("\n") + (newline ? "\n" : ""));
+
+describe("read: following the footers", () => {
+  it("gives back any file byte-identical from offset 1, every answer within the bound, no character split", async () => {
+    let n = 0;
+    let slices = 0;
+    let answersSeen = 0;
+    await fc.assert(
+      fc.asyncProperty(fileText, async (text) => {
+        const path = join(dir, `f${n++}.txt`);
+        writeFileSync(path, text);
+        const answers = await followReads((args) => session.call("read", args), path);
+        for (const a of answers) expect(LONE_SURROGATE.test(a.body)).toBe(false);
+        slices += answers.filter((a) => a.next?.column !== undefined).length;
+        answersSeen += answers.length;
+        const rebuilt = answers.map((a) => a.body).join("");
+        expect(rebuilt.length).toBe(text.length);
+        expect(Buffer.from(rebuilt).equals(Buffer.from(text))).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
+    // The runs did read long lines in slices, not only whole-line pages.
+    expect(slices).toBeGreaterThan(RUNS / 2);
+    expect(answersSeen).toBeGreaterThan(2 * RUNS);
+  });
+});

@@ -1,0 +1,136 @@
+// The read tool on lines longer than one answer (minified JSON, a long log line, curl output without
+// newlines): such a line comes in slices within the bound, each footer naming the exact next call
+// (offset=N column=C), so following the footers gives back every byte of the file; a character is
+// never split between answers. Through the real tool, on real files.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWorkspace } from "../../../src/context/index.js";
+import { createReadTool, openAgentSession, type AgentSession } from "../../../src/harness/index.js";
+import { createMemoryStore } from "../../../src/store/index.js";
+import { removeTempDirs, tempDir } from "../../support/temp.js";
+import { followReads, LONE_SURROGATE, parseReadAnswer, READ_MAX_BYTES } from "../../support/read-pages.js";
+
+let dir: string;
+let session: AgentSession;
+beforeAll(async () => {
+  dir = tempDir("spool-read-");
+  session = await openAgentSession({
+    label: "read",
+    store: createMemoryStore(),
+    workspace: createWorkspace({ dir: join(dir, "ws"), keep: true }),
+    tools: { cwd: dir },
+  });
+});
+afterAll(async () => {
+  await session.close();
+  removeTempDirs();
+});
+
+const read = (args: Record<string, unknown>) => session.call("read", args);
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function rebuilt(answers: readonly { readonly body: string }[]): Buffer {
+  return Buffer.from(answers.map((a) => a.body).join(""));
+}
+
+describe("read: lines longer than one answer", () => {
+  it("a 5 MB one-line file comes in slices within the bound, and following the footers gives it back byte-identical", async () => {
+    // 10 bytes and 5 UTF-16 units per unit, after a 2-byte lead: slice ends fall inside 2-, 3- and 4-byte characters and inside surrogate pairs.
+    const text = `ab${"x€😀é".repeat(520_000)}`;
+    const path = file("minified.json", text);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(5_000_000);
+    const first = await read({ path });
+    const answer = parseReadAnswer(first.text);
+    expect(answer.next).toEqual({ offset: 1, column: answer.body.length + 1 });
+    expect(answer.footer).toBe(
+      `[Lines 1–1 of 1; line 1 is ${text.length} chars, shown here as chars 1-${answer.body.length} (${text.length - answer.body.length} left out). Next: offset=1 column=${answer.body.length + 1}.]`,
+    );
+    expect(Buffer.byteLength(answer.body)).toBeGreaterThan(READ_MAX_BYTES - 4);
+    expect(first.text).toBe(`${answer.body}\n${answer.footer}`);
+
+    const answers = await followReads(read, path);
+    expect(answers.length).toBeGreaterThan(100);
+    expect(rebuilt(answers).equals(Buffer.from(text))).toBe(true);
+    for (const a of answers) {
+      expect(a.body).not.toMatch(LONE_SURROGATE);
+      expect(a.body).not.toContain("\ufffd");
+    }
+    expect(answers.at(-1)!.footer).toMatch(/^\[Lines 1–1 of 1; line 1 is shown from char \d+\.\]$/);
+  });
+
+  it("short lines, a long line and short lines again: whole lines up to the long one, its slices, then whole lines", async () => {
+    const long = `[${Array.from({ length: 40_000 }, (_, i) => `{"id":${i}}`).join(",")}]`;
+    const text = `first\nsecond\n${long}\nafter 1\nafter 2\n`;
+    const path = file("mixed.log", text);
+    const first = parseReadAnswer((await read({ path })).text);
+    expect(first.body).toBe("first\nsecond\n");
+    expect(first.footer).toMatch(/\n\[Lines 1–2 of 5\. Next: offset=3\.\]$/);
+    const answers = await followReads(read, path);
+    expect(rebuilt(answers).toString()).toBe(text);
+    // All ASCII: each slice is one answer's bytes; the rest of the line and the two short lines fit in the last answer.
+    const lastStart = Math.floor(long.length / READ_MAX_BYTES) * READ_MAX_BYTES + 1;
+    expect(long.length - lastStart + 1 + "\nafter 1\nafter 2\n".length).toBeLessThanOrEqual(READ_MAX_BYTES);
+    expect(answers.length).toBe(1 + Math.ceil(long.length / READ_MAX_BYTES));
+    expect(answers.at(-1)!.body).toBe(`${long.slice(lastStart - 1)}\nafter 1\nafter 2\n`);
+    expect(answers.at(-1)!.footer).toBe(`[Lines 3–5 of 5; line 3 is shown from char ${lastStart}.]`);
+  });
+
+  it("a line of exactly one answer's bytes with its newline: the slice is the whole line, and the next answer starts at its newline", async () => {
+    const exact = "y".repeat(READ_MAX_BYTES);
+    const text = `${exact}\nnext line\n`;
+    const path = file("exact.txt", text);
+    const first = await read({ path });
+    expect(
+      first.text ===
+        `${exact}\n[Lines 1–1 of 2; line 1 is ${READ_MAX_BYTES} chars, shown here as chars 1-${READ_MAX_BYTES} (0 left out). Next: offset=1 column=${READ_MAX_BYTES + 1}.]`,
+    ).toBe(true);
+    const second = await read({ path, offset: 1, column: READ_MAX_BYTES + 1 });
+    expect(second.text).toBe(`\nnext line\n\n[Lines 1–2 of 2; line 1 is shown from char ${READ_MAX_BYTES + 1}.]`);
+    expect(rebuilt(await followReads(read, path)).toString()).toBe(text);
+  });
+
+  it("a line one byte shorter (it fits with its newline), and a last line of exactly one answer without a newline, are shown whole", async () => {
+    const fits = `${"z".repeat(READ_MAX_BYTES - 1)}\n`;
+    const a = parseReadAnswer((await read({ path: file("fits.txt", `${fits}tail\n`) })).text);
+    expect(a.body === fits).toBe(true);
+    expect(a.footer).toMatch(/^\[Showing the first 1 of 2 lines [^\n]*\]\n\[Lines 1–1 of 2\. Next: offset=2\.\]$/);
+    const last = "w".repeat(READ_MAX_BYTES);
+    const b = await read({ path: file("last.txt", last) });
+    expect(b.text === last).toBe(true);
+  });
+
+  it("a line between 4 KiB and one answer is shown whole, not cut with a marker", async () => {
+    const line = "q".repeat(10_000);
+    const r = await read({ path: file("medium.txt", `a\n${line}\nb\n`) });
+    expect(r.text === `a\n${line}\nb\n`).toBe(true);
+  });
+
+  it("column reads on inside a line; one inside a surrogate pair starts at the pair; one past the end says so", async () => {
+    const path = file("columns.txt", "alpha\nbeta 😀 gamma\ndelta\n");
+    expect((await read({ path, offset: 2, column: 6 })).text).toBe("😀 gamma\ndelta\n\n[Lines 2–3 of 3; line 2 is shown from char 6.]");
+    expect((await read({ path, offset: 2, column: 7 })).text).toBe("😀 gamma\ndelta\n\n[Lines 2–3 of 3; line 2 is shown from char 6.]");
+    expect((await read({ path, offset: 2, column: 3, limit: 1 })).text).toBe("ta 😀 gamma\n\n[Lines 2–2 of 3; line 2 is shown from char 3. Next: offset=3.]");
+    expect((await read({ path, offset: 2, column: 14 })).text).toBe("\ndelta\n\n[Lines 2–3 of 3; line 2 is shown from char 14.]");
+    expect((await read({ path, offset: 2, column: 15 })).text).toBe("[Line 2 has 13 chars; column 15 is past its end.]");
+    expect((await read({ path, offset: 1, column: 1 })).text).toBe("alpha\nbeta 😀 gamma\ndelta\n");
+    for (const column of [0, -1, 1.5, "2"]) {
+      const bad = await read({ path, column });
+      expect(bad.isError).toBe(true);
+      expect(bad.text).toMatch(/read "column" must be a whole number/);
+    }
+  });
+
+  it("the tool's JSON Schema offers column beside offset and limit", () => {
+    const tool = createReadTool({ anyFile: true });
+    const properties = (tool.parameters as { properties: Record<string, unknown> }).properties;
+    expect(Object.keys(properties)).toEqual(["path", "offset", "column", "limit"]);
+    expect(properties["column"]).toMatchObject({ type: "integer", minimum: 1 });
+    expect(tool.description).toContain("column=N");
+  });
+});
