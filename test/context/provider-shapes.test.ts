@@ -320,45 +320,6 @@ describe("AI SDK tool approval (v6+): requests and responses survive, a call awa
     });
   });
 
-  it("a call id reused from an earlier turn is renamed together with its approval request: the SDK runs the approved call, not the earlier one", async () => {
-    const ls = { type: "tool-call", toolCallId: "call_0", toolName: "bash", input: { command: "ls" } };
-    const rm = { type: "tool-call", toolCallId: "call_0", toolName: "bash", input: { command: "rm -rf tmp" } };
-    const wire = [
-      { role: "user", content: "clean up" },
-      { role: "assistant", content: [ls] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "call_0", toolName: "bash", output: { type: "text", value: "tmp" } }] },
-      { role: "assistant", content: [rm, { type: "tool-approval-request", approvalId: "ap1", toolCallId: "call_0" }] },
-      { role: "tool", content: [response] },
-    ];
-    const out = compact("ai-sdk", wire);
-    expect(out.report.idsRewritten).toEqual([{ from: "call_0", to: "call_0_2", index: 3 }]);
-    expect(out.wire[3]!["content"]).toEqual([
-      { ...rm, toolCallId: "call_0_2" },
-      { type: "tool-approval-request", approvalId: "ap1", toolCallId: "call_0_2" },
-    ]);
-    expect(out.wire[4]).toEqual(wire[4]);
-    const ran: string[] = [];
-    const model = new MockLanguageModelV4({
-      doGenerate: async () =>
-        ({
-          content: [{ type: "text", text: "done" }],
-          finishReason: { unified: "stop", raw: "stop" },
-          usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } },
-          warnings: [],
-        }) as never,
-    });
-    const bash = tool({
-      inputSchema: jsonSchema<{ command: string }>({ type: "object" }),
-      needsApproval: true,
-      execute: async ({ command }) => {
-        ran.push(command);
-        return "ok";
-      },
-    });
-    await generateText({ model, messages: out.wire as unknown as ModelMessage[], tools: { bash } });
-    expect(ran).toEqual(["rm -rf tmp"]);
-  });
-
   it("a call still unanswered after the conversation moved on gets a missing result (the SDK would throw), and the approval response stays", () => {
     const wire = [...base, { role: "tool", content: [response] }, { role: "user", content: "never mind" }];
     const out = compact("ai-sdk", wire);
