@@ -35,7 +35,8 @@ export interface CreateSpoolOptions {
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** bash's bounded view (defaults: tail, 50 KiB, 2000 lines). */
-  readonly limits?: { readonly maxBytes?: number; readonly maxLines?: number; readonly retain?: "head" | "tail" };
+  /** bash's window, and `maxSpillBytes`: what a command may print before it is stopped (default: no limit). */
+  readonly limits?: { readonly maxBytes?: number; readonly maxLines?: number; readonly maxSpillBytes?: number; readonly retain?: "head" | "tail" };
   /** Seconds, for bash calls that give no timeout (default: none). */
   readonly timeout?: number;
   /**

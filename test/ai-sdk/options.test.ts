@@ -60,6 +60,7 @@ it.each<[string, () => CreateSpoolOptions, string, RegExp]>([
   ["limits.maxBytes 0", () => ({ limits: { maxBytes: 0 } }), "SPOOL_AI_SDK_OPTION", /^createSpool: limits\.maxBytes must be a whole number .*, got 0\b/],
   ["limits.maxLines -3", () => ({ limits: { maxLines: -3 } }), "SPOOL_AI_SDK_OPTION", /limits\.maxLines .* got -3\b/],
   ["limits.retain middle", () => ({ limits: { retain: "middle" as "head" } }), "SPOOL_AI_SDK_OPTION", /limits\.retain must be "head" or "tail", got "middle"/],
+  ["limits.maxSpillBytes 0", () => ({ limits: { maxSpillBytes: 0 } }), "SPOOL_AI_SDK_OPTION", /limits\.maxSpillBytes must be a whole number .*, got 0\b/],
   ["a missing cwd", () => ({ cwd: "/nonexistent/dir" }), "SPOOL_AI_SDK_OPTION", /^createSpool: cwd "\/nonexistent\/dir" does not exist/],
   ["a cwd that is a file", () => ({ cwd: aFile() }), "SPOOL_AI_SDK_OPTION", /cwd .* is not a directory/],
   [
@@ -109,6 +110,17 @@ it.each<[string, () => CreateSpoolOptions, string, RegExp]>([
   expect(err).toBeInstanceOf(SpoolError);
   expect(err).toMatchObject({ code, message: expect.stringMatching(message) });
   expect(existsSync(root)).toBe(false);
+});
+
+it("limits.maxSpillBytes stops a runaway command: the bash tool's result says why and where its output is", async () => {
+  const spool = await createSpool({ root: join(tempDir("spool-ai-sdk-opt-"), ".spool"), limits: { maxSpillBytes: 2_000_000 } });
+  cleanups.push(() => spool.close());
+  // execute yields the growing view while the command runs; the last yield is the result
+  const execute = spool.tools.bash!.execute as (input: unknown, options: { toolCallId: string; messages: ModelMessage[] }) => AsyncIterable<unknown>;
+  let last: unknown;
+  for await (const output of execute({ command: "yes 'runaway output'" }, { toolCallId: "t1", messages: [] })) last = output;
+  const result = JSON.stringify(last);
+  expect(result).toMatch(/the command printed more than 1\.9 MB, the most its spill may keep \(spill\.maxBytes, --max-spill\)/);
 });
 
 it("an explicit context option wins over a bad environment variable for the same setting", async () => {
