@@ -11,6 +11,7 @@ import { pipeChild, ptyChild, type Child } from "./child.js";
 import { FULL_BYTES, fileChild, freeBytes, keepDirectSpill, openDirectSpill, spillSpaceLow, type DirectSpill } from "./file-child.js";
 import { monotonicMs } from "./clock.js";
 import { CallbackError, type CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError, SpillLimitError } from "./errors.js";
+import { waitingForTerminalInput } from "./input-wait.js";
 import { resolveLimits } from "./limits.js";
 import { DEFAULT_COLS, DEFAULT_ROWS, OutputCapture } from "./output-capture.js";
 import { exitCodeOf, groupAlive, guardAgainstOrphans, killWhenQuiet, resolveShell, signalGroup, terminateGroup, untilGone } from "./process-group.js";
@@ -73,6 +74,8 @@ export interface RunningCommand {
   kill(): void;
   /** Called after every read of output and once when the command has finished; returns an unsubscribe. */
   onActivity(listener: () => void): () => void;
+  /** With `pty`: a process of the command is asleep reading its terminal (a prompt). Linux only. */
+  waitingForInput(): boolean;
 }
 
 export async function exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
@@ -115,6 +118,7 @@ export function start(command: string, options: ExecOptions = {}): RunningComman
     write: (input) => execution.write(input),
     kill: () => execution.kill(),
     onActivity: (l) => execution.onActivity(l),
+    waitingForInput: () => execution.waitingForInput(),
   };
 }
 
@@ -200,6 +204,11 @@ class Execution {
   write(input: string): void {
     if (typeof input !== "string") throw new InvalidOptionsError("input must be a string");
     if (this.finishing || this.exit !== undefined || !this.child.write(input)) throw new InputClosedError(this.options.pty === true);
+  }
+
+  waitingForInput(): boolean {
+    const pid = this.child?.pid;
+    return this.options.pty === true && pid !== undefined && this.exit === undefined && waitingForTerminalInput(pid);
   }
 
   onActivity(listener: () => void): () => void {

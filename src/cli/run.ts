@@ -218,6 +218,8 @@ async function run(a: RunArgs): Promise<number> {
         createBashTool({
           retain: a.retain,
           pty: a.pty,
+          // nobody here answers a prompt: the command waits for its input, or its --timeout
+          handOverAtPrompt: false,
           ...(a.maxBytes ? { maxBytes: a.maxBytes } : {}),
           ...(a.maxLines ? { maxLines: a.maxLines } : {}),
           ...(a.maxSpillBytes ? { maxSpillBytes: a.maxSpillBytes } : {}),

@@ -10,6 +10,7 @@ import {
   applyUpdate,
   describeTruncation,
   exec,
+  start,
   type CaptureUpdate,
   type CaptureView,
 } from "../../src/capture/index.js";
@@ -44,6 +45,23 @@ describe("exec", () => {
     expect(r.text.length).toBeLessThan(spilled.length);
     expect(r.truncation).toMatchObject({ totalLines: 15000, outputLines: 2000, truncatedBy: "lines" });
     expect(r.exitCode).toBe(0);
+  });
+
+  it("waitingForInput: true while a pty command sits at a prompt or readline, false while it sleeps or without a pty", async () => {
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    for (const [command, pty, waiting] of [
+      ["read -p 'name? ' a", true, true],
+      ["PYTHON_BASIC_REPL=1 python3 -q", true, true],
+      ["sleep 30", true, false],
+      ["read a", false, false],
+    ] as const) {
+      const running = start(command, { pty, ...(pty ? {} : { stdin: "pipe" as const }) });
+      await pause(1500);
+      expect([command, running.waitingForInput()]).toEqual([command, waiting]);
+      running.kill();
+      await running.result.catch(() => undefined);
+      expect(running.waitingForInput()).toBe(false);
+    }
   });
 
   it("stdout and stderr are one view in arrival order", async () => {

@@ -62,6 +62,14 @@ describe("spool run", () => {
     expect(out.text).toBe("Command exited with code 1");
   });
 
+  it("--pty at a prompt waits for its --timeout: nobody here answers it, so nothing is handed over", () => {
+    const r = spool(["run", "-q", "--pty", "--timeout", "3", "--", "read -p 'Proceed? ' a"]);
+    expect(r.status).toBe(124);
+    expect(r.ms).toBeGreaterThanOrEqual(2900);
+    expect(r.stdout).toContain("Proceed? ");
+    expect(r.stdout).not.toContain("process_write");
+  });
+
   it("--timeout exits 124 (as GNU timeout) and sessions say 'timed out'", () => {
     const r = spool(["run", "--timeout", "1", "--", "sleep", "30"]);
     expect(r.ms).toBeLessThan(5000);

@@ -117,6 +117,36 @@ describe("background processes", () => {
     expect(status).toContain("exited with code 0");
   });
 
+  it("a pty command that stops at a prompt is handed over at once, and process_write answers it", async () => {
+    const { call } = await setup();
+    const started = Date.now();
+    const asked = await call("bash", { command: "echo starting; read -p 'Proceed? [y/N] ' a; echo answered $a", pty: true, timeout: 60 });
+    // at the prompt after a second of quiet, not after the 60 s timeout
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(textOf(asked)).toMatch(/^starting\nProceed\? \[y\/N\] \n\[process proc-\w+ is still running; process_output reads what it prints next\]\n/);
+    expect(textOf(asked)).toMatch(
+      /\[It is waiting for input on its terminal: answer with process_write \{"processId": "proc-\w+", "input": "…\\n"\}, or stop it with process_kill\.\]$/,
+    );
+    const id = processIdOf(asked);
+    let body = bodyOf(await call("process_write", { processId: id, input: "y\n", waitSeconds: 5 }));
+    let status = "";
+    for (let i = 0; i < 20 && !status.includes("exited"); i++) {
+      const read = await call("process_output", { processId: id, waitSeconds: 5 });
+      body += bodyOf(read);
+      status = textOf(read);
+    }
+    expect(body).toMatch(/^answered y\r?$/m);
+    expect(status).toContain("exited with code 0");
+  });
+
+  it("a quiet pty command that reads no input is not handed over; Python's REPL prompt is", async () => {
+    const { call } = await setup();
+    expect(textOf(await call("bash", { command: "sleep 2.5; echo done", pty: true }))).toBe("done\n");
+    const repl = await call("bash", { command: "PYTHON_BASIC_REPL=1 python3 -q", pty: true, timeout: 60 });
+    expect(textOf(repl)).toContain("[It is waiting for input on its terminal");
+    await call("process_kill", { processId: processIdOf(repl) });
+  });
+
   it("python3 -i under a pty answers print(6*7)", async () => {
     const { call } = await setup();
     const started = await call("bash", { command: "PYTHON_BASIC_REPL=1 python3 -i -q", background: true, pty: true });

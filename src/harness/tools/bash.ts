@@ -12,6 +12,7 @@ import {
   type CaptureUpdate,
   type CaptureView,
   type ExecResult,
+  type RunningCommand,
 } from "../../capture/index.js";
 import type { ToolOutput } from "../../output/index.js";
 import { mirrorUpdate } from "../capture-target.js";
@@ -75,6 +76,35 @@ export interface BashToolOptions {
   readonly rows?: number;
   /** Raw output a command may print once it spills; past it the command is stopped (spill.maxBytes). */
   readonly maxSpillBytes?: number;
+  /**
+   * A `pty` command that stops at a prompt (quiet, and reading its terminal) is handed over as a
+   * background process at once, so the model can answer it with process_write, instead of waiting
+   * for its timeout. Default true; `spool run`, which has no model to answer, turns it off.
+   */
+  readonly handOverAtPrompt?: boolean;
+}
+
+/** Quiet this long while reading its terminal, a pty command is at a prompt; checked this often. */
+const PROMPT_QUIET_MS = 1000;
+const PROMPT_POLL_MS = 200;
+
+/** Resolves once the command sits at a prompt; `cancel` stops watching. */
+function atPrompt(handle: RunningCommand): { promise: Promise<void>; cancel(): void } {
+  let last = Date.now();
+  const unsubscribe = handle.onActivity(() => (last = Date.now()));
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const promise = new Promise<void>((resolve) => {
+    timer = setInterval(() => {
+      if (Date.now() - last >= PROMPT_QUIET_MS && handle.waitingForInput()) resolve();
+    }, PROMPT_POLL_MS);
+  });
+  return {
+    promise,
+    cancel: () => {
+      clearInterval(timer);
+      unsubscribe();
+    },
+  };
 }
 
 // Node's timers hold at most 2^31-1 ms; a longer timeout would fire at once.
@@ -131,7 +161,7 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
     name: "bash",
     description:
       "Run a shell command. Output (stdout and stderr interleaved) is cleaned and bounded; when it is cut, the result says what was kept and names a file with the full output that the read tool can page through. " +
-      "For servers, watchers and long builds pass background: true (or yieldSeconds): the call returns with a processId and the command keeps running; read it with process_output, type into it with process_write (pty: true gives it a terminal, for prompts and REPLs), stop it with process_kill.",
+      "For servers, watchers and long builds pass background: true (or yieldSeconds): the call returns with a processId and the command keeps running; read it with process_output, type into it with process_write (pty: true gives it a terminal, for prompts and REPLs; a pty command that stops at a prompt returns at once with a processId to answer), stop it with process_kill.",
     parameters: {
       type: "object",
       properties: {
@@ -181,22 +211,31 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
         onUpdate: (u) => receiver(u),
       });
       try {
-        if (yieldMs !== undefined) {
+        // Handed over as a background process after yieldMs, or (on a pty) once it stops at a prompt.
+        const prompt = yieldMs === undefined && pty && options.handOverAtPrompt !== false ? atPrompt(handle) : undefined;
+        if (yieldMs !== undefined || prompt !== undefined) {
           let timer: ReturnType<typeof setTimeout> | undefined;
           const ended = await Promise.race([
             handle.result.then(
               () => true,
               () => true,
             ),
-            new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), yieldMs))),
+            prompt !== undefined
+              ? prompt.promise.then(() => false as const)
+              : new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), yieldMs))),
           ]);
           clearTimeout(timer);
+          prompt?.cancel();
           if (!ended) {
             signal.removeEventListener("abort", onAbort);
             const seed = structuredClone(out.state);
             const processId = ctx.processes.adopt({ handle, command: args.command, pty, seed, view, redirect: (r) => (receiver = r) });
             const first = await ctx.processes.read(processId, 0);
-            out.replace(formatProcessRead(first));
+            const note =
+              prompt !== undefined
+                ? `\n[It is waiting for input on its terminal: answer with process_write {"processId": "${processId}", "input": "…\\n"}, or stop it with process_kill.]`
+                : "";
+            out.replace(formatProcessRead(first) + note);
             out.details.processId = processId;
             if (first.spillPath !== undefined) out.details.spillPath = first.spillPath;
             return;
