@@ -10,8 +10,9 @@ export interface SessionRecord {
   command: string;
   cwd: string;
   pid: number;
-  /** Where `pid` ran: its host and PID namespace (absent in older records). */
+  /** Where `pid` ran: its host, boot id and PID namespace (absent in older records). */
   host?: string;
+  boot?: string;
   pidns?: string;
   startedAt: string;
   endedAt: string | null;

@@ -1,11 +1,15 @@
-// Which process writes a session, and whether it still runs. A pid means something only on the host
-// that recorded it and in its PID namespace: a container has its own, and its pid 1 is init on the
-// host. So an owner is recorded with its host and PID namespace, and judged:
-//   same host, same namespace (or one not recorded)  → the pid decides;
-//   same host, another namespace, seen from the initial one (the host, which sees every process of
+// Which process writes a session, and whether it still runs. A pid means something only on the
+// machine, in the boot and in the PID namespace that recorded it: a container has its own namespace
+// (and usually its own hostname), and its pid 1 is init on the host. So an owner is recorded with its
+// host, the kernel's boot id (the same inside every container of one machine, new at each boot) and its
+// PID namespace, and judged:
+//   another boot of this host                       → dead (nothing survives a reboot);
+//   another machine                                 → unknown: nothing here can tell;
+//   this machine, same namespace (or one not known) → the pid decides;
+//   this machine, another namespace, seen from the initial one (the host, which sees every process of
 //     every container) → alive while a process that is that pid inside that namespace exists;
-//   anything else (another host; a reader inside a container, which cannot see the host's
-//     processes) → unknown, which a lock respects.
+//   anything else (a reader inside a container, which cannot see the host's processes) → unknown.
+// A lock respects "unknown".
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { hostname } from "node:os";
 
@@ -13,6 +17,8 @@ export interface ProcessOwner {
   readonly pid: number;
   /** Absent in records written before hosts were recorded: taken as this host. */
   readonly host?: string;
+  /** /proc/sys/kernel/random/boot_id where the owner ran; absent where there is none to read. */
+  readonly boot?: string;
   /** `pid:[inode]` of /proc/self/ns/pid where the owner ran; absent where there is none to read. */
   readonly pidns?: string;
 }
@@ -34,10 +40,40 @@ function myNamespace(): string | undefined {
   return mine;
 }
 
+let myBootId: string | undefined | null = null;
+function myBoot(): string | undefined {
+  if (myBootId === null) {
+    try {
+      myBootId = readFileSync("/proc/sys/kernel/random/boot_id", "latin1").trim() || undefined;
+    } catch {
+      myBootId = undefined;
+    }
+  }
+  return myBootId;
+}
+
 /** This process as a session's owner. */
-export function currentOwner(): { pid: number; host: string; pidns?: string } {
+export function currentOwner(): { pid: number; host: string; boot?: string; pidns?: string } {
+  const boot = myBoot();
   const pidns = myNamespace();
-  return { pid: process.pid, host: hostname(), ...(pidns !== undefined ? { pidns } : {}) };
+  return { pid: process.pid, host: hostname(), ...(boot !== undefined ? { boot } : {}), ...(pidns !== undefined ? { pidns } : {}) };
+}
+
+/** Where the owner ran, seen from here. */
+function placeOf(owner: ProcessOwner): "this machine" | "earlier boot" | "elsewhere" {
+  const sameHost = owner.host === undefined || owner.host === hostname();
+  const boot = myBoot();
+  if (owner.boot === undefined || boot === undefined) return sameHost ? "this machine" : "elsewhere";
+  if (owner.boot === boot) return "this machine";
+  return sameHost ? "earlier boot" : "elsewhere";
+}
+
+/** Words for where a live or unknown owner runs, for a message: "" when it is this host's own process. */
+export function ownerPlace(owner: ProcessOwner): string {
+  if (placeOf(owner) !== "this machine") return owner.host ?? "another host";
+  const here = myNamespace();
+  if (owner.pidns === undefined || here === undefined || owner.pidns === here) return owner.host === undefined || owner.host === hostname() ? "" : owner.host;
+  return `${owner.host !== undefined && owner.host !== hostname() ? `${owner.host}, ` : ""}a container on this machine (another PID namespace)`;
 }
 
 function pidAlive(pid: number): boolean {
@@ -86,9 +122,15 @@ function nestedProcessAlive(pid: number, pidns: string): boolean | undefined {
 }
 
 export function ownerLiveness(owner: ProcessOwner): Liveness {
-  if (owner.host !== undefined && owner.host !== hostname()) return "unknown";
+  const place = placeOf(owner);
+  if (place === "earlier boot") return "dead";
+  if (place === "elsewhere") return "unknown";
   const here = myNamespace();
-  if (owner.pidns === undefined || here === undefined || owner.pidns === here) return pidAlive(owner.pid) ? "alive" : "dead";
+  if (owner.pidns === undefined || here === undefined || owner.pidns === here) {
+    // The same machine by its boot id but another hostname, with no namespace to tell: nothing to go by.
+    if (owner.host !== undefined && owner.host !== hostname()) return "unknown";
+    return pidAlive(owner.pid) ? "alive" : "dead";
+  }
   if (here !== INITIAL_NAMESPACE) return "unknown";
   const alive = nestedProcessAlive(owner.pid, owner.pidns);
   return alive === undefined ? "unknown" : alive ? "alive" : "dead";

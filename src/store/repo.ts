@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { SessionExistsError, SessionLockedError, SessionNotFoundError } from "./errors.js";
 import { checkSessionId, ensureDir, isSessionId, sidecarDir } from "./layout.js";
 import { lockHolder } from "./jsonl/lock.js";
+import { ownerPlace } from "./process-owner.js";
 import { encodeHeader, encodeTransaction } from "./jsonl/records.js";
 import { loadSession } from "./jsonl/replay.js";
 import { createWithHeader, newSessionHeader, openJsonlStore } from "./jsonl/store.js";
@@ -103,12 +104,12 @@ export function openSessionRepo(
       const s = existing(id);
       if (backend === "jsonl") {
         const holder = lockHolder(`${s.file}.lock`);
-        if (holder !== undefined) throw new SessionLockedError(s.file, holder.pid, holder.host);
+        if (holder !== undefined) throw new SessionLockedError(s.file, holder.pid, ownerPlace(holder));
         rmSync(s.file);
         rmSync(sidecarDir(s.file), { recursive: true, force: true });
       } else {
         const holder = lockHolder(`${s.file}.lock`);
-        if (holder !== undefined) throw new SessionLockedError(s.file, holder.pid, holder.host);
+        if (holder !== undefined) throw new SessionLockedError(s.file, holder.pid, ownerPlace(holder));
         rmSync(s.file);
       }
       rmSync(s.dir, { recursive: true, force: true });

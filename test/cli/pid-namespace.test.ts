@@ -32,16 +32,20 @@ type Row = { id: string; status: string };
 const sessions = (cwd: string): Row[] => JSON.parse(runSpool(["sessions", "--json"], { cwd }).stdout) as Row[];
 
 describe.skipIf(!canUnshare)("a session recorded in another PID namespace", () => {
-  it("is live while its namespace runs, and interrupted, its lock broken, once the namespace is gone", async () => {
+  it.each([
+    { name: "sharing the host's hostname", hostname: undefined, where: "a container on this machine (another PID namespace)" },
+    // Docker's default: a hostname of its own. The kernel's boot id still says it is this machine.
+    { name: "with a hostname of its own", hostname: "spool-test-ctr", where: "spool-test-ctr, a container on this machine (another PID namespace)" },
+  ])("$name: live while its namespace runs, and interrupted, its lock broken, once the namespace is gone", async ({ hostname, where }) => {
     const cwd = tempDir("spool-pidns-");
     // node is pid 1 of the new namespace: what a container's entry point is.
+    const entry = [process.execPath, SPOOL_BIN, "run", "-q", "--", "echo inside; sleep 60"];
     const container = spawn(
       "unshare",
-      ["--pid", "--fork", "--kill-child", "--mount-proc", process.execPath, SPOOL_BIN, "run", "-q", "--", "echo inside; sleep 60"],
-      {
-        cwd,
-        stdio: "ignore",
-      },
+      hostname === undefined
+        ? ["--pid", "--fork", "--kill-child", "--mount-proc", ...entry]
+        : ["--pid", "--uts", "--fork", "--kill-child", "--mount-proc", "sh", "-c", `hostname ${hostname} && exec "$@"`, "sh", ...entry],
+      { cwd, stdio: "ignore" },
     );
     containers.push(container);
     const lock = (): string | undefined => {
@@ -53,15 +57,17 @@ describe.skipIf(!canUnshare)("a session recorded in another PID namespace", () =
       }
     };
     await until(() => lock() !== undefined && sessions(cwd)[0]?.status === "running", "the run in the namespace to start", 10_000);
-    const owner = JSON.parse(lock()!) as { pid: number; pidns?: string };
+    const owner = JSON.parse(lock()!) as { pid: number; host: string; boot?: string; pidns?: string };
     expect(owner.pid).toBe(1);
     expect(owner.pidns).toMatch(/^pid:\[\d+\]$/);
+    expect(owner.boot).toBe(readFileSync("/proc/sys/kernel/random/boot_id", "latin1").trim());
+    if (hostname !== undefined) expect(owner.host).toBe(hostname);
     const [{ id }] = sessions(cwd) as [Row];
 
     // Live: the lock is respected, and the message says where its holder is.
     const refused = runSpool(["run", "-q", "--session", id, "--", "echo outside"], { cwd });
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toContain("is open in process 1 on this host, in another PID namespace (a container)");
+    expect(refused.stderr).toContain(`is open in process 1 on ${where}`);
 
     // The container goes: unshare SIGKILLs its init (--kill-child), which takes the namespace with it.
     container.kill("SIGKILL");

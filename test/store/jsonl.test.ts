@@ -348,6 +348,16 @@ describe("JSONL single-writer lock", () => {
     await store.close();
   });
 
+  it("a lock from an earlier boot of this host is cleared, though its pid is alive now", async () => {
+    const main = newMain();
+    await (await openJsonlStore(main)).close();
+    const host = (await import("node:os")).hostname();
+    writeFileSync(`${main}.lock`, JSON.stringify({ pid: 1, host, boot: "00000000-0000-0000-0000-000000000000", nonce: "0123456789abcdef" }));
+    const store = await openJsonlStore(main);
+    expect(JSON.parse(readFileSync(`${main}.lock`, "utf8")).pid).toBe(process.pid);
+    await store.close();
+  });
+
   it("a live lock held by another process is respected and a dead one's is cleared", async () => {
     const main = newMain();
     await (await openJsonlStore(main)).close();

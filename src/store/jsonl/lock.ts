@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { fullDiskAs, SessionLockedError } from "../errors.js";
-import { currentOwner, ownerLiveness, type ProcessOwner } from "../process-owner.js";
+import { currentOwner, ownerLiveness, ownerPlace, type ProcessOwner } from "../process-owner.js";
 
 interface LockOwner extends ProcessOwner {
   readonly host: string;
@@ -61,9 +61,7 @@ export function acquireLock(lockPath: string, sessionFile: string): () => void {
       // so is a live pid.
       const liveness = owner === undefined ? "dead" : ownerLiveness(owner);
       if (owner !== undefined && liveness !== "dead") {
-        const elsewhere = owner.pidns !== undefined && me.pidns !== undefined && owner.pidns !== me.pidns;
-        const where = owner.host !== me.host ? owner.host : elsewhere ? "this host, in another PID namespace (a container)" : "";
-        throw new SessionLockedError(sessionFile, owner.pid, where, lockPath);
+        throw new SessionLockedError(sessionFile, owner.pid, ownerPlace(owner), lockPath);
       }
       // Stale (dead owner, or a torn lock file that link() can never produce): move it aside, and
       // if what we moved is not what we judged stale, someone else took the lock meanwhile: put it back.
