@@ -6,6 +6,7 @@ import type { Store, RepoBackend } from "../store/index.js";
 import {
   contextConfigFromOptions,
   DEFAULT_RECALL_MAX_CHARS,
+  ConfigError,
   MIN_RECALL_MAX_CHARS,
   type ContextConfig,
   type PrepareReport,
@@ -81,6 +82,14 @@ export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spo
   // SpoolOptionError (SPOOL_AI_SDK_OPTION), or ConfigError (SPOOL_CONTEXT_CONFIG) for `context`.
   checkSpoolOptions(options);
   const config: ContextConfig = contextConfigFromOptions(options.context ?? {});
+  if (config.turnBudgetChars < MIN_RECALL_MAX_CHARS) {
+    // A recall answer must fit in one turn's budget, or prepareStep cuts it into a preview that names
+    // the same text again; answers page in parts of at least MIN_RECALL_MAX_CHARS.
+    throw new ConfigError(
+      options.context?.turnBudgetChars !== undefined ? "context.turnBudgetChars" : "SPOOL_TOOL_RESULT_BUDGET_CHARS",
+      `is ${config.turnBudgetChars}, below ${MIN_RECALL_MAX_CHARS}: a recall answer (at least ${MIN_RECALL_MAX_CHARS} chars a part) must fit in one turn, so set it ≥ ${MIN_RECALL_MAX_CHARS}.`,
+    );
+  }
   const session = await openAgentSession({
     label: options.label ?? "ai-sdk",
     ...(options.root !== undefined ? { root: options.root } : {}),
@@ -95,7 +104,7 @@ export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spo
       ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
       // A recall answer fits in one turn's budget, so prepareStep never cuts it into a preview of
       // itself (which would name the same text to recall again): paging reaches every character.
-      recallMaxChars: Math.max(MIN_RECALL_MAX_CHARS, Math.min(DEFAULT_RECALL_MAX_CHARS, config.turnBudgetChars)),
+      recallMaxChars: Math.min(DEFAULT_RECALL_MAX_CHARS, config.turnBudgetChars),
     },
   });
   const tools: Record<string, SpoolTool> = {};

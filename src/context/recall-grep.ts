@@ -3,6 +3,7 @@
 // line's length, the characters shown and the exact calls for the rest of the line and for its later
 // matches (offset=LINE column=CHAR). The scan stops at its time budget or an abort, checked every
 // 64 KiB of text and after every long line, and its header says where to resume.
+import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from "../capture/index.js";
 import { RecallError } from "./errors.js";
 import type { LineMatcher } from "./grep.js";
 import { GREP_LINE_MAX, GREP_WINDOW, GREP_WINDOW_BEFORE, HEADER_RESERVE } from "./recall-limits.js";
@@ -111,12 +112,4 @@ function grepArgument(pattern: string): string {
 function shownPattern(source: string): string {
   const oneLine = source.replace(/\r/g, "\\r").replace(/\n/g, "\\n");
   return oneLine.length > 100 ? `${oneLine.slice(0, 100)}…` : oneLine;
-}
-
-function isHigh(c: number): boolean {
-  return c >= 0xd800 && c <= 0xdbff;
-}
-
-function isLow(c: number): boolean {
-  return c >= 0xdc00 && c <= 0xdfff;
 }

@@ -2,6 +2,7 @@
 // and a line too long for the page shown as a slice whose header says which characters it holds and
 // the exact call for the rest (offset=LINE column=CHAR). The body is the text's own characters, so
 // the bodies of pages followed by their advertised next calls put end to end give back the original.
+import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from "../capture/index.js";
 import { describeLinePart } from "./line-part.js";
 import { HEADER_RESERVE } from "./recall-limits.js";
 import type { LineIndex } from "./recall-lines.js";
@@ -53,12 +54,4 @@ export function pageLines(marker: string, content: string, lines: LineIndex, req
           ` Next: recall ${marker} offset=${shownTo + 1}${limitArg}.`
         : " This is the end.";
   return `[recall ${marker}: lines ${from + 1}-${shownTo} of ${total} (${content.length} chars)${where}${cut}.${next}]\n${content.slice(start, end)}`;
-}
-
-function isHigh(c: number): boolean {
-  return c >= 0xd800 && c <= 0xdbff;
-}
-
-function isLow(c: number): boolean {
-  return c >= 0xdc00 && c <= 0xdfff;
 }

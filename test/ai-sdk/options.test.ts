@@ -69,6 +69,12 @@ it.each<[string, () => CreateSpoolOptions, string, RegExp]>([
     "SPOOL_CONTEXT_CONFIG",
     /^context\.maxResultChars: expected a whole number .*, got 0\b/,
   ],
+  [
+    "context.turnBudgetChars below a recall answer's smallest part",
+    () => ({ context: { turnBudgetChars: 8000 } }),
+    "SPOOL_CONTEXT_CONFIG",
+    /^context\.turnBudgetChars: is 8000, below 16384: a recall answer .* must fit in one turn, so set it ≥ 16384\.$/,
+  ],
   ["context.maxResultChars -5", () => ({ context: { maxResultChars: -5 } }), "SPOOL_CONTEXT_CONFIG", /context\.maxResultChars: .* got -5\b/],
   ["context.maxResultChars NaN", () => ({ context: { maxResultChars: Number.NaN } }), "SPOOL_CONTEXT_CONFIG", /context\.maxResultChars: .* got NaN/],
   [
@@ -120,7 +126,7 @@ it("limits.maxSpillBytes stops a runaway command: the bash tool's result says wh
   let last: unknown;
   for await (const output of execute({ command: "yes 'runaway output'" }, { toolCallId: "t1", messages: [] })) last = output;
   const result = JSON.stringify(last);
-  expect(result).toMatch(/the command printed more than 1\.9 MB, the most its spill may keep \(spill\.maxBytes, --max-spill\)/);
+  expect(result).toMatch(/the command printed more than 2,000,000 bytes, the most its spill may keep \(spill\.maxBytes, --max-spill\)/);
 });
 
 it("an explicit context option wins over a bad environment variable for the same setting", async () => {

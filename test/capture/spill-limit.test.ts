@@ -40,7 +40,7 @@ describe.each([
     const running = start("yes 'a line of runaway output' & wait", { capture: { spill: { dir, direct, maxBytes: 8 * MiB } } });
     const err = await failureOf(running.result);
     expect(err.code).toBe("SPOOL_CAPTURE_SPILL_LIMIT");
-    expect(err.message).toMatch(/printed more than 8\.0 MB, the most its spill may keep \(spill\.maxBytes, --max-spill\)/);
+    expect(err.message).toMatch(/printed more than 8,388,608 bytes, the most its spill may keep \(spill\.maxBytes, --max-spill\)/);
     const file = spillFileOf(dir);
     expect(err.message).toContain(JSON.stringify(file));
     // Kept up to the limit; a little past it at most (a read, or the command's own writes in flight).

@@ -99,7 +99,7 @@ describe("spool run", () => {
     expect(r.status).toBe(1);
     const spill = /in "(\/\S+\/\.spool\/sessions\/[^/]+\/spill\/call-1\.log)"/.exec(r.stdout)?.[1];
     expect(r.stdout).toMatch(
-      /\nthe command printed more than 2\.9 MB, the most its spill may keep \(spill\.maxBytes, --max-spill\), so its process group was killed\. .*\nSession: \S+\n$/,
+      /\nthe command printed more than 3,000,000 bytes, the most its spill may keep \(spill\.maxBytes, --max-spill\), so its process group was killed\. .*\nSession: \S+\n$/,
     );
     expect(statSync(spill!).size).toBeGreaterThanOrEqual(3_000_000);
   });

@@ -2,7 +2,7 @@
 // process_write (input, then what is new), process_kill and process_list. Every argument comes from
 // a model, so each is checked and refused with one clear sentence.
 import { formatBytes } from "../../capture/index.js";
-import { describeStatus, MAX_WAIT_SECONDS, type ProcessRead } from "../processes.js";
+import { describeStatus, MAX_WAIT_SECONDS, type ProcessRead, type ProcessStatus } from "../processes.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
 
 export interface ProcessOutputArgs {
@@ -29,6 +29,13 @@ export function formatProcessRead(r: ProcessRead): string {
   const s = r.status;
   parts.push(`[${describeStatus(r.processId, s)}${s.state === "running" ? "; process_output reads what it prints next" : ""}]`);
   return parts.join("");
+}
+
+/** One line per process: a stopped one gives the first sentence of why (process_output has it all). */
+function listedStatus(processId: string, s: ProcessStatus): string {
+  if (s.state === "running") return "running";
+  const text = describeStatus(processId, s).replace(/^process \S+ /, "");
+  return s.state === "failed" ? text.replace(/\. .*$/s, "") : text;
 }
 
 function bad(tool: string, message: string): HarnessError {
@@ -118,12 +125,7 @@ export function createProcessTools(): ToolDefinition<never>[] {
       out.replace(
         all.length === 0
           ? "No background processes.\n"
-          : all
-              .map(
-                (p) =>
-                  `${p.processId}  ${p.status.state === "running" ? "running" : describeStatus(p.processId, p.status).replace(/^process \S+ /, "")}  ${p.pty ? "[pty] " : ""}${p.command}\n`,
-              )
-              .join(""),
+          : all.map((p) => `${p.processId}  ${listedStatus(p.processId, p.status)}  ${p.pty ? "[pty] " : ""}${p.command}\n`).join(""),
       );
       out.details.processes = all.map((p) => ({
         processId: p.processId,
