@@ -10,10 +10,11 @@ export interface SessionRecord {
   command: string;
   cwd: string;
   pid: number;
-  /** Where `pid` ran: its host, boot id and PID namespace (absent in older records). */
+  /** Where and when `pid` ran: its host, boot id, PID namespace and start time (absent in older records). */
   host?: string;
   boot?: string;
   pidns?: string;
+  start?: number;
   startedAt: string;
   endedAt: string | null;
   status: SessionStatus;

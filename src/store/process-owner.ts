@@ -21,6 +21,11 @@ export interface ProcessOwner {
   readonly boot?: string;
   /** `pid:[inode]` of /proc/self/ns/pid where the owner ran; absent where there is none to read. */
   readonly pidns?: string;
+  /**
+   * When the owner started, in clock ticks since boot (field 22 of /proc/PID/stat, the same seen from
+   * any namespace): a pid taken again by another process, after the owner died, does not match it.
+   */
+  readonly start?: number;
 }
 
 export type Liveness = "alive" | "dead" | "unknown";
@@ -52,11 +57,30 @@ function myBoot(): string | undefined {
   return myBootId;
 }
 
+/** Field 22 of a /proc/PID/stat (`self` or a pid), with its state; undefined when it cannot be read. */
+function statOf(pid: string): { state: string; start: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    // after the command name in parentheses: state (field 3) … starttime (field 22)
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { state: fields[0]!, start: Number(fields[19]) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** This process as a session's owner. */
-export function currentOwner(): { pid: number; host: string; boot?: string; pidns?: string } {
+export function currentOwner(): { pid: number; host: string; boot?: string; pidns?: string; start?: number } {
   const boot = myBoot();
   const pidns = myNamespace();
-  return { pid: process.pid, host: hostname(), ...(boot !== undefined ? { boot } : {}), ...(pidns !== undefined ? { pidns } : {}) };
+  const start = statOf("self")?.start;
+  return {
+    pid: process.pid,
+    host: hostname(),
+    ...(boot !== undefined ? { boot } : {}),
+    ...(pidns !== undefined ? { pidns } : {}),
+    ...(start !== undefined && Number.isFinite(start) ? { start } : {}),
+  };
 }
 
 /** Where the owner ran, seen from here. */
@@ -91,9 +115,10 @@ const INITIAL_NAMESPACE = "pid:[4026531836]";
 
 /**
  * Whether a process that is `pid` inside namespace `pidns` runs (not a zombie), looked for from the
- * initial namespace; undefined when a candidate's namespace could not be read.
+ * initial namespace: by its start time when the owner recorded one (readable for anyone), else by its
+ * namespace (readable only for one's own processes); undefined when a candidate could not be told.
  */
-function nestedProcessAlive(pid: number, pidns: string): boolean | undefined {
+function nestedProcessAlive(pid: number, pidns: string, start: number | undefined): boolean | undefined {
   let entries: string[];
   try {
     entries = readdirSync("/proc");
@@ -112,6 +137,10 @@ function nestedProcessAlive(pid: number, pidns: string): boolean | undefined {
     const nspid = /^NSpid:\s*(.*)$/m.exec(status)?.[1]?.trim().split(/\s+/);
     if (nspid === undefined) return undefined; // a kernel older than 4.1 says nothing of namespaces
     if (nspid.length < 2 || Number(nspid[nspid.length - 1]) !== pid || /^State:\s*Z/m.test(status)) continue;
+    if (start !== undefined) {
+      if (statOf(entry)?.start === start) return true;
+      continue;
+    }
     try {
       if (readlinkSync(`/proc/${entry}/ns/pid`) === pidns) return true;
     } catch (e) {
@@ -129,9 +158,12 @@ export function ownerLiveness(owner: ProcessOwner): Liveness {
   if (owner.pidns === undefined || here === undefined || owner.pidns === here) {
     // The same machine by its boot id but another hostname, with no namespace to tell: nothing to go by.
     if (owner.host !== undefined && owner.host !== hostname()) return "unknown";
-    return pidAlive(owner.pid) ? "alive" : "dead";
+    if (!pidAlive(owner.pid)) return "dead";
+    // its pid, taken again by another process since it died
+    const now = owner.start !== undefined ? statOf(String(owner.pid)) : undefined;
+    return now !== undefined && now.start !== owner.start ? "dead" : "alive";
   }
   if (here !== INITIAL_NAMESPACE) return "unknown";
-  const alive = nestedProcessAlive(owner.pid, owner.pidns);
+  const alive = nestedProcessAlive(owner.pid, owner.pidns, owner.start);
   return alive === undefined ? "unknown" : alive ? "alive" : "dead";
 }

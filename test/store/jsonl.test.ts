@@ -358,6 +358,26 @@ describe("JSONL single-writer lock", () => {
     await store.close();
   });
 
+  it("a lock whose pid was taken again by another process (its start time differs) is cleared; with the holder's own start time it is respected", async () => {
+    const main = newMain();
+    await (await openJsonlStore(main)).close();
+    const holder = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    try {
+      const host = (await import("node:os")).hostname();
+      const stat = readFileSync(`/proc/${holder.pid}/stat`, "latin1");
+      const start = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+      writeFileSync(`${main}.lock`, JSON.stringify({ pid: holder.pid, host, start, nonce: "n" }));
+      await expect(openJsonlStore(main)).rejects.toThrow(`open in process ${holder.pid}`);
+      writeFileSync(`${main}.lock`, JSON.stringify({ pid: holder.pid, host, start: start - 1, nonce: "n" }));
+      const store = await openJsonlStore(main);
+      expect(JSON.parse(readFileSync(`${main}.lock`, "utf8"))).toMatchObject({ pid: process.pid, start: expect.any(Number) });
+      await store.close();
+    } finally {
+      holder.kill("SIGKILL");
+      await new Promise((r) => holder.once("exit", r));
+    }
+  });
+
   it("a live lock held by another process is respected and a dead one's is cleared", async () => {
     const main = newMain();
     await (await openJsonlStore(main)).close();
