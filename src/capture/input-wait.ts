@@ -31,7 +31,10 @@ function readingTerminal(pid: string, calls: { read: number[]; select: number[] 
       .split(" ")
       .map((f) => Number.parseInt(f, f.startsWith("0x") ? 16 : 10));
     const fd = calls.read.includes(nr!) ? arg0! : calls.select.includes(nr!) && arg0 === 1 ? 0 : -1;
-    return fd >= 0 && readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("/dev/pts/");
+    if (fd < 0) return false;
+    // its terminal as stdin, or opened again as /dev/tty (ssh's and sudo's password prompts)
+    const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    return target.startsWith("/dev/pts/") || target === "/dev/tty";
   } catch {
     return false;
   }

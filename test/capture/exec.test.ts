@@ -52,6 +52,7 @@ describe("exec", () => {
     for (const [command, pty, waiting] of [
       ["read -p 'name? ' a", true, true],
       ["PYTHON_BASIC_REPL=1 python3 -q", true, true],
+      ["read -s pass < /dev/tty", true, true],
       ["sleep 30", true, false],
       ["read a", false, false],
     ] as const) {
