@@ -219,7 +219,10 @@ async function run(a: RunArgs): Promise<number> {
           retain: a.retain,
           pty: a.pty,
           // nobody here answers a prompt: the command waits for its input, or its --timeout
-          handOverAtPrompt: false,
+          atPrompt: () =>
+            process.stderr.write(
+              `spool run: the command is waiting for input on its terminal, and nothing types into it here; ${a.timeoutMs !== undefined ? "it ends at its --timeout" : "press Ctrl-C to stop it"}, or give it its input in the command (e.g. \`yes | …\`, a here-string).\n`,
+            ),
           ...(a.maxBytes ? { maxBytes: a.maxBytes } : {}),
           ...(a.maxLines ? { maxLines: a.maxLines } : {}),
           ...(a.maxSpillBytes ? { maxSpillBytes: a.maxSpillBytes } : {}),

@@ -68,6 +68,9 @@ describe("spool run", () => {
     expect(r.ms).toBeGreaterThanOrEqual(2900);
     expect(r.stdout).toContain("Proceed? ");
     expect(r.stdout).not.toContain("process_write");
+    expect(r.stderr).toContain(
+      "spool run: the command is waiting for input on its terminal, and nothing types into it here; it ends at its --timeout, or give it its input in the command",
+    );
   });
 
   it("--timeout exits 124 (as GNU timeout) and sessions say 'timed out'", () => {

@@ -77,11 +77,12 @@ export interface BashToolOptions {
   /** Raw output a command may print once it spills; past it the command is stopped (spill.maxBytes). */
   readonly maxSpillBytes?: number;
   /**
-   * A `pty` command that stops at a prompt (quiet, and reading its terminal) is handed over as a
-   * background process at once, so the model can answer it with process_write, instead of waiting
-   * for its timeout. Default true; `spool run`, which has no model to answer, turns it off.
+   * What happens when a `pty` command stops at a prompt (quiet, and reading its terminal). Default
+   * "hand over": it becomes a background process at once, so the model can answer it with
+   * process_write, instead of waiting for its timeout. A function is called once instead, and the
+   * call goes on waiting (`spool run`, where nobody answers, says so on stderr).
    */
-  readonly handOverAtPrompt?: boolean;
+  readonly atPrompt?: "hand over" | (() => void);
 }
 
 /** Quiet this long while reading its terminal, a pty command is at a prompt; checked this often. */
@@ -95,7 +96,9 @@ function atPrompt(handle: RunningCommand): { promise: Promise<void>; cancel(): v
   let timer: ReturnType<typeof setInterval> | undefined;
   const promise = new Promise<void>((resolve) => {
     timer = setInterval(() => {
-      if (Date.now() - last >= PROMPT_QUIET_MS && handle.waitingForInput()) resolve();
+      if (Date.now() - last < PROMPT_QUIET_MS || !handle.waitingForInput()) return;
+      clearInterval(timer);
+      resolve();
     }, PROMPT_POLL_MS);
   });
   return {
@@ -210,9 +213,13 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
         },
         onUpdate: (u) => receiver(u),
       });
+      // On a pty, a prompt hands the command over (or is reported, with atPrompt a function).
+      const watch = yieldMs === undefined && pty ? atPrompt(handle) : undefined;
+      const onPrompt = options.atPrompt;
+      if (watch !== undefined && typeof onPrompt === "function") void watch.promise.then(onPrompt);
+      const prompt = typeof onPrompt === "function" ? undefined : watch;
       try {
-        // Handed over as a background process after yieldMs, or (on a pty) once it stops at a prompt.
-        const prompt = yieldMs === undefined && pty && options.handOverAtPrompt !== false ? atPrompt(handle) : undefined;
+        // Handed over as a background process after yieldMs, or at a prompt.
         if (yieldMs !== undefined || prompt !== undefined) {
           let timer: ReturnType<typeof setTimeout> | undefined;
           const ended = await Promise.race([
@@ -243,6 +250,7 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
         }
         finish(out, await handle.result, output.retain, timeout);
       } finally {
+        watch?.cancel();
         signal.removeEventListener("abort", onAbort);
       }
     },
