@@ -37,7 +37,14 @@ export interface CreateSpoolOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** bash's bounded view (defaults: tail, 50 KiB, 2000 lines). */
   /** bash's window, and `maxSpillBytes`: what a command may print before it is stopped (default: no limit). */
-  readonly limits?: { readonly maxBytes?: number; readonly maxLines?: number; readonly maxSpillBytes?: number; readonly retain?: "head" | "tail" };
+  readonly limits?: {
+    readonly maxBytes?: number;
+    readonly maxLines?: number;
+    readonly maxSpillBytes?: number;
+    /** Free space a command's spill must leave on its disk (default 256 MiB; 0 turns the check off). */
+    readonly minFreeBytes?: number;
+    readonly retain?: "head" | "tail";
+  };
   /** Seconds, for bash calls that give no timeout (default: none). */
   readonly timeout?: number;
   /**

@@ -31,15 +31,17 @@ export function checkSpoolOptions(options: CheckedOptions): void {
     throw new SpoolOptionError("timeout", `must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got ${show(timeout)}.`);
   }
   if (limits !== undefined) {
-    if (!isObject(limits)) throw new SpoolOptionError("limits", `must be an object { maxBytes, maxLines, maxSpillBytes, retain }, got ${show(limits)}.`);
+    if (!isObject(limits))
+      throw new SpoolOptionError("limits", `must be an object { maxBytes, maxLines, maxSpillBytes, minFreeBytes, retain }, got ${show(limits)}.`);
     for (const [name, value] of Object.entries(limits)) {
-      if (name === "maxBytes" || name === "maxLines" || name === "maxSpillBytes") {
-        if (value !== undefined && !isWholeNumberIn(value, 1))
-          throw new SpoolOptionError(`limits.${name}`, `must be ${wholeNumberRange(1)}, got ${show(value)}.`);
+      if (name === "maxBytes" || name === "maxLines" || name === "maxSpillBytes" || name === "minFreeBytes") {
+        const min = name === "minFreeBytes" ? 0 : 1;
+        if (value !== undefined && !isWholeNumberIn(value, min))
+          throw new SpoolOptionError(`limits.${name}`, `must be ${wholeNumberRange(min)}, got ${show(value)}.`);
       } else if (name === "retain") {
         if (value !== undefined && value !== "head" && value !== "tail")
           throw new SpoolOptionError("limits.retain", `must be "head" or "tail", got ${show(value)}.`);
-      } else throw new SpoolOptionError(`limits.${name}`, "is not a limit; the limits are maxBytes, maxLines, maxSpillBytes and retain.");
+      } else throw new SpoolOptionError(`limits.${name}`, "is not a limit; the limits are maxBytes, maxLines, maxSpillBytes, minFreeBytes and retain.");
     }
   }
   if (cwd !== undefined) {

@@ -92,8 +92,8 @@ export class SpillLimitError extends CaptureError {
             `was killed. What it printed up to then is in ${JSON.stringify(path)}. Have it print less (filter it, or write to a file of its own and ` +
             "read that in parts), or raise the limit."
         : `the disk holding ${JSON.stringify(path)} is down to ${formatBytes(limit.freeBytes)} free (spool leaves ${formatBytes(limit.minFreeBytes)}: ` +
-            "spill.minFreeBytes), so the command's process group was killed before its output filled the disk. " +
-            "What it printed up to then is in that file. Free some space, or limit what the command prints.",
+            "spill.minFreeBytes, --min-free), so the command's process group was killed before its output filled the disk. " +
+            "What it printed up to then is in that file. Free some space, limit what the command prints, or lower the reserve.",
     );
   }
 }

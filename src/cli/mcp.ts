@@ -11,7 +11,7 @@ import { postgresRepoOptions } from "./run-postgres.js";
 import { STORE, storeTarget } from "./store-option.js";
 import { defineCommand, intOption } from "./command.js";
 import { directorySize, newSessionView, reduceSessionView, type CallRun, type SessionSummary, type SessionView } from "./session-view.js";
-import { MAX_SPILL, MAX_SPILL_BYTES, MAX_WINDOW_BYTES, MAX_WINDOW_LINES, ROOT } from "./shared-options.js";
+import { MAX_SPILL, MAX_SPILL_BYTES, MAX_WINDOW_BYTES, MAX_WINDOW_LINES, MIN_FREE, ROOT } from "./shared-options.js";
 import { UsageError } from "./usage-error.js";
 import { startViewerServer, type ViewerServer } from "./viewer-server.js";
 
@@ -22,7 +22,7 @@ function packageVersion(): string {
 export const mcpCommand = defineCommand({
   name: "mcp",
   summary: "serve spool's tools (bash, read, background processes) to an MCP client over stdio, recorded as a session",
-  synopsis: "[--root DIR] [--store STORE] [--cwd DIR] [--max-bytes N] [--max-lines N] [--max-spill N] [--timeout SECONDS] [--serve[=PORT]]",
+  synopsis: "[--root DIR] [--store STORE] [--cwd DIR] [--max-bytes N] [--max-lines N] [--max-spill N] [--min-free N] [--timeout SECONDS] [--serve[=PORT]]",
   description:
     "Runs an MCP server on stdio offering spool's tools: bash (bounded, cleaned output with a lossless\n" +
     "spill file; background: true keeps a server or watcher running), read (pages through any text\n" +
@@ -36,6 +36,7 @@ export const mcpCommand = defineCommand({
     "max-bytes": { type: "string", value: "N", help: "bash keeps at most N bytes of cleaned text (default 51200)" },
     "max-lines": { type: "string", value: "N", help: "bash keeps at most N lines (default 2000)" },
     "max-spill": MAX_SPILL,
+    "min-free": MIN_FREE,
     timeout: { type: "string", value: "SECONDS", help: "default timeout of bash calls that give none" },
     serve: { type: "string", value: "PORT", optionalValue: true, help: "also serve the live viewer for this session (its URL goes to stderr)" },
     http: {
@@ -48,6 +49,7 @@ export const mcpCommand = defineCommand({
     const maxBytes = intOption("max-bytes", values["max-bytes"], 1, MAX_WINDOW_BYTES);
     const maxLines = intOption("max-lines", values["max-lines"], 1, MAX_WINDOW_LINES);
     const maxSpillBytes = intOption("max-spill", values["max-spill"], 1, MAX_SPILL_BYTES);
+    const minFreeBytes = intOption("min-free", values["min-free"], 0, MAX_SPILL_BYTES);
     const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
     if (timeout !== undefined && !(timeout > 0 && timeout <= 2_147_483))
       throw new UsageError(`--timeout needs a number of seconds above 0 and at most 2147483, got "${values.timeout}"`);
@@ -74,6 +76,7 @@ export const mcpCommand = defineCommand({
         ...(maxBytes !== undefined ? { maxBytes } : {}),
         ...(maxLines !== undefined ? { maxLines } : {}),
         ...(maxSpillBytes !== undefined ? { maxSpillBytes } : {}),
+        ...(minFreeBytes !== undefined ? { minFreeBytes } : {}),
         ...(timeout !== undefined ? { timeout } : {}),
       },
     });

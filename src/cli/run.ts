@@ -42,7 +42,7 @@ import {
   type SessionSummary,
   type SessionView,
 } from "./session-view.js";
-import { MAX_SPILL, MAX_SPILL_BYTES, MAX_WINDOW_BYTES, MAX_WINDOW_LINES, ROOT } from "./shared-options.js";
+import { MAX_SPILL, MAX_SPILL_BYTES, MAX_WINDOW_BYTES, MAX_WINDOW_LINES, MIN_FREE, ROOT } from "./shared-options.js";
 import { STORE, storeTarget, type StoreTarget } from "./store-option.js";
 import { finishPostgresRun, postgresRepoOptions } from "./run-postgres.js";
 import { createSpillTail } from "./spill-tail.js";
@@ -56,6 +56,7 @@ const OPTIONS = {
   tail: { type: "boolean", help: "keep the end of the output (the default)" },
   timeout: { type: "string", value: "SECONDS", help: "kill the process group after SECONDS (exit 124, as GNU timeout)" },
   "max-spill": MAX_SPILL,
+  "min-free": MIN_FREE,
   pty: {
     type: "boolean",
     help: "run under a pseudo-terminal (the command sees a terminal: colour, progress\ndisplays); a display that redraws with cursor movement ends as its final screen;\nnothing types into it, so a command that prompts waits (give it --timeout)",
@@ -82,6 +83,7 @@ interface RunArgs {
   maxBytes?: number;
   maxLines?: number;
   maxSpillBytes?: number;
+  minFreeBytes?: number;
   retain: "head" | "tail";
   timeoutMs?: number;
   pty: boolean;
@@ -117,11 +119,13 @@ function parse(values: OptionValues<typeof OPTIONS>, positionals: readonly strin
   const maxBytes = intOption("max-bytes", values["max-bytes"], 1, MAX_WINDOW_BYTES);
   const maxLines = intOption("max-lines", values["max-lines"], 1, MAX_WINDOW_LINES);
   const maxSpillBytes = intOption("max-spill", values["max-spill"], 1, MAX_SPILL_BYTES);
+  const minFreeBytes = intOption("min-free", values["min-free"], 0, MAX_SPILL_BYTES);
   return {
     command,
     ...(maxBytes !== undefined ? { maxBytes } : {}),
     ...(maxLines !== undefined ? { maxLines } : {}),
     ...(maxSpillBytes !== undefined ? { maxSpillBytes } : {}),
+    ...(minFreeBytes !== undefined ? { minFreeBytes } : {}),
     retain: values.head ? "head" : "tail",
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     pty: values.pty ?? false,
@@ -226,6 +230,7 @@ async function run(a: RunArgs): Promise<number> {
           ...(a.maxBytes ? { maxBytes: a.maxBytes } : {}),
           ...(a.maxLines ? { maxLines: a.maxLines } : {}),
           ...(a.maxSpillBytes ? { maxSpillBytes: a.maxSpillBytes } : {}),
+          ...(a.minFreeBytes !== undefined ? { minFreeBytes: a.minFreeBytes } : {}),
         }),
       ],
     });

@@ -19,3 +19,10 @@ export const MAX_SPILL = {
   help: "stop a command once it has printed N bytes (its spill keeps them; default: no\nlimit, but a command is always stopped before it leaves the disk under 256 MiB free)",
 } as const satisfies OptionSpec;
 export const MAX_SPILL_BYTES = Number.MAX_SAFE_INTEGER;
+
+/** --min-free: the free space a command's spill must leave on its disk. */
+export const MIN_FREE = {
+  type: "string",
+  value: "N",
+  help: "stop a command before its spill leaves under N bytes free on the disk\n(default 268435456, 256 MiB; 0 turns the check off)",
+} as const satisfies OptionSpec;

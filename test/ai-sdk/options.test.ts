@@ -61,6 +61,12 @@ it.each<[string, () => CreateSpoolOptions, string, RegExp]>([
   ["limits.maxLines -3", () => ({ limits: { maxLines: -3 } }), "SPOOL_AI_SDK_OPTION", /limits\.maxLines .* got -3\b/],
   ["limits.retain middle", () => ({ limits: { retain: "middle" as "head" } }), "SPOOL_AI_SDK_OPTION", /limits\.retain must be "head" or "tail", got "middle"/],
   ["limits.maxSpillBytes 0", () => ({ limits: { maxSpillBytes: 0 } }), "SPOOL_AI_SDK_OPTION", /limits\.maxSpillBytes must be a whole number .*, got 0\b/],
+  [
+    "limits.minFreeBytes -1",
+    () => ({ limits: { minFreeBytes: -1 } }),
+    "SPOOL_AI_SDK_OPTION",
+    /limits\.minFreeBytes must be a whole number of 0 or more, got -1\b/,
+  ],
   ["a missing cwd", () => ({ cwd: "/nonexistent/dir" }), "SPOOL_AI_SDK_OPTION", /^createSpool: cwd "\/nonexistent\/dir" does not exist/],
   ["a cwd that is a file", () => ({ cwd: aFile() }), "SPOOL_AI_SDK_OPTION", /cwd .* is not a directory/],
   [

@@ -344,11 +344,11 @@ describe("the spill written by the command, under failures", () => {
   });
 
   it("a disk that fills up under the command fails the run rather than return a lossy result", () => {
-    // A 160 MiB tmpfs in a private mount namespace: enough for the command to write its spill itself
-    // (64 MiB free at the start), too small for its 200 MB of output. First with the free-space check
+    // A 320 MiB tmpfs in a private mount namespace: enough for the command to write its spill itself
+    // (64 MiB free at the start), too small for its 400 MB of output. First with the free-space check
     // off (spill.minFreeBytes 0): the disk fills; then as by default (256 MiB to leave free): the
-    // command is stopped at the first check, 16 MiB in, with the command at most one reader's lag
-    // (≤ 64 MiB) further on.
+    // command is stopped at the first check, 16 MiB in, with the command a reader's lag (≤ 64 MiB) and
+    // the few ms the kill takes further on.
     const mnt = fresh("full");
     const script = join(work, "full.mjs");
     writeFileSync(
@@ -358,7 +358,7 @@ describe("the spill written by the command, under failures", () => {
        for (const minFreeBytes of [0, undefined]) {
          const spill = { direct: true, dir: ${JSON.stringify(mnt)}, ...(minFreeBytes === undefined ? {} : { minFreeBytes }) };
          try {
-           const r = await exec("node ${gen} 11 200000000", { capture: { spill } });
+           const r = await exec("node ${gen} 11 400000000", { capture: { spill } });
            console.log(JSON.stringify({ ok: true, raw: r.rawBytes, exitCode: r.exitCode }));
          } catch (e) {
            const fs = statfsSync(${JSON.stringify(mnt)});
@@ -367,12 +367,12 @@ describe("the spill written by the command, under failures", () => {
          rmSync(${JSON.stringify(join(mnt, "spill"))}, { recursive: true, force: true });
        }`,
     );
-    const probe = spawnSync("unshare", ["-m", "sh", "-c", `mkdir -p ${mnt} && mount -t tmpfs -o size=160m tmpfs ${mnt} && echo ok`], { encoding: "utf8" });
+    const probe = spawnSync("unshare", ["-m", "sh", "-c", `mkdir -p ${mnt} && mount -t tmpfs -o size=320m tmpfs ${mnt} && echo ok`], { encoding: "utf8" });
     if (probe.stdout.trim() !== "ok") {
       console.warn("skipped: no private mount namespace for a small tmpfs here");
       return;
     }
-    const out = execFileSync("unshare", ["-m", "sh", "-c", `mount -t tmpfs -o size=160m tmpfs ${mnt} && exec node ${script}`], { encoding: "utf8" });
+    const out = execFileSync("unshare", ["-m", "sh", "-c", `mount -t tmpfs -o size=320m tmpfs ${mnt} && exec node ${script}`], { encoding: "utf8" });
     type Outcome = { ok?: boolean; code?: string; message?: string; spillPath?: string; free: number };
     const [full, stopped] = out
       .trim()
@@ -383,7 +383,7 @@ describe("the spill written by the command, under failures", () => {
     expect(full!.message).toContain("ENOSPC");
     expect(full!.spillPath).toBeDefined();
     expect(stopped!.code).toBe("SPOOL_CAPTURE_SPILL_LIMIT");
-    expect(stopped!.message).toMatch(/^the disk holding ".*" is down to .* free \(spool leaves 256\.0 MB: spill\.minFreeBytes\)/);
+    expect(stopped!.message).toMatch(/^the disk holding ".*" is down to .* free \(spool leaves 256\.0 MB: spill\.minFreeBytes, --min-free\)/);
     expect(stopped!.spillPath).toBeDefined();
     expect(stopped!.free).toBeGreaterThan(64 * 1024 * 1024);
   });

@@ -43,10 +43,11 @@ describe.each([
     expect(err.message).toMatch(/printed more than 8,388,608 bytes, the most its spill may keep \(spill\.maxBytes, --max-spill\)/);
     const file = spillFileOf(dir);
     expect(err.message).toContain(JSON.stringify(file));
-    // Kept up to the limit; a little past it at most (a read, or the command's own writes in flight).
+    // Kept up to the limit, and past it what the command wrote before spool read it and the kill
+    // landed: a reader's lag (≤ 64 MiB) and a few ms of `yes` at disk speed. Bounded; `yes` alone never stops.
     const size = statSync(file).size;
     expect(size).toBeGreaterThanOrEqual(8 * MiB);
-    expect(size).toBeLessThan(8 * MiB + 64 * MiB);
+    expect(size).toBeLessThan(8 * MiB + 512 * MiB);
     expect(err.view?.text).toContain("a line of runaway output\n");
     expect(err.view?.spillPath).toBe(file);
     // SIGKILL went to the group as exec settled; nothing in it outlives that.
@@ -62,7 +63,7 @@ describe.each([
     const minFreeBytes = free - 48 * MiB;
     const err = await failureOf(exec("yes 'filling the disk' | head -c 4G", { capture: { spill: { dir, direct, minFreeBytes } } }));
     expect(err.message).toMatch(
-      /^the disk holding ".*" is down to .* free \(spool leaves .*: spill\.minFreeBytes\), so the command's process group was killed/,
+      /^the disk holding ".*" is down to .* free \(spool leaves .*: spill\.minFreeBytes, --min-free\), so the command's process group was killed/,
     );
     expect(statSync(spillFileOf(dir)).size).toBeLessThan(1024 * MiB);
   });

@@ -1,7 +1,7 @@
 // `spool run` through the built binary, in a scratch working directory: results, exit codes, the
 // live view in pipes and terminals, Ctrl-C, timeouts and usage errors.
 import { spawnSync } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statfsSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { killStarted, runSpool, SPOOL_BIN, startSpool } from "../support/cli.js";
@@ -105,6 +105,17 @@ describe("spool run", () => {
       /\nthe command printed more than 3,000,000 bytes, the most its spill may keep \(spill\.maxBytes, --max-spill\), so its process group was killed\. .*\nSession: \S+\n$/,
     );
     expect(statSync(spill!).size).toBeGreaterThanOrEqual(3_000_000);
+  });
+
+  it("--min-free: a command is stopped before its spill leaves less than that free on the disk", () => {
+    const fs = statfsSync(cwd);
+    const free = (process.getuid?.() === 0 ? fs.bfree : fs.bavail) * fs.bsize;
+    // a reserve 48 MiB under today's free space: reached after ~48 MiB of the 4 GiB it would print
+    const r = spool(["run", "-q", "--min-free", String(free - 48 * 1024 * 1024), "--", "yes 'filling the disk' | head -c 4G"]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(
+      /\nthe disk holding ".*" is down to .* free \(spool leaves .*: spill\.minFreeBytes, --min-free\), so the command's process group was killed/,
+    );
   });
 
   it("--head keeps the start", () => {
@@ -256,6 +267,7 @@ describe("spool run", () => {
       [["--", "  "], "the command after -- is empty"],
       [["--max-bytes", "1000000000", "--", "true"], "--max-bytes must be a whole number from 1 to 67,108,864"],
       [["--max-spill", "0", "--", "true"], "--max-spill must be a whole number of 1 or more"],
+      [["--min-free", "lots", "--", "true"], "--min-free must be a whole number of 0 or more"],
     ] as const) {
       const r = spool(["run", ...args]);
       expect(r.status).toBe(2);

@@ -19,6 +19,8 @@ export interface AgentToolsOptions {
   readonly timeout?: number;
   /** Raw output a bash command may print once it spills; past it the command is stopped (default: no limit). */
   readonly maxSpillBytes?: number;
+  /** Free space a bash command's spill must leave on its disk (default 256 MiB; 0 turns the check off). */
+  readonly minFreeBytes?: number;
   /**
    * Offer recall (default true). It gives back text spool cut from the model's history, so only a
    * surface whose history spool prepares (spool/ai-sdk's prepareStep) has anything to recall.
@@ -41,6 +43,7 @@ export function createAgentTools(options: AgentToolsOptions = {}): ToolDefinitio
       ...(options.retain !== undefined ? { retain: options.retain } : {}),
       ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
       ...(options.maxSpillBytes !== undefined ? { maxSpillBytes: options.maxSpillBytes } : {}),
+      ...(options.minFreeBytes !== undefined ? { minFreeBytes: options.minFreeBytes } : {}),
     }),
     createReadTool({ anyFile: true, ...(cwd !== undefined ? { cwd } : {}) }),
     ...(options.recall === false ? [] : [createRecallTool(options.recallMaxChars !== undefined ? { maxChars: options.recallMaxChars } : {})]),

@@ -76,6 +76,8 @@ export interface BashToolOptions {
   readonly rows?: number;
   /** Raw output a command may print once it spills; past it the command is stopped (spill.maxBytes). */
   readonly maxSpillBytes?: number;
+  /** Free space a command's spill must leave on its disk (spill.minFreeBytes; default 256 MiB, 0 = off). */
+  readonly minFreeBytes?: number;
   /**
    * What happens when a `pty` command stops at a prompt (quiet, and reading its terminal). Default
    * "hand over": it becomes a background process at once, so the model can answer it with
@@ -209,7 +211,12 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
         signal: control.signal,
         capture: {
           limits: { ...output, retain },
-          spill: { dir: ctx.workspace.dir, id: toolCallId, ...(options.maxSpillBytes !== undefined ? { maxBytes: options.maxSpillBytes } : {}) },
+          spill: {
+            dir: ctx.workspace.dir,
+            id: toolCallId,
+            ...(options.maxSpillBytes !== undefined ? { maxBytes: options.maxSpillBytes } : {}),
+            ...(options.minFreeBytes !== undefined ? { minFreeBytes: options.minFreeBytes } : {}),
+          },
         },
         onUpdate: (u) => receiver(u),
       });
