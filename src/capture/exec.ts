@@ -4,7 +4,7 @@
 // process group that is killed whole on timeout, abort or failure. `start` is the same run as a
 // handle: the exact current view, input to the command, and a kill, for commands that keep running.
 import { Buffer } from "node:buffer";
-import { statSync } from "node:fs";
+import { fstatSync, statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { pipeChild, ptyChild, type Child } from "./child.js";
@@ -319,7 +319,9 @@ class Execution {
    */
   private checkRoom(path: string): void {
     const spill = this.spill!;
-    const raw = this.capture.rawBytes;
+    // A command writing its spill itself can be a reader's lag (up to 64 MiB) past what was read: the
+    // file's own size (an fstat per read) is what it has written.
+    const raw = this.direct ? this.directSize() : this.capture.rawBytes;
     if (spill.maxBytes !== undefined && raw > spill.maxBytes) {
       this.fail(new SpillLimitError(path, { maxBytes: spill.maxBytes }));
       return;
@@ -329,6 +331,14 @@ class Execution {
     const minFreeBytes = spill.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES;
     const free = minFreeBytes > 0 ? freeBytes(path) : undefined;
     if (free !== undefined && free < minFreeBytes) this.fail(new SpillLimitError(path, { minFreeBytes, freeBytes: free }));
+  }
+
+  private directSize(): number {
+    try {
+      return fstatSync(this.direct!.readFd).size;
+    } catch {
+      return this.capture.rawBytes;
+    }
   }
 
   private publish(force: boolean): void {

@@ -5,7 +5,16 @@
 // every byte of the file stays reachable. Memory: the bounded window, plus one slice of the first line.
 import { createReadStream } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
-import { isHighSurrogate, isLowSurrogate, OutputCapture, utf8Length, utf8Prefix, type CaptureLimits, type CaptureView } from "../../capture/index.js";
+import {
+  incompleteTailStart,
+  isHighSurrogate,
+  isLowSurrogate,
+  OutputCapture,
+  utf8Length,
+  utf8Prefix,
+  type CaptureLimits,
+  type CaptureView,
+} from "../../capture/index.js";
 
 export interface PageRequest {
   /** First line, 1-based. */
@@ -70,7 +79,11 @@ class FirstLine {
     }
     // A rest of exactly `room` bytes with its newline: the whole rest is shown, and the next page
     // starts just past it (column = length + 1), at the newline.
-    const slice = utf8Prefix(this.rest, this.room);
+    let slice = utf8Prefix(this.rest, this.room);
+    // Never cut inside an escape sequence: cleaning strips only whole ones, so both halves would show
+    // as text ("[31m"). The next page starts at its ESC instead.
+    const open = incompleteTailStart(slice);
+    if (open > 0) slice = slice.slice(0, open);
     return { bytes: [Buffer.from(slice)], nextColumn: this.start + 1 + slice.length };
   }
 

@@ -105,6 +105,17 @@ describe("read: lines longer than one answer", () => {
     expect(b.text === last).toBe(true);
   });
 
+  it("a long coloured line is never cut inside an escape sequence: no answer shows a fragment of one", async () => {
+    // 17-char units: a slice end lands inside "\x1b[31m" or "\x1b[0m" in most answers
+    const text = `${"\x1b[31mred\x1b[0m word ".repeat(30_000)}\n`;
+    const path = file("coloured.log", text);
+    const answers = await followReads(read, path);
+    expect(answers.length).toBeGreaterThan(3);
+    for (const a of answers) expect(a.body).not.toMatch(/\[\d*m|\x1b/);
+    // cleaned, every word is there
+    expect(answers.map((a) => a.body).join("")).toBe(`${"red word ".repeat(30_000)}\n`);
+  });
+
   it("a line between 4 KiB and one answer is shown whole, not cut with a marker", async () => {
     const line = "q".repeat(10_000);
     const r = await read({ path: file("medium.txt", `a\n${line}\nb\n`) });
