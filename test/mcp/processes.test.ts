@@ -42,6 +42,21 @@ async function readUntil(call: Call, processId: string, done: (all: string, last
 }
 
 describe("spool mcp: long-running and interactive commands", () => {
+  it("a pty command at a prompt comes back at once with a processId, and process_write answers it", async () => {
+    const call = caller(await start());
+    const began = Date.now();
+    const asked = await call("bash", { command: "read -p 'Continue? ' a; echo got $a", pty: true, timeout: 120 });
+    expect(Date.now() - began).toBeLessThan(20_000);
+    expect(asked.isError).toBe(false);
+    expect(asked.text).toContain("Continue? ");
+    expect(asked.text).toContain("[It is waiting for input on its terminal: answer with process_write");
+    const processId = asked.structured!["processId"] as string;
+    expect(processId).toMatch(/^proc-/);
+    const answered = await call("process_write", { processId, input: "yes\n", waitSeconds: 5 });
+    const all = await readUntil(call, processId, (text, last) => /exited with code 0/.test(last) && /^got yes\r?$/m.test(text), body(answered.text));
+    expect(all).toMatch(/^got yes\r?$/m);
+  });
+
   it("a background command polled three times returns each line exactly once, then its final status", async () => {
     const call = caller(await start());
     const started = await call("bash", {

@@ -35,6 +35,9 @@ describe("spool mcp", () => {
     expect(byName["bash"]!.inputSchema.required).toEqual(["command"]);
     expect(Object.keys(byName["read"]!.inputSchema.properties ?? {}).sort()).toEqual(["column", "limit", "offset", "path"]);
     expect(byName["bash"]!.description).toMatch(/read tool/);
+    // the server's instructions say how to page a spill and answer a prompt
+    expect(client.getInstructions()).toMatch(/page through it with `read` \(offset\/limit; column inside a line too long for one answer\)/);
+    expect(client.getInstructions()).toMatch(/a pty command that stops at a prompt returns at once with a processId to answer/);
     expect(byName["bash"]!.outputSchema?.required).toEqual(["exitCode", "signal", "timedOut", "truncated", "totalLines", "totalBytes", "spillPath"]);
   });
 
