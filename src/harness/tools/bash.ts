@@ -239,7 +239,6 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
               : new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), yieldMs))),
           ]);
           clearTimeout(timer);
-          prompt?.cancel();
           if (!ended) {
             signal.removeEventListener("abort", onAbort);
             const seed = structuredClone(out.state);

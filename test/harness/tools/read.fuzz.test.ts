@@ -5,29 +5,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkspace } from "../../../src/context/index.js";
-import { openAgentSession, type AgentSession } from "../../../src/harness/index.js";
-import { createMemoryStore } from "../../../src/store/index.js";
-import { removeTempDirs, tempDir } from "../../support/temp.js";
+import { describe, expect, it } from "vitest";
+import { useReadSession } from "../../support/read-session.js";
 import { followReads, LONE_SURROGATE, READ_MAX_BYTES } from "../../support/read-pages.js";
 
 const RUNS = process.env["SPOOL_LONG"] ? 300 : 30;
-let dir: string;
-let session: AgentSession;
-beforeAll(async () => {
-  dir = tempDir("spool-read-fuzz-");
-  session = await openAgentSession({
-    label: "read-fuzz",
-    store: createMemoryStore(),
-    workspace: createWorkspace({ dir: join(dir, "ws"), keep: true }),
-    tools: { cwd: dir },
-  });
-});
-afterAll(async () => {
-  await session.close();
-  removeTempDirs();
-});
+const { dir: workDir, read } = useReadSession("read-fuzz");
 
 // No "[" (a line of the file would then look like a footer note to the parser), no control characters
 // or escapes (read cleans those, as it cleans command output).
@@ -57,9 +40,9 @@ describe("read: following the footers", () => {
     let answersSeen = 0;
     await fc.assert(
       fc.asyncProperty(fileText, async (text) => {
-        const path = join(dir, `f${n++}.txt`);
+        const path = join(workDir(), `f${n++}.txt`);
         writeFileSync(path, text);
-        const answers = await followReads((args) => session.call("read", args), path);
+        const answers = await followReads(read, path);
         for (const a of answers) expect(LONE_SURROGATE.test(a.body)).toBe(false);
         slices += answers.filter((a) => a.next?.column !== undefined).length;
         answersSeen += answers.length;

@@ -4,33 +4,15 @@
 // never split between answers. Through the real tool, on real files.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkspace } from "../../../src/context/index.js";
-import { createReadTool, openAgentSession, type AgentSession } from "../../../src/harness/index.js";
-import { createMemoryStore } from "../../../src/store/index.js";
-import { removeTempDirs, tempDir } from "../../support/temp.js";
+import { describe, expect, it } from "vitest";
+import { createReadTool } from "../../../src/harness/index.js";
+import { useReadSession } from "../../support/read-session.js";
 import { followReads, LONE_SURROGATE, parseReadAnswer, READ_MAX_BYTES } from "../../support/read-pages.js";
 
-let dir: string;
-let session: AgentSession;
-beforeAll(async () => {
-  dir = tempDir("spool-read-");
-  session = await openAgentSession({
-    label: "read",
-    store: createMemoryStore(),
-    workspace: createWorkspace({ dir: join(dir, "ws"), keep: true }),
-    tools: { cwd: dir },
-  });
-});
-afterAll(async () => {
-  await session.close();
-  removeTempDirs();
-});
-
-const read = (args: Record<string, unknown>) => session.call("read", args);
+const { dir: workDir, read } = useReadSession("read");
 
 function file(name: string, text: string): string {
-  const path = join(dir, name);
+  const path = join(workDir(), name);
   writeFileSync(path, text);
   return path;
 }
