@@ -51,9 +51,15 @@ export function incompleteTailStart(text: string): number {
   // ESCs right before it are escapes it interrupts: text, or the start of what the terminal model
   // takes if it turns out to move the cursor — only the next read tells. They are held with it, so a
   // read boundary between `ESC` and `ESC [2A` changes nothing (as when both arrive in one read).
+  // So is a sequence it interrupts (`ESC [` then `ESC`): a terminal drops it whole, this stripper
+  // keeps its `[` as text, and which of the two sees it depends on the next read.
   let start = last;
-  while (start > floor && text.charCodeAt(start - 1) === 0x1b) start--;
-  return start;
+  for (;;) {
+    while (start > floor && text.charCodeAt(start - 1) === 0x1b) start--;
+    const before = text.lastIndexOf("\x1b", start - 1);
+    if (before < floor || !INCOMPLETE.test(text.slice(before, start))) return start;
+    start = before;
+  }
 }
 
 export class AnsiStripper {

@@ -105,6 +105,23 @@ describe("terminal model", () => {
     expect(openSequenceStart("ok\x1b]0;é")).toBe(2); // an OSC string takes any character
   });
 
+  it("a sequence interrupted by the ESC of a cursor move switches to the terminal model the same way however the reads fall", () => {
+    // `ESC [` then `ESC [2A`: the terminal drops the first, the plain path would keep its `[` as text
+    // (and cut the line at the cap for it), so the first is held until the next read says which.
+    const all = Buffer.from([0x33, 0x31, 0x6d, 0x80, 0x80, 0x80, 0x1b, 0x5b, 0x1b, 0x5b, 0x32, 0x41]);
+    const limits = resolveLimits({ maxBytes: 8, maxLines: 1, retain: "head", maxLineBytes: 12 });
+    const view = (reads: Buffer[]) => {
+      const c = new OutputCapture(limits);
+      for (const r of reads) c.push(r);
+      c.end();
+      return c.view();
+    };
+    const whole = view([all]);
+    expect(whole.truncation.cutLines).toBe(0);
+    for (let p = 0; p <= all.length; p++) {
+      for (let q = p; q <= all.length; q++) expect(view([all.subarray(0, p), all.subarray(p, q), all.subarray(q)]), `${p},${q}`).toEqual(whole);
+    }
+  });
   it("property: redrawn output with sequences cut anywhere, split into reads anywhere, gives one view", () => {
     const piece = fc.oneof(
       fc.constantFrom(
