@@ -17,7 +17,7 @@ export interface McpServerOptions {
 }
 
 const INSTRUCTIONS =
-  "spool runs shell commands with bounded, cleaned output. A long output is cut to a window (the end by default) and the result's footer names a spill file holding the full raw output: page through it with `read` (offset/limit; column inside a line too long for one answer). Servers and watchers: bash with background: true returns a processId; process_output reads what is new, process_write types into it (pty: true gives it a terminal; a pty command that stops at a prompt returns at once with a processId to answer), process_kill stops it.";
+  "spool runs shell commands with bounded, cleaned output. A long output is cut to a window (the end by default) and the result's footer names a spill file holding the full raw output: page through it with `read` (offset/limit; column inside a line too long for one answer). Servers and watchers: bash with background: true returns a processId; process_output reads what is new, process_write types into it (pty: true gives it a terminal; a pty command that stops at a prompt returns at once with a processId to answer: a question, a password, a REPL such as node or python3), process_kill stops it.";
 
 export function createMcpServer(session: AgentSession, options: McpServerOptions): Server {
   // The low-level Server (marked "for advanced use") because it serves JSON Schema tools as they are.

@@ -159,6 +159,22 @@ describe("background processes", () => {
     await call("process_kill", { processId: id });
   });
 
+  it("Node's REPL under a pty is handed over at once and answers 1+1; a Node timer is waited out", async () => {
+    const { call } = await setup();
+    expect(textOf(await call("bash", { command: `node -e 'setTimeout(() => console.log("done"), 2500)'`, pty: true }))).toBe("done\n");
+    const started = Date.now();
+    const repl = await call("bash", { command: "node", pty: true, timeout: 30 });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(textOf(repl)).toContain("[It is waiting for input on its terminal");
+    const id = processIdOf(repl);
+    let body = bodyOf(await call("process_write", { processId: id, input: "1+1\n", waitSeconds: 5 }));
+    for (let i = 0; i < 20 && !/^2\r?$/m.test(body); i++) body += bodyOf(await call("process_output", { processId: id, waitSeconds: 5 }));
+    expect(body).toMatch(/^2\r?$/m);
+    let status = textOf(await call("process_write", { processId: id, input: ".exit\n", waitSeconds: 5 }));
+    for (let i = 0; i < 20 && !status.includes("exited"); i++) status = textOf(await call("process_output", { processId: id, waitSeconds: 5 }));
+    expect(status).toContain("exited with code 0");
+  });
+
   it("Ctrl-C through process_write stops a running command in a pty", async () => {
     const { call } = await setup();
     const started = await call("bash", { command: "echo waiting; sleep 60; echo never", background: true, pty: true });
