@@ -42,11 +42,26 @@ function sessionOf(pid: string): { state: string; session: number } | undefined 
   return { state: fields[0]!, session: Number(fields[3]) };
 }
 
+/**
+ * Some thread of the process is asleep waiting for its terminal. Not only the main one: a Go program
+ * (terraform's "Enter a value:", gh's prompts) reads its stdin on a thread of its own while the main
+ * thread sleeps on a futex, and so does any program that reads input on a thread.
+ */
 function readingTerminal(pid: string, calls: NonNullable<typeof SYSCALLS>): boolean {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return false;
+  }
+  return tasks.some((tid) => taskReadingTerminal(pid, tid, calls));
+}
+
+function taskReadingTerminal(pid: string, tid: string, calls: NonNullable<typeof SYSCALLS>): boolean {
   let args: string[];
   try {
     // "NR ARG0 ARG1 … SP PC" while in a syscall; "running" or "-1 SP PC" otherwise
-    args = readFileSync(`/proc/${pid}/syscall`, "latin1").trim().split(" ");
+    args = readFileSync(`/proc/${pid}/task/${tid}/syscall`, "latin1").trim().split(" ");
   } catch {
     return false;
   }
