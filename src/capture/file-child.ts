@@ -88,8 +88,8 @@ export function openDirectSpill(spill: SpillOptions): DirectSpill | undefined {
     if (spillSpaceLow(file.path, MIN_FREE_BYTES)) throw new Error("low on space");
     const readFd = openSync(file.path, "r");
     // Read-only while the command runs: its own descriptor is open already, and a reopen of
-    // /dev/stdout for writing (which would empty the file) fails as it does on the pipes —
-    // unless the command runs as root (see file-tail.ts).
+    // /dev/stdout for writing (which would empty the file) fails with EACCES — unless the command
+    // runs as root (see file-tail.ts). On the pipe path the same reopen works (real-pipe.ts).
     fchmodSync(file.fd, 0o400);
     return { ...file, readFd };
   } catch {
