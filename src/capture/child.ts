@@ -4,6 +4,7 @@
 // sees a terminal, so it colours, draws progress and line-buffers as it would for a person). Either
 // way the command leads its own process group, so the group can be signalled whole.
 import { Buffer } from "node:buffer";
+import type { ChildProcess } from "node:child_process";
 import { closeSync, constants as fsConstants, openSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Socket } from "node:net";
@@ -56,6 +57,14 @@ export function inputWriter(input: Writable | null | undefined): (data: string) 
   };
 }
 
+/** spool's end (`fd`) of a real pipe that is the command's stdin, as a stream to write to. */
+export function pipeInput(child: ChildProcess, fd: number): Writable {
+  const input = new Socket({ fd, readable: false, writable: true });
+  // A spawn that failed leaves nothing to write to.
+  child.on("error", () => void (child.pid === undefined && input.destroy()));
+  return input;
+}
+
 /**
  * The bytes of one read: stdout and stderr are read into one buffer of this size, reused for every
  * read (see pipe-reader.ts). Reads rarely fill it: a pipe holds 64 KiB, a socketpair ~208 KiB; on
@@ -84,9 +93,7 @@ export function pipeChild(shell: string, command: string, cwd: string, env: Node
     // readable) after the command has let go of it.
     closeAll(output?.write, inputPipe?.read);
   }
-  const input: Writable | null = inputPipe ? new Socket({ fd: inputPipe.write, readable: false, writable: true }) : child.stdin;
-  // A spawn that failed leaves nothing to write to.
-  if (inputPipe) child.on("error", () => void (child.pid === undefined && input?.destroy()));
+  const input = inputPipe ? pipeInput(child, inputPipe.write) : child.stdin;
   const dataListeners: ((chunk: Buffer) => void)[] = [];
   const closed: (() => void)[] = [];
   const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);

@@ -61,6 +61,16 @@ describe.skipIf(!linux).each(ways)("the pipe path (%s)", (_, options) => {
   });
 });
 
+describe.skipIf(!linux)("the file path (the command writes its spill)", () => {
+  it("a command reading /dev/stdin gets what the caller writes: its stdin is a real pipe too", async () => {
+    const handle = start("head -n 1 /dev/stdin; echo done", { stdin: "pipe", capture: { spill: { dir: tempDir("spool-real-pipe-spill-"), direct: true } } });
+    handle.write("hello\n");
+    const r = await handle.result;
+    expect(r.text).toBe("hello\ndone\n");
+    expect(r.exitCode).toBe(0);
+  });
+});
+
 /** Runs `body` (module code with `exec` and `start` imported from dist) in a node process with this tmpdir. */
 function runNode(tmp: string, body: string, env: NodeJS.ProcessEnv = {}): ReturnType<typeof spawn> {
   const script = join(work, `script-${Math.random().toString(36).slice(2)}.mjs`);
