@@ -3,7 +3,8 @@
 // Not a *.bench.mjs (run-all skips it): a tool for a change to the capture path, e.g. docs/performance.md §2.
 //   node bench/capture-ab.mjs                   this build: the command writing its spill (direct) vs pipes
 //   node bench/capture-ab.mjs --other DIR       DIR/dist (another checkout's build) vs this build
-// Env: CASES="1024:,100:ansi" (MiB:flavour, comma-separated), REPEATS=7. Needs `npm run build` first.
+// Env: CASES="1024:,100:ansi" (MiB:flavour, comma-separated), REPEATS=7, SIDES=pipes (with --other:
+// both builds on the pipe path, spill.direct: false; else direct). Needs `npm run build` first.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -42,8 +43,8 @@ const otherAt = process.argv.indexOf("--other");
 const sides =
   otherAt > 0
     ? [
-        { name: "other", lib: join(resolve(process.argv[otherAt + 1]), "dist/capture/index.js"), direct: "direct" },
-        { name: "this", lib: thisBuild, direct: "direct" },
+        { name: "other", lib: join(resolve(process.argv[otherAt + 1]), "dist/capture/index.js"), direct: process.env.SIDES ?? "direct" },
+        { name: "this", lib: thisBuild, direct: process.env.SIDES ?? "direct" },
       ]
     : [
         { name: "pipes", lib: thisBuild, direct: "pipes" },

@@ -1,16 +1,19 @@
-// One shape for the ways a command runs: on pipes (stdout and stderr interleaved in arrival order,
-// stdin closed unless asked for), writing into its spill file (file-child.ts), or under a
-// pseudo-terminal (one stream; the program sees a terminal, so it colours, draws progress and
-// line-buffers as it would for a person). Either way the command leads its own process group, so the
-// group can be signalled whole.
+// One shape for the ways a command runs: on pipes (on Linux one real pipe for stdout and stderr, so
+// they interleave in the true order of the writes, see pipeChild; stdin closed unless asked for),
+// writing into its spill file (file-child.ts), or under a pseudo-terminal (one stream; the program
+// sees a terminal, so it colours, draws progress and line-buffers as it would for a person). Either
+// way the command leads its own process group, so the group can be signalled whole.
 import { Buffer } from "node:buffer";
+import type { ChildProcess } from "node:child_process";
 import { closeSync, constants as fsConstants, openSync } from "node:fs";
 import { createRequire } from "node:module";
+import { Socket } from "node:net";
 import { constants } from "node:os";
 import type { Writable } from "node:stream";
 import type { IPty } from "@lydell/node-pty";
-import { readPipe } from "./pipe-reader.js";
+import { readDescriptor, readPipe } from "./pipe-reader.js";
 import { spawnInGroup } from "./process-group.js";
+import { realPipe } from "./real-pipe.js";
 
 export interface Child {
   /** Undefined when the spawn failed (the error arrives through onSpawnError). */
@@ -54,24 +57,51 @@ export function inputWriter(input: Writable | null | undefined): (data: string) 
   };
 }
 
+/** spool's end (`fd`) of a real pipe that is the command's stdin, as a stream to write to. */
+export function pipeInput(child: ChildProcess, fd: number): Writable {
+  const input = new Socket({ fd, readable: false, writable: true });
+  // A spawn that failed leaves nothing to write to.
+  child.on("error", () => void (child.pid === undefined && input.destroy()));
+  return input;
+}
+
 /**
  * The bytes of one read: stdout and stderr are read into one buffer of this size, reused for every
- * read (see pipe-reader.ts). Reads rarely fill it: a socketpair holds ~208 KiB, and the average read
- * on 1 GiB of output measured ~48 KiB with a 64 KiB buffer, ~120 KiB with 256 KiB.
+ * read (see pipe-reader.ts). Reads rarely fill it: a pipe holds 64 KiB, a socketpair ~208 KiB; on
+ * socketpairs the average read on 1 GiB of output measured ~48 KiB with a 64 KiB buffer, ~120 KiB
+ * with 256 KiB.
  */
 export const READ_BUFFER_BYTES = 256 * 1024;
 
+/**
+ * On Linux the command gets real pipes (real-pipe.ts): one for stdout and stderr both, so they
+ * interleave in the true order of its writes, and one for stdin when asked for. Elsewhere, or when
+ * no real pipe can be made, Node's stdio pipes: socketpairs, stdout and stderr each its own, read in
+ * arrival order, and a reopen of /dev/stdout, /dev/stderr or /dev/stdin fails (ENXIO).
+ */
 export function pipeChild(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv, stdin: boolean): Child {
-  const child = spawnInGroup(shell, command, cwd, env, stdin);
-  const input = child.stdin;
+  const output = realPipe();
+  const inputPipe = stdin && output ? realPipe() : undefined;
+  let child: ReturnType<typeof spawnInGroup>;
+  try {
+    child = spawnInGroup(shell, command, cwd, env, inputPipe?.read ?? stdin, output?.write);
+  } catch (e) {
+    closeAll(output?.read, inputPipe?.write);
+    throw e;
+  } finally {
+    // The command's ends are its own now: spool keeping one would hold the output open (or the input
+    // readable) after the command has let go of it.
+    closeAll(output?.write, inputPipe?.read);
+  }
+  const input = inputPipe ? pipeInput(child, inputPipe.write) : child.stdin;
   const dataListeners: ((chunk: Buffer) => void)[] = [];
   const closed: (() => void)[] = [];
-  let open = 2;
   const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
   const deliver = (chunk: Buffer): void => {
     for (const l of dataListeners) l(chunk);
   };
-  const pipes = ([1, 2] as const).map((fd) => readPipe(child, fd, buffer, deliver));
+  const pipes = output ? [readDescriptor(output.read, buffer, deliver)] : ([1, 2] as const).map((fd) => readPipe(child, fd, buffer, deliver));
+  let open = pipes.length;
   for (const pipe of pipes) {
     pipe.onClose(() => {
       if (--open === 0) for (const l of closed) l();
@@ -96,6 +126,10 @@ export function pipeChild(shell: string, command: string, cwd: string, env: Node
     outputEndsWithGroup: false,
     write: inputWriter(input),
   };
+}
+
+function closeAll(...fds: (number | undefined)[]): void {
+  for (const fd of fds) if (fd !== undefined) closeSync(fd);
 }
 
 type PtyModule = typeof import("@lydell/node-pty");

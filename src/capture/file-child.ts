@@ -11,9 +11,10 @@
 // output, and reopening /dev/stdout or /dev/stderr for writing would empty the file (file-tail.ts).
 import { Buffer } from "node:buffer";
 import { chmodSync, closeSync, fchmodSync, openSync, readFileSync, statfsSync } from "node:fs";
-import { READ_BUFFER_BYTES, inputWriter, type Child } from "./child.js";
+import { READ_BUFFER_BYTES, inputWriter, pipeInput, type Child } from "./child.js";
 import { FileTail } from "./file-tail.js";
 import { spawnInGroup } from "./process-group.js";
+import { realPipe } from "./real-pipe.js";
 import { createSpillFile, discardSpillFile, type SpillFile } from "./spill.js";
 import type { SpillOptions } from "./types.js";
 
@@ -88,8 +89,8 @@ export function openDirectSpill(spill: SpillOptions): DirectSpill | undefined {
     if (spillSpaceLow(file.path, MIN_FREE_BYTES)) throw new Error("low on space");
     const readFd = openSync(file.path, "r");
     // Read-only while the command runs: its own descriptor is open already, and a reopen of
-    // /dev/stdout for writing (which would empty the file) fails as it does on the pipes —
-    // unless the command runs as root (see file-tail.ts).
+    // /dev/stdout for writing (which would empty the file) fails with EACCES — unless the command
+    // runs as root (see file-tail.ts). On the pipe path the same reopen works (real-pipe.ts).
     fchmodSync(file.fd, 0o400);
     return { ...file, readFd };
   } catch {
@@ -117,15 +118,19 @@ export function fileChild(shell: string, command: string, cwd: string, env: Node
   const closed: (() => void)[] = [];
   const backlog: ((behind: boolean) => void)[] = [];
   const truncated: (() => void)[] = [];
+  // stdin on a real pipe, as on the pipe path (child.ts), so `cat /dev/stdin` works here too.
+  const inputPipe = stdin ? realPipe() : undefined;
   let child: ReturnType<typeof spawnInGroup>;
   try {
-    child = spawnInGroup(shell, command, cwd, env, stdin, spill.fd);
+    child = spawnInGroup(shell, command, cwd, env, inputPipe?.read ?? stdin, spill.fd);
   } catch (e) {
     closeSync(spill.readFd);
+    if (inputPipe) closeSync(inputPipe.write);
     discardSpillFile(spill);
     throw e;
   } finally {
     closeSync(spill.fd);
+    if (inputPipe) closeSync(inputPipe.read);
   }
   const tail = new FileTail(spill.path, spill.readFd, Buffer.allocUnsafe(READ_BUFFER_BYTES), {
     onChunk: (chunk) => {
@@ -138,7 +143,7 @@ export function fileChild(shell: string, command: string, cwd: string, env: Node
       for (const l of truncated) l();
     },
   });
-  const input = child.stdin;
+  const input = inputPipe ? pipeInput(child, inputPipe.write) : child.stdin;
   let closing = false;
   return {
     pid: child.pid,

@@ -12,6 +12,7 @@
 // so child_process's exit handling never restarts reads behind our back (it resumes every stdio
 // stream nobody listens to). Where the handle is not there to adopt (another runtime, a future Node),
 // the stream's own 'data' events are used: the chunks are then fresh, which the caller never relies on.
+// A real pipe spool opened itself (real-pipe.ts) is read the same way through its descriptor.
 import type { ChildProcess } from "node:child_process";
 import { Socket } from "node:net";
 import type { Readable } from "node:stream";
@@ -46,13 +47,7 @@ export function readPipe(child: ChildProcess, index: 1 | 2, buffer: Buffer, onCh
   const handle = adoptable(stream);
   let reader: Readable;
   if (handle) {
-    const onread = {
-      buffer,
-      callback: (n: number): boolean => {
-        onChunk(buffer.subarray(0, n));
-        return true;
-      },
-    };
+    const onread = userBuffer(buffer, onChunk);
     // `handle` is typed for bound sockets only; child_process passes its pipes the same way.
     reader = new Socket({ handle, readable: true, writable: false, onread } as unknown as ConstructorParameters<typeof Socket>[0]);
     (child.stdio as unknown as (Readable | null)[])[index] = null;
@@ -62,6 +57,27 @@ export function readPipe(child: ChildProcess, index: 1 | 2, buffer: Buffer, onCh
     reader = stream;
     reader.on("data", onChunk);
   }
+  return wrap(reader);
+}
+
+/** Reads the descriptor `fd` (a pipe's read end, now the reader's to close) like readPipe does. */
+export function readDescriptor(fd: number, buffer: Buffer, onChunk: (chunk: Buffer) => void): PipeReader {
+  const reader = new Socket({ fd, readable: true, writable: false, onread: userBuffer(buffer, onChunk) });
+  reader.resume();
+  return wrap(reader);
+}
+
+function userBuffer(buffer: Buffer, onChunk: (chunk: Buffer) => void): { buffer: Buffer; callback: (n: number) => boolean } {
+  return {
+    buffer,
+    callback: (n) => {
+      onChunk(buffer.subarray(0, n));
+      return true;
+    },
+  };
+}
+
+function wrap(reader: Readable): PipeReader {
   // A read error (EIO, ECONNRESET on a socketpair) ends the output like an end of file does.
   reader.on("error", () => {});
   return {

@@ -15,11 +15,22 @@ export function resolveShell(shell?: string): string {
   return defaultShell;
 }
 
-/** `output`: a descriptor the command's stdout and stderr both go to, instead of two pipes. */
-export function spawnInGroup(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv, stdin = false, output?: number): GroupChild {
+/**
+ * `stdin`: true for a pipe from spool, or a descriptor to read from. `output`: a descriptor the
+ * command's stdout and stderr both go to, instead of two pipes.
+ */
+export function spawnInGroup(
+  shell: string,
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  stdin: boolean | number = false,
+  output?: number,
+): GroupChild {
   // stdin is closed unless the caller will write to it, so nothing can hang waiting on a prompt.
+  const input = typeof stdin === "number" ? stdin : stdin ? "pipe" : "ignore";
   const out = output ?? "pipe";
-  return spawn(shell, ["-c", command], { cwd, env, detached: true, stdio: [stdin ? "pipe" : "ignore", out, out] }) as GroupChild;
+  return spawn(shell, ["-c", command], { cwd, env, detached: true, stdio: [input, out, out] }) as GroupChild;
 }
 
 /** Signals the whole group; false when the group is already gone. */

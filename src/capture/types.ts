@@ -73,7 +73,8 @@ export interface SpillOptions {
    * limits were never crossed. false: the output comes through pipes and spool writes the spill once the
    * limits are crossed. Default: true, unless spool runs as root — root can reopen /dev/stdout or
    * /dev/stderr for writing (`echo x > /dev/stderr`), which empties a file and could lose output not yet
-   * read; on the pipes that open fails and nothing already written is lost.
+   * read; on the pipes (real pipes on Linux) that open works and appends, and nothing is lost. Not
+   * root, the reopen fails on the file (EACCES): false lets such a command write there.
    */
   readonly direct?: boolean;
   /** With the pipes: bytes buffered for the disk before the process's pipes are paused. Default 1 MiB. */

@@ -53,6 +53,16 @@ describe("spool run", () => {
     expect(r.stdout.match(/exited with code/g)).toHaveLength(1);
   });
 
+  // As root the command runs on pipes (a non-root one writes its spill file, where the reopen is refused).
+  it.skipIf(process.platform !== "linux" || process.geteuid?.() !== 0)(
+    "as root, a set -e script's `echo usage > /dev/stderr` is shown and its exit code kept",
+    () => {
+      const r = spool(["run", "--json", "-q", "--", "bash", "-c", "set -e; echo a; echo usage > /dev/stderr; exit 2"]);
+      expect(r.status).toBe(2);
+      expect((JSON.parse(r.stdout) as { text: string }).text).toBe("a\nusage\nCommand exited with code 2");
+    },
+  );
+
   it("--json counts only the command's output: a silent failing command has 0 bytes and 0 lines", () => {
     const r = spool(["run", "--json", "-q", "--", "false"]);
     expect(r.status).toBe(1);

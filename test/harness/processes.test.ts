@@ -87,6 +87,20 @@ describe("background processes", () => {
     expect(running(harness, id)).toBe(true);
   });
 
+  it("process_write answers a background command that reads /dev/stdin (a real pipe, not a socket it cannot reopen)", async () => {
+    const { harness, call } = await setup();
+    const id = processIdOf(await call("bash", { command: "head -n 1 /dev/stdin | sed s/^/got-/", background: true }));
+    await harness.processes.write(id, "ping\n", 0);
+    let r = await call("process_output", { processId: id, waitSeconds: 5 });
+    let body = bodyOf(r);
+    while (!textOf(r).includes("exited")) {
+      r = await call("process_output", { processId: id, waitSeconds: 5 });
+      body += bodyOf(r);
+    }
+    expect(body).toContain("got-ping\n");
+    expect(textOf(r)).toMatch(/exited with code 0\]$/);
+  });
+
   it("yieldSeconds returns the finished result of a quick command, and hands a slow one over", async () => {
     const { call, harness } = await setup();
     const quick = await call("bash", { command: "echo quick", yieldSeconds: 30 });

@@ -1,0 +1,151 @@
+// Real pipes (not socketpairs) for a command on the pipe path, so it can reopen /dev/stdout,
+// /dev/stderr and /dev/stdin through /proc (`echo x > /dev/stderr`, `tee /dev/stderr`, Python's
+// `open('/dev/stdout', 'w')`). Node's stdio "pipe" is an AF_UNIX socketpair, and opening
+// /proc/self/fd/N of a socket fails with ENXIO ("No such device or address").
+//
+// Node cannot call pipe(2); a FIFO is one: `mkfifo` makes a batch of them in a private directory
+// (mkdtemp, 0700), each is opened at both ends and unlinked at once (the open ends keep working, and
+// a reopen through /proc still reaches the same pipe), and the directory is removed. What is kept is
+// a small pool of open descriptor pairs, so nothing of it is on disk between batches, and a SIGKILL
+// can leave a directory behind only during the few milliseconds a batch takes; such a directory is
+// removed by the next process that makes a batch, once it is a minute old. The pool is refilled in
+// the background; only a process's first command (or one that finds the pool empty) waits for
+// `mkfifo` (about 3 ms). Where no FIFO can be made (not Linux, no `mkfifo`, no usable tmpdir) the
+// caller silently keeps the socketpairs, for the rest of the process.
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, constants, lstatSync, mkdtempSync, openSync, readdirSync, rmSync, unlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** Both ends of one pipe, each its own blocking open file description, close-on-exec. */
+export interface RealPipe {
+  readonly read: number;
+  readonly write: number;
+}
+
+const PREFIX = "spool-pipes-";
+/** Pipes kept ready (two descriptors each), and the level at which a refill starts. */
+const POOL_SIZE = 8;
+const REFILL_BELOW = 4;
+/** A batch directory is gone within milliseconds; one this old was left by a process that died. */
+const STALE_MS = 60_000;
+
+const pool: RealPipe[] = [];
+let usable = process.platform === "linux";
+let refilling = false;
+let swept = false;
+/** Directories of batches in flight, removed if the process exits before they are done. */
+const inFlight = new Set<string>();
+
+/** A pipe from the pool, or undefined when real pipes cannot be made here (use socketpairs). */
+export function realPipe(): RealPipe | undefined {
+  if (!usable) return undefined;
+  if (pool.length === 0) makeBatch(POOL_SIZE, true);
+  const pipe = pool.pop();
+  if (pool.length < REFILL_BELOW) refill();
+  return pipe;
+}
+
+function refill(): void {
+  if (!usable || refilling) return;
+  refilling = true;
+  makeBatch(POOL_SIZE - pool.length, false);
+}
+
+function makeBatch(count: number, now: boolean): void {
+  let dir: string;
+  try {
+    sweepStale();
+    dir = mkdtempSync(join(tmpdir(), PREFIX));
+  } catch {
+    usable = false;
+    refilling = false;
+    return;
+  }
+  const paths = Array.from({ length: count }, (_, i) => join(dir, String(i)));
+  const args = ["-m", "600", ...paths];
+  if (now) {
+    const made = spawnSync("mkfifo", args, { stdio: "ignore" });
+    adopt(dir, paths, made.error === undefined && made.status === 0);
+    return;
+  }
+  inFlight.add(dir);
+  if (inFlight.size === 1) process.on("exit", removeInFlight);
+  let done = false;
+  const finish = (ok: boolean): void => {
+    if (done) return;
+    done = true;
+    inFlight.delete(dir);
+    if (inFlight.size === 0) process.off("exit", removeInFlight);
+    refilling = false;
+    adopt(dir, paths, ok);
+  };
+  try {
+    const child = spawn("mkfifo", args, { stdio: "ignore" });
+    child.on("error", () => finish(false));
+    child.on("exit", (code) => finish(code === 0));
+    // Making pipes for later must never keep the caller's event loop alive.
+    child.unref();
+  } catch {
+    finish(false);
+  }
+}
+
+/** Opens and unlinks every FIFO made, then removes the batch's directory. */
+function adopt(dir: string, paths: readonly string[], made: boolean): void {
+  try {
+    if (!made) throw new Error("mkfifo failed");
+    for (const path of paths) pool.push(openBoth(path));
+  } catch {
+    usable = false;
+    for (const pipe of pool.splice(0)) for (const fd of [pipe.read, pipe.write]) closeSync(fd);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function openBoth(path: string): RealPipe {
+  // A FIFO opened for reading alone waits for a writer, and for writing alone for a reader (or fails
+  // with O_NONBLOCK). Held open for both first (Linux allows it on a FIFO), neither end waits, and
+  // both are plain blocking descriptors, as the command expects of its stdio.
+  const both = openSync(path, constants.O_RDWR);
+  try {
+    const read = openSync(path, constants.O_RDONLY);
+    try {
+      return { read, write: openSync(path, constants.O_WRONLY) };
+    } catch (e) {
+      closeSync(read);
+      throw e;
+    }
+  } finally {
+    closeSync(both);
+    unlinkSync(path);
+  }
+}
+
+function removeInFlight(): void {
+  for (const dir of inFlight) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Once per process: batch directories a dead process left behind (a SIGKILL mid-batch). */
+function sweepStale(): void {
+  if (swept) return;
+  swept = true;
+  const root = tmpdir();
+  const uid = process.getuid?.();
+  let names: string[];
+  try {
+    names = readdirSync(root).filter((n) => n.startsWith(PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    try {
+      const path = join(root, name);
+      const st = lstatSync(path);
+      if (st.isDirectory() && st.uid === uid && Date.now() - st.mtimeMs > STALE_MS) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Someone else's, or gone already.
+    }
+  }
+}

@@ -1,0 +1,146 @@
+// The pipe path on Linux gives the command real pipes: it can reopen /dev/stdout, /dev/stderr and
+// /dev/stdin (on Node's socketpairs each of these failed with ENXIO), stdout and stderr arrive in the
+// true order of the writes, and nothing of the FIFOs the pipes are made from is left in the tmpdir.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { exec, start, type ExecOptions } from "../../src/capture/index.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+
+const work = tempDir("spool-real-pipe-");
+afterAll(removeTempDirs);
+const distCapture = fileURLToPath(new URL("../../dist/capture/index.js", import.meta.url));
+const linux = process.platform === "linux";
+const hasPython = spawnSync("python3", ["-c", ""], { stdio: "ignore" }).status === 0;
+
+// Every way onto the pipe path with a spill or without; as root a spill takes it by default.
+const ways: [string, () => ExecOptions][] = [
+  ["no spill", () => ({})],
+  ["spill.direct: false", () => ({ capture: { spill: { dir: tempDir("spool-real-pipe-spill-"), direct: false } } })],
+];
+if (process.geteuid?.() === 0) ways.push(["root with a spill", () => ({ capture: { spill: { dir: tempDir("spool-real-pipe-spill-") } } })]);
+
+describe.skipIf(!linux).each(ways)("the pipe path (%s)", (_, options) => {
+  it("echo b > /dev/stderr between two lines: all three, in order", async () => {
+    const r = await exec("echo a; echo b > /dev/stderr; echo c", options());
+    expect(r.text).toBe("a\nb\nc\n");
+    expect(r.exitCode).toBe(0);
+  });
+
+  it("> /dev/stdout, 2>/dev/stdout and tee /dev/stderr deliver their text", async () => {
+    const r = await exec("echo one > /dev/stdout; ls /no-such-path-here 2>/dev/stdout | sed 's/.*/listed/'; echo two | tee /dev/stderr", options());
+    expect(r.text).toBe("one\nlisted\ntwo\ntwo\n");
+  });
+
+  it.skipIf(!hasPython)("Python's open('/dev/stdout', 'w') writes", async () => {
+    const r = await exec(`echo before; python3 -c "f = open('/dev/stdout', 'w'); f.write('from python\\n'); f.close()"; echo after`, options());
+    expect(r.text).toBe("before\nfrom python\nafter\n");
+    expect(r.exitCode).toBe(0);
+  });
+
+  it("a set -e script's usage on /dev/stderr is shown, and its exit code is kept", async () => {
+    const r = await exec("set -e; echo usage: tool FILE >/dev/stderr; exit 2", options());
+    expect(r.text).toBe("usage: tool FILE\n");
+    expect(r.exitCode).toBe(2);
+  });
+
+  it("stdout and stderr interleave in the order of the writes", async () => {
+    const r = await exec("for i in $(seq 1 300); do echo o$i; echo e$i >&2; done", options());
+    const expected = Array.from({ length: 300 }, (_, i) => `o${i + 1}\ne${i + 1}\n`).join("");
+    expect(r.text).toBe(expected);
+  });
+
+  it("a command reading /dev/stdin gets what the caller writes", async () => {
+    const handle = start("head -n 1 /dev/stdin; echo done", { ...options(), stdin: "pipe" });
+    handle.write("hello\n");
+    const r = await handle.result;
+    expect(r.text).toBe("hello\ndone\n");
+    expect(r.exitCode).toBe(0);
+  });
+});
+
+describe.skipIf(!linux)("the file path (the command writes its spill)", () => {
+  it("a command reading /dev/stdin gets what the caller writes: its stdin is a real pipe too", async () => {
+    const handle = start("head -n 1 /dev/stdin; echo done", { stdin: "pipe", capture: { spill: { dir: tempDir("spool-real-pipe-spill-"), direct: true } } });
+    handle.write("hello\n");
+    const r = await handle.result;
+    expect(r.text).toBe("hello\ndone\n");
+    expect(r.exitCode).toBe(0);
+  });
+});
+
+/** Runs `body` (module code with `exec` and `start` imported from dist) in a node process with this tmpdir. */
+function runNode(tmp: string, body: string, env: NodeJS.ProcessEnv = {}): ReturnType<typeof spawn> {
+  const script = join(work, `script-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(script, `import { exec, start } from ${JSON.stringify(distCapture)};\n${body}`);
+  return spawn(process.execPath, [script], { env: { ...process.env, TMPDIR: tmp, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+}
+
+async function output(child: ReturnType<typeof spawn>): Promise<{ code: number | null; text: string }> {
+  let text = "";
+  child.stdout?.on("data", (d: Buffer) => (text += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { code, text };
+}
+
+describe.skipIf(!linux)("the FIFOs real pipes are made from", () => {
+  it("leave nothing in the tmpdir after many commands, with stdin and without", async () => {
+    const tmp = tempDir("spool-real-pipe-tmp-");
+    const { code, text } = await output(
+      runNode(
+        tmp,
+        `let ok = 0;
+         for (let i = 0; i < 40; i++) {
+           if (i % 2) {
+             const h = start("head -n 1 /dev/stdin > /dev/stderr", { stdin: "pipe" });
+             h.write("in" + i + "\\n");
+             if ((await h.result).text === "in" + i + "\\n") ok++;
+           } else if ((await exec("echo out" + i + " > /dev/stdout")).text === "out" + i + "\\n") ok++;
+         }
+         process.stdout.write(String(ok));`,
+      ),
+    );
+    expect(code).toBe(0);
+    expect(text).toBe("40");
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it("a batch directory left by a SIGKILLed process is removed by the next one once it is a minute old; a young one is kept", async () => {
+    const tmp = tempDir("spool-real-pipe-tmp-");
+    const looping = runNode(tmp, `for (let i = 0; ; i++) { await exec("true"); if (i === 20) process.stdout.write("running\\n"); }`);
+    await new Promise<void>((resolve) => looping.stdout?.once("data", () => resolve()));
+    looping.kill("SIGKILL");
+    await new Promise((resolve) => looping.once("exit", resolve));
+    // Whatever the kill left (a batch in flight, if it landed in those milliseconds), and a stand-in
+    // for one it surely did: all aged past the minute. Plus a young one, as a live process's would be.
+    const stale = join(tmp, "spool-pipes-stale");
+    mkdirSync(stale);
+    expect(spawnSync("mkfifo", [join(stale, "0")]).status).toBe(0);
+    const old = new Date(Date.now() - 5 * 60_000);
+    for (const name of readdirSync(tmp)) utimesSync(join(tmp, name), old, old);
+    mkdirSync(join(tmp, "spool-pipes-young"));
+    const { code, text } = await output(runNode(tmp, `process.stdout.write((await exec("echo x > /dev/stderr")).text);`));
+    expect(code).toBe(0);
+    expect(text).toBe("x\n");
+    expect(readdirSync(tmp)).toEqual(["spool-pipes-young"]);
+  });
+
+  it("where no FIFO can be made (no mkfifo) the command runs on socketpairs, silently, and leaves nothing", async () => {
+    const tmp = tempDir("spool-real-pipe-tmp-");
+    const { code, text } = await output(
+      runNode(tmp, `const r = await exec("echo a; echo b >&2; echo c > /dev/stderr"); process.stdout.write(JSON.stringify([r.text, r.exitCode]));`, {
+        PATH: "/nonexistent",
+      }),
+    );
+    expect(code).toBe(0);
+    const [shown, exitCode] = JSON.parse(text) as [string, number];
+    expect(shown).toContain("a\n");
+    expect(shown).toContain("b\n");
+    // The socketpair's reopen failure: the path the command takes without real pipes.
+    expect(shown).toMatch(/No such device or address/);
+    expect(exitCode).toBe(1);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+});
