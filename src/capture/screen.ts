@@ -110,13 +110,17 @@ export class TerminalScreen {
       this.held = text.slice(tail);
       text = text.slice(0, tail);
     }
+    this.writeSlices(text, finished);
+  }
+
+  /** Writes in slices of at most SLICE characters, harvesting after each (see SLICE). */
+  private writeSlices(text: string, finished: (line: string) => void): void {
     for (let at = 0; at < text.length; ) {
       let end = Math.min(text.length, at + SLICE);
       if (end < text.length) {
         const c = text.charCodeAt(end - 1);
         if (c >= 0xd800 && c <= 0xdbff) end--;
-        // Never end a slice inside an escape sequence: the scrollback erase below must reach the
-        // parser in its ground state.
+        // A slice does not end inside an escape sequence: each reaches the emulator in one write.
         const cut = openSequenceStart(text.slice(at, end));
         if (cut > 0) end = at + cut;
       }
@@ -133,8 +137,8 @@ export class TerminalScreen {
     this.held = "";
     this.finishing = finished;
     try {
-      this.core.writeSync(rest);
-      this.collect(finished);
+      // Sliced too: the sequence can hold HOLD_LIMIT characters, each a newline it executes.
+      this.writeSlices(rest, finished);
     } finally {
       this.finishing = undefined;
     }

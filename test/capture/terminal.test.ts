@@ -105,6 +105,16 @@ describe("terminal model", () => {
     expect(openSequenceStart("ok\x1b]0;é")).toBe(2); // an OSC string takes any character
   });
 
+  it("a sequence still open when the output ends, with more newlines in it than the scrollback holds, loses no line before it", () => {
+    // The newlines inside `ESC [` are executed; held to the end, they reach the emulator in one piece.
+    let lines = "";
+    for (let i = 0; i < 20; i++) lines += `line${i}\n`;
+    const c = new OutputCapture(resolveLimits({ maxBytes: 1 << 20, maxLines: 100_000 }), { cols: 30, rows: 5 });
+    c.push(Buffer.from(`\x1b[2A${lines}last\x1b[${"\n".repeat(3000)}`));
+    c.end();
+    expect(c.view().text.replace(/\n+$/, "\n")).toBe(`${lines}last\n`);
+  });
+
   it("a sequence interrupted by the ESC of a cursor move switches to the terminal model the same way however the reads fall", () => {
     // `ESC [` then `ESC [2A`: the terminal drops the first, the plain path would keep its `[` as text
     // (and cut the line at the cap for it), so the first is held until the next read says which.
