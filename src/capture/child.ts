@@ -62,6 +62,8 @@ export function pipeInput(child: ChildProcess, fd: number): Writable {
   const input = new Socket({ fd, readable: false, writable: true });
   // A spawn that failed leaves nothing to write to.
   child.on("error", () => void (child.pid === undefined && input.destroy()));
+  // Closed when the command exits, as Node closes a child's own stdin pipe: nothing writes to it then.
+  child.on("exit", () => void input.destroy());
   return input;
 }
 

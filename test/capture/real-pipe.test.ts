@@ -107,6 +107,18 @@ describe.skipIf(!linux)("the FIFOs real pipes are made from", () => {
     expect(readdirSync(tmp)).toEqual([]);
   });
 
+  it("close spool's end of a command's stdin when the command exits: no descriptor is left open per command", async () => {
+    const spill = { capture: { spill: { dir: tempDir("spool-real-pipe-spill-"), direct: true } } };
+    const open = (): number => readdirSync("/proc/self/fd").length;
+    for (const opts of [{}, spill] as ExecOptions[]) {
+      await exec("true", { ...opts, stdin: "pipe" });
+      const before = open();
+      // The pool of ready pipes holds at most 16 descriptors, whatever its level now.
+      for (let i = 0; i < 60; i++) await exec("exit 0", { ...opts, stdin: "pipe" });
+      expect(open() - before).toBeLessThan(17);
+    }
+  });
+
   it("a batch directory left by a SIGKILLed process is removed by the next one once it is a minute old; a young one is kept", async () => {
     const tmp = tempDir("spool-real-pipe-tmp-");
     const looping = runNode(tmp, `for (let i = 0; ; i++) { await exec("true"); if (i === 20) process.stdout.write("running\\n"); }`);
