@@ -1,8 +1,9 @@
 // One shape for the ways a command runs: on pipes (on Linux one real pipe for stdout and stderr, so
 // they interleave in the true order of the writes, see pipeChild; stdin closed unless asked for),
-// writing into its spill file (file-child.ts), or under a pseudo-terminal (one stream; the program
-// sees a terminal, so it colours, draws progress and line-buffers as it would for a person). Either
-// way the command leads its own process group, so the group can be signalled whole.
+// writing its stdout into its spill file with stderr on a pipe that spool appends there
+// (file-child.ts), or under a pseudo-terminal (one stream; the program sees a terminal, so it
+// colours, draws progress and line-buffers as it would for a person). Either way the command leads
+// its own process group, so the group can be signalled whole.
 import { Buffer } from "node:buffer";
 import type { ChildProcess } from "node:child_process";
 import { closeSync, constants as fsConstants, openSync } from "node:fs";
@@ -28,8 +29,8 @@ export interface Child {
   resume(): void;
   /**
    * Ends the output. Pipes and the terminal stop reading at once (a backgrounded grandchild may hold
-   * them open forever); a file the command writes is read to its current end first. onOutputClosed
-   * follows either way.
+   * them open forever); a file the command writes is read to its current end first, once what its
+   * stderr pipe holds now is copied into it. onOutputClosed follows either way.
    */
   closeOutput(): void;
   /**
@@ -41,6 +42,11 @@ export interface Child {
   onBacklog?(listener: (behind: boolean) => void): void;
   /** Only a file can be cut under its reader (see file-tail.ts): what was cut is gone from it. */
   onTruncated?(listener: () => void): void;
+  /**
+   * Only the file path copies output itself (its stderr pipe into the file, append-pipe.ts): an
+   * append failed (ENOSPC), and what it held is missing from the file.
+   */
+  onCopyFailed?(listener: (error: Error) => void): void;
   /** False when the command has no open input. */
   write(data: string): boolean;
 }
@@ -130,7 +136,8 @@ export function pipeChild(shell: string, command: string, cwd: string, env: Node
   };
 }
 
-function closeAll(...fds: (number | undefined)[]): void {
+/** Closes the descriptors given, skipping the undefined ones. */
+export function closeAll(...fds: (number | undefined)[]): void {
   for (const fd of fds) if (fd !== undefined) closeSync(fd);
 }
 

@@ -37,7 +37,7 @@ const ROOM_CHECK_BYTES = 16 * 1024 * 1024;
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const CUT_MESSAGE =
-  "the command truncated its own output file (it opened /dev/stdout or /dev/stderr for writing, which on a file empties it); use >&2 instead, or run it with spill.direct: false";
+  "the command truncated its own output file (it opened /dev/stdout or /dev/stderr for writing, which on a file empties it); use >&1 or >&2 instead, or run it with spill.direct: false";
 
 function checkMs(name: string, v: number | undefined): void {
   if (v === undefined) return;
@@ -105,9 +105,10 @@ export function start(command: string, options: ExecOptions = {}): RunningComman
   if (!isDir) throw new MissingCwdError(cwd);
   const shell = resolveShell(options.shell);
   const size = { cols: options.cols ?? DEFAULT_COLS, rows: options.rows ?? DEFAULT_ROWS };
-  // With a spill the command writes straight into it (file-child.ts), unless it runs on a terminal.
-  // As root a command can reopen /dev/stdout for writing despite the file being read-only, which
-  // empties it and can lose output spool has not read yet: root gets the pipes unless it asks.
+  // With a spill the command writes its stdout straight into it (file-child.ts; its stderr is a pipe
+  // spool appends there), unless it runs on a terminal. As root a command can reopen /dev/stdout for
+  // writing despite the file being read-only, which empties it and can lose output spool has not
+  // read yet: root gets the pipes unless it asks.
   const direct = spill && options.pty !== true && (spill.direct ?? process.geteuid?.() !== 0) ? openDirectSpill(spill) : undefined;
   const execution = new Execution(command, options, new OutputCapture(limits, size), spill, direct);
   const result = execution.run(shell, cwd, buildEnv(options.env, options.pty === true));
@@ -132,7 +133,7 @@ class Execution {
   /** The command's own output file is the spill; its path is shown once the limits are crossed. */
   private directShown = false;
   private directDiscarded = false;
-  /** The command emptied its own output file (it reopened /dev/stdout or /dev/stderr for writing). */
+  /** The command emptied its own output file (it reopened /dev/stdout for writing, as root). */
   private directCut = false;
   /** The process group is stopped (SIGSTOP) while the file's reader catches up. */
   private groupStopped = false;
@@ -260,6 +261,8 @@ class Execution {
       this.child.onData((chunk) => this.onData(chunk));
       this.child.onBacklog?.((behind) => this.holdBack(behind));
       this.child.onTruncated?.(() => (this.directCut = true));
+      // stderr's bytes that could not be appended to the spill (ENOSPC): no lossy success.
+      this.child.onCopyFailed?.((e) => this.fail(new SpillError(this.direct!.path, e)));
       this.child.onOutputClosed(() => {
         this.outputOpen = false;
         this.maybeFinish();

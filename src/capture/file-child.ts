@@ -1,17 +1,28 @@
-// A command that writes its stdout and stderr straight into its spill file (one descriptor for both,
-// O_APPEND), while spool follows the file (file-tail.ts) into the same capture as the pipes feed.
+// A command that writes its stdout straight into its spill file (O_APPEND), while spool follows the
+// file (file-tail.ts) into the same capture as the pipes feed. Its stderr is a real pipe that spool
+// appends to the same file (append-pipe.ts), so the file stays the one source of the capture.
 //
 // Why: on a pipe the command blocks whenever the ~208 KiB socket buffer is full and spool is not
 // running; on two cores shared with other work that capped 1 GiB at ~0.68× the speed of `GEN > file`
 // (and `GEN | cat > file` itself at 0.78–0.85×). Writing to a file the command never waits for spool.
 // The spill is byte-identical by construction and nothing is written twice.
 //
-// What changes for the command: its stdout and stderr are a regular file, not pipes — no SIGPIPE,
-// interleaving is the true order of its writes, a file-size limit it sets itself applies to its
-// output, and reopening /dev/stdout or /dev/stderr for writing would empty the file (file-tail.ts).
+// Why stderr is a pipe: the file is read-only while the command runs, so that a reopen of it for
+// writing (which truncates) fails rather than empty the spill; and `echo error > /dev/stderr`, a
+// common shell idiom, is such a reopen: on the file it failed with "Permission denied" (and ended a
+// `set -e` script). A pipe reopened through /proc is the same pipe, and the write appends.
+//
+// What changes for the command: its stdout is a regular file (no SIGPIPE, a file-size limit it sets
+// itself applies to it; C stdio buffers it fully, as on any file); its stderr is a pipe, and a reopen
+// of /dev/stderr works. spool copies stderr's bytes into the file a little after they were written,
+// so stdout and stderr interleave in the order they reach the file, not the exact order of the
+// writes (`2>&1` puts both on the file, in the true order). A reopen of /dev/stdout for writing still
+// fails with EACCES (`>&1`, or `spill.direct: false`, avoid it); as root it succeeds and would empty
+// the file (file-tail.ts). Where no real pipe can be had, stderr is the file too, as stdout is.
 import { Buffer } from "node:buffer";
 import { chmodSync, closeSync, fchmodSync, openSync, readFileSync, statfsSync } from "node:fs";
-import { READ_BUFFER_BYTES, inputWriter, pipeInput, type Child } from "./child.js";
+import { appendPipe } from "./append-pipe.js";
+import { READ_BUFFER_BYTES, closeAll, inputWriter, pipeInput, type Child } from "./child.js";
 import { FileTail } from "./file-tail.js";
 import { spawnInGroup } from "./process-group.js";
 import { realPipe } from "./real-pipe.js";
@@ -70,7 +81,10 @@ export function spillSpaceLow(path: string, bytes: number): boolean {
   return free !== undefined && free <= bytes;
 }
 
-/** The spill file opened for the command (fd) and for spool's reader (readFd). */
+/**
+ * The spill file opened for the command (fd: its stdout, and spool's own appends of its stderr) and
+ * for spool's reader (readFd).
+ */
 export interface DirectSpill extends SpillFile {
   readonly readFd: number;
 }
@@ -88,9 +102,9 @@ export function openDirectSpill(spill: SpillOptions): DirectSpill | undefined {
   try {
     if (spillSpaceLow(file.path, MIN_FREE_BYTES)) throw new Error("low on space");
     const readFd = openSync(file.path, "r");
-    // Read-only while the command runs: its own descriptor is open already, and a reopen of
+    // Read-only while the command runs: the descriptors open already keep writing, and a reopen of
     // /dev/stdout for writing (which would empty the file) fails with EACCES — unless the command
-    // runs as root (see file-tail.ts). On the pipe path the same reopen works (real-pipe.ts).
+    // runs as root (see file-tail.ts). /dev/stderr is a pipe (fileChild), where the reopen works.
     fchmodSync(file.fd, 0o400);
     return { ...file, readFd };
   } catch {
@@ -110,28 +124,37 @@ export function keepDirectSpill(spill: DirectSpill): void {
 }
 
 /**
- * Spawns the command with the spill file as its stdout and stderr. The writing descriptor is the
- * command's alone after the spawn (spool's copy is closed); spool reads through `readFd`.
+ * Spawns the command with the spill file as its stdout and a real pipe as its stderr, copied into
+ * the file through the same descriptor (the file's open description is shared: O_APPEND, the
+ * command's and spool's appends never overwrite one another). Without a real pipe the file is its
+ * stderr too, and spool's copy of the descriptor is closed after the spawn. spool reads the file
+ * through `readFd`.
  */
 export function fileChild(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv, stdin: boolean, spill: DirectSpill): Child {
   const dataListeners: ((chunk: Buffer) => void)[] = [];
   const closed: (() => void)[] = [];
   const backlog: ((behind: boolean) => void)[] = [];
   const truncated: (() => void)[] = [];
+  const failed: ((error: Error) => void)[] = [];
   // stdin on a real pipe, as on the pipe path (child.ts), so `cat /dev/stdin` works here too.
   const inputPipe = stdin ? realPipe() : undefined;
+  const errorPipe = realPipe();
   let child: ReturnType<typeof spawnInGroup>;
   try {
-    child = spawnInGroup(shell, command, cwd, env, inputPipe?.read ?? stdin, spill.fd);
+    child = spawnInGroup(shell, command, cwd, env, inputPipe?.read ?? stdin, spill.fd, errorPipe?.write ?? spill.fd);
   } catch (e) {
-    closeSync(spill.readFd);
-    if (inputPipe) closeSync(inputPipe.write);
+    closeAll(spill.readFd, inputPipe?.write, errorPipe?.read, errorPipe && spill.fd);
     discardSpillFile(spill);
     throw e;
   } finally {
-    closeSync(spill.fd);
-    if (inputPipe) closeSync(inputPipe.read);
+    // The command's ends are its own now (spool keeping the pipe's would hold it open for ever).
+    closeAll(errorPipe ? undefined : spill.fd, inputPipe?.read, errorPipe?.write);
   }
+  const stderr = errorPipe
+    ? appendPipe(errorPipe.read, spill.fd, (error) => {
+        for (const l of failed) l(error);
+      })
+    : undefined;
   const tail = new FileTail(spill.path, spill.readFd, Buffer.allocUnsafe(READ_BUFFER_BYTES), {
     onChunk: (chunk) => {
       for (const l of dataListeners) l(chunk);
@@ -157,13 +180,17 @@ export function fileChild(shell: string, command: string, cwd: string, env: Node
       if (closing) return;
       closing = true;
       input?.destroy();
-      void tail.finish().then(() => {
-        for (const l of closed) l();
-      });
+      // stderr's last bytes are in the file before the tail reads it to its end.
+      void (stderr?.finish() ?? Promise.resolve())
+        .then(() => tail.finish())
+        .then(() => {
+          for (const l of closed) l();
+        });
     },
     outputEndsWithGroup: true,
     onBacklog: (l) => void backlog.push(l),
     onTruncated: (l) => void truncated.push(l),
+    onCopyFailed: (l) => void failed.push(l),
     write: inputWriter(input),
   };
 }

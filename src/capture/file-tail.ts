@@ -1,8 +1,9 @@
-// Follows a file that a command appends to — its stdout and stderr, when it writes the spill file
-// itself (file-child.ts). Each read starts where the last one stopped and lands in one reused buffer;
-// the reader is woken by inotify (fs.watch) when the file changes, with a slow timer as a safety net,
-// and never polls in a loop. A file has no end of file while its writers live: the owner says when
-// the writing is over (`finish`), and the tail reads up to the size the file has at that moment.
+// Follows a file that a command appends to — its stdout, and its stderr as spool copies it in, when
+// it writes the spill file itself (file-child.ts). Each read starts where the last one stopped and
+// lands in one reused buffer; the reader is woken by inotify (fs.watch) when the file changes, with a
+// slow timer as a safety net, and never polls in a loop. A file has no end of file while its writers
+// live: the owner says when the writing is over (`finish`), and the tail reads up to the size the
+// file has at that moment.
 import { close, fstatSync, read, watch, type FSWatcher } from "node:fs";
 import { monotonicMs } from "./clock.js";
 
@@ -28,7 +29,7 @@ export interface TailEvents {
   onBacklog(behind: boolean): void;
   /**
    * The file was cut below what had been read: the command reopened its output for writing
-   * (`echo x > /dev/stderr` opens /proc/self/fd/2 with O_TRUNC, which on a file empties it). Reading
+   * (`echo x > /dev/stdout` opens /proc/self/fd/1 with O_TRUNC, which on a file empties it). Reading
    * starts again at 0; what was cut is gone from the file. A cut that the writers outgrew before the
    * reader looked goes unseen.
    */

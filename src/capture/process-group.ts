@@ -17,7 +17,7 @@ export function resolveShell(shell?: string): string {
 
 /**
  * `stdin`: true for a pipe from spool, or a descriptor to read from. `output`: a descriptor the
- * command's stdout and stderr both go to, instead of two pipes.
+ * command's stdout goes to, and its stderr too unless `errors` is another one, instead of two pipes.
  */
 export function spawnInGroup(
   shell: string,
@@ -26,11 +26,11 @@ export function spawnInGroup(
   env: NodeJS.ProcessEnv,
   stdin: boolean | number = false,
   output?: number,
+  errors: number | undefined = output,
 ): GroupChild {
   // stdin is closed unless the caller will write to it, so nothing can hang waiting on a prompt.
   const input = typeof stdin === "number" ? stdin : stdin ? "pipe" : "ignore";
-  const out = output ?? "pipe";
-  return spawn(shell, ["-c", command], { cwd, env, detached: true, stdio: [input, out, out] }) as GroupChild;
+  return spawn(shell, ["-c", command], { cwd, env, detached: true, stdio: [input, output ?? "pipe", errors ?? "pipe"] }) as GroupChild;
 }
 
 /** Signals the whole group; false when the group is already gone. */

@@ -68,13 +68,15 @@ export interface SpillOptions {
   /** File stem, e.g. the tool call id. Default: a random id. Never overwrites: a taken name gets `-2`, `-3`, … */
   readonly id?: string;
   /**
-   * true: the command writes its stdout and stderr straight into the spill file, which spool follows
-   * (Linux, no file-size limit, 64 MiB free; else as with false). The file is removed at the end if the
-   * limits were never crossed. false: the output comes through pipes and spool writes the spill once the
-   * limits are crossed. Default: true, unless spool runs as root — root can reopen /dev/stdout or
-   * /dev/stderr for writing (`echo x > /dev/stderr`), which empties a file and could lose output not yet
-   * read; on the pipes (real pipes on Linux) that open works and appends, and nothing is lost. Not
-   * root, the reopen fails on the file (EACCES): false lets such a command write there.
+   * true: the command writes its stdout straight into the spill file, which spool follows, and its
+   * stderr goes through a pipe that spool appends to the same file (Linux, no file-size limit, 64 MiB
+   * free; else as with false): `echo x > /dev/stderr` works, and stderr's lines interleave with
+   * stdout's in the order they reach the file, a little after they were written. The file is removed
+   * at the end if the limits were never crossed. false: the output comes through pipes and spool writes
+   * the spill once the limits are crossed. Default: true, unless spool runs as root — root can reopen
+   * /dev/stdout for writing (`echo x > /dev/stdout`), which empties a file and could lose output not
+   * yet read; on the pipes (real pipes on Linux) that open works and appends, and nothing is lost. Not
+   * root, that reopen fails on the file (EACCES): `>&1`, or false, avoids it.
    */
   readonly direct?: boolean;
   /** With the pipes: bytes buffered for the disk before the process's pipes are paused. Default 1 MiB. */

@@ -3,6 +3,7 @@
 // the file is the spill (byte-identical, kept only past the limits); the end, the kill and the crash
 // rules hold for a file, which has no end of file of its own. Real processes.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,7 +11,17 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileTail } from "../../src/capture/file-tail.js";
-import { OutputCapture, SpawnError, SpillError, exec, resolveLimits, start, type CaptureView, type ExecResult } from "../../src/capture/index.js";
+import {
+  OutputCapture,
+  SpawnError,
+  SpillError,
+  SpillLimitError,
+  exec,
+  resolveLimits,
+  start,
+  type CaptureView,
+  type ExecResult,
+} from "../../src/capture/index.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
 import { alive } from "../support/process-group.js";
@@ -126,12 +137,15 @@ describe("exec with the command writing its spill", () => {
     expect(existsSync(dir)).toBe(false);
   });
 
-  it("stdout and stderr interleave in the true order of the writes", async () => {
+  it("stdout and stderr each keep their own order; the two interleave in the order they reach the file", async () => {
     for (let i = 0; i < 5; i++) {
       const r = await exec("echo out1; echo err1 >&2; echo out2; echo err2 >&2; printf a; printf b >&2; echo", {
         capture: { spill: { direct: true, dir: fresh("order") } },
       });
-      expect(r.text).toBe("out1\nerr1\nout2\nerr2\nab\n");
+      const lines = r.text.replace("a", "").replace("b", "").split("\n");
+      expect(lines.filter((l) => l.startsWith("out"))).toEqual(["out1", "out2"]);
+      expect(lines.filter((l) => l.startsWith("err"))).toEqual(["err1", "err2"]);
+      expect([...r.text].sort().join("")).toBe([..."out1\nerr1\nout2\nerr2\nab\n"].sort().join(""));
     }
   });
 
@@ -150,26 +164,26 @@ describe("exec with the command writing its spill", () => {
     expect(silent.exitCode).toBe(4);
   });
 
-  it("a command that empties its output file by reopening /dev/stderr: the view still has every byte when the cut is seen", async () => {
-    // Running as root the reopen succeeds (O_TRUNC empties the file); otherwise it fails as on the
-    // pipes (the file is read-only while the command runs). Either way nothing before it is lost.
-    const command = "seq 1 500; sleep 0.3; echo err > /dev/stderr; sleep 0.3; echo after";
+  it("a command that empties its output file by reopening /dev/stdout: the view still has every byte when the cut is seen", async () => {
+    // Running as root the reopen succeeds (O_TRUNC empties the file); otherwise it fails (the file is
+    // read-only while the command runs). Either way nothing before it is lost.
+    const command = "seq 1 500; sleep 0.3; echo out > /dev/stdout; sleep 0.3; echo after";
     const r = await exec(command, { capture: { spill: { direct: true, dir: fresh("cut") } } });
     const seq = Array.from({ length: 500 }, (_, i) => `${i + 1}\n`).join("");
     expect(r.text.startsWith(seq)).toBe(true);
     expect(r.text.endsWith("after\n")).toBe(true);
-    if (process.getuid?.() === 0) expect(r.text).toBe(`${seq}err\nafter\n`);
+    if (process.getuid?.() === 0) expect(r.text).toBe(`${seq}out\nafter\n`);
     expect(r.spillPath).toBeUndefined();
   });
 
   it("past the limits, a spill that the command cut is a failure, not a lossy success", async () => {
     if (process.getuid?.() !== 0) return; // the reopen fails for other users: nothing is cut
-    const err = await exec("seq 1 20000; sleep 0.3; echo err > /dev/stderr; sleep 0.3; echo after", {
+    const err = await exec("seq 1 20000; sleep 0.3; echo out > /dev/stdout; sleep 0.3; echo after", {
       capture: { spill: { direct: true, dir: fresh("cut-big") } },
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SpillError);
-    expect((err as SpillError).message).toContain("/dev/stderr");
-    expect((err as SpillError).view?.text.endsWith("err\nafter\n")).toBe(true);
+    expect((err as SpillError).message).toContain("/dev/stdout");
+    expect((err as SpillError).view?.text.endsWith("out\nafter\n")).toBe(true);
   });
 
   it("binary output: flagged, and the spill holds its bytes", async () => {
@@ -198,11 +212,13 @@ describe("exec with the command writing its spill", () => {
     });
     expect(r.timedOut).toBe(true);
     expect(r.exitCode).toBe(3);
-    // bash reports the killed sleep ("Terminated") before running the trap.
-    expect(r.text.endsWith("\nsummary\n")).toBe(true);
+    // bash reports the killed sleep ("Terminated") on stderr before running the trap; stderr is a pipe
+    // that spool copies into the file, so the report may land after the summary.
+    const withoutReport = (text: string) => text.replace(/^.*Terminated.*\n/m, "");
+    expect(withoutReport(r.text).endsWith("\nsummary\n")).toBe(true);
     const spilled = readFileSync(r.spillPath!, "utf8");
     expect(spilled.startsWith(Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join(""))).toBe(true);
-    expect(spilled.endsWith("summary\n")).toBe(true);
+    expect(withoutReport(spilled).endsWith("summary\n")).toBe(true);
     expect(r.rawBytes).toBe(Buffer.byteLength(spilled));
     expect(r.truncation.totalLines).toBe(spilled.split("\n").length - 1);
   });
@@ -275,7 +291,7 @@ describe("which path a spill takes by default", () => {
     expect(asked.text).toBe("file\n");
   });
 
-  it("as another user, the file: a reopen of /dev/stderr is refused (read-only), and nothing is lost", async () => {
+  it("as another user, the file: a reopen of /dev/stderr reaches its pipe, and nothing is lost", async () => {
     // Run as that user: as root, the capturing process becomes `nobody` (uid 65534) in a child.
     // Not under the suite's private (0700) temp directory: that user must reach it.
     const dir = mkdtempSync(join(tmpdir(), "spool-user-default-"));
@@ -294,7 +310,126 @@ describe("which path a spill takes by default", () => {
     };
     rmSync(dir, { recursive: true, force: true });
     expect(out.uid).not.toBe(0);
-    expect(out.text.startsWith("file\nusage\n")).toBe(true);
+    expect(out.text).toBe("file\nusage\nerror\n");
+  });
+});
+
+describe("stderr on the file path is a pipe that spool appends to the spill", () => {
+  const root = process.geteuid?.() === 0;
+  const gen20 = `node ${gen} 21 20000000`;
+  const expected20 = () => execFileSync("sh", ["-c", gen20], { maxBuffer: 64 * 1024 * 1024 });
+  type Outcome = { uid: number; text: string; exitCode: number; rawBytes: number; spillPath?: string; spillBytes?: number; spillSha?: string; code?: string };
+  const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
+
+  /**
+   * exec as a user that is not root (as root, the capturing process becomes `nobody` in a child):
+   * the default path for a spill is then the file, and the spill is read-only while the command runs.
+   */
+  function asAnotherUser(command: string, limits?: object): Outcome {
+    // Not under the suite's private (0700) temp directory: that user must reach it.
+    const dir = mkdtempSync(join(tmpdir(), "spool-user-stderr-"));
+    chmodSync(dir, 0o777);
+    const script = join(dir, "run.mjs");
+    writeFileSync(
+      script,
+      `import { createHash } from "node:crypto";
+       import { readFileSync } from "node:fs";
+       import { exec } from ${JSON.stringify(distCapture)};
+       const report = (r, code) => {
+         const spill = r.spillPath ? readFileSync(r.spillPath) : undefined;
+         process.stdout.write(JSON.stringify({ uid: process.geteuid(), text: r.text, exitCode: r.exitCode, rawBytes: r.rawBytes, spillPath: r.spillPath,
+           spillBytes: spill?.length, spillSha: spill && createHash("sha256").update(spill).digest("hex"), code }));
+       };
+       try {
+         report(await exec(${JSON.stringify(command)}, { capture: { limits: ${JSON.stringify(limits ?? {})}, spill: { dir: ${JSON.stringify(dir)} } } }));
+       } catch (e) {
+         report(e.view ?? {}, e.code);
+       }`,
+    );
+    chmodSync(script, 0o644);
+    try {
+      const out = execFileSync(process.execPath, [script], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...(root ? { uid: 65534, gid: 65534 } : {}) });
+      const outcome = JSON.parse(out) as Outcome;
+      expect(outcome.uid).not.toBe(0);
+      return outcome;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("as another user, `echo x > /dev/stderr` writes its line: stdout is the file, stderr a pipe", () => {
+    const r = asAnotherUser("[ -f /dev/stdout ] && [ -p /dev/stderr ] && echo 'file and pipe'; echo error: bad > /dev/stderr; sleep 0.3; echo after");
+    expect(r.code).toBeUndefined();
+    expect(r.text).toBe("file and pipe\nerror: bad\nafter\n");
+    expect(r.exitCode).toBe(0);
+  });
+
+  it("as another user, `tee /dev/stderr` writes both copies", () => {
+    const r = asAnotherUser("echo twice | tee /dev/stderr");
+    expect(r.text).toBe("twice\ntwice\n");
+    expect(r.exitCode).toBe(0);
+  });
+
+  it("as another user, a set -e script's `echo usage >/dev/stderr; exit 2` shows its usage and keeps its exit code", () => {
+    const r = asAnotherUser("set -e; echo usage: tool FILE >/dev/stderr; exit 2");
+    expect(r.text).toBe("usage: tool FILE\n");
+    expect(r.exitCode).toBe(2);
+  });
+
+  it("as another user, 20 MB written through /dev/stderr: the spill is the output byte for byte, the totals exact", () => {
+    const r = asAnotherUser(`${gen20} > /dev/stderr`);
+    const want = expected20();
+    expect(r.code).toBeUndefined();
+    expect(r.exitCode).toBe(0);
+    expect(r.rawBytes).toBe(want.length);
+    expect(r.spillBytes).toBe(want.length);
+    expect(r.spillSha).toBe(sha(want));
+  });
+
+  it("20 MB on stderr (>&2): the spill is the output byte for byte, the totals exact", async () => {
+    const r = await exec(`${gen20} >&2`, { capture: { spill: { direct: true, dir: fresh("stderr-20") } } });
+    const want = expected20();
+    expect(r.rawBytes).toBe(want.length);
+    expect(readFileSync(r.spillPath!).equals(want)).toBe(true);
+    expect(statSync(r.spillPath!).mode & 0o777).toBe(0o600);
+  });
+
+  it("2>&1 puts stderr on the file too: the true order of the writes", async () => {
+    for (let i = 0; i < 5; i++) {
+      const r = await exec("{ echo out1; echo err1 >&2; echo out2; echo err2 >&2; printf a; printf b >&2; echo; } 2>&1", {
+        capture: { spill: { direct: true, dir: fresh("merged") } },
+      });
+      expect(r.text).toBe("out1\nerr1\nout2\nerr2\nab\n");
+    }
+  });
+
+  it("as root, a reopen of /dev/stderr past the limits appends to the spill: no cut, every line kept", async () => {
+    const r = await exec("seq 1 20000; echo err > /dev/stderr; sleep 0.3; echo after", { capture: { spill: { direct: true, dir: fresh("no-cut") } } });
+    const seq = Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join("");
+    expect(readFileSync(r.spillPath!, "utf8")).toBe(`${seq}err\nafter\n`);
+    expect(r.rawBytes).toBe(Buffer.byteLength(`${seq}err\nafter\n`));
+  });
+
+  it("a grandchild that leaves the group holding stderr does not hold up the end; what it wrote before is kept", async () => {
+    const started = Date.now();
+    const r = await exec("setsid sh -c 'echo bg $$ >&2; exec sleep 30' & sleep 0.2; echo done", {
+      capture: { spill: { direct: true, dir: fresh("held") } },
+    });
+    const pid = Number(/bg (\d+)/.exec(r.text)?.[1]);
+    if (pid > 0) process.kill(pid, "SIGKILL");
+    expect(r.text).toMatch(/^bg \d+\ndone\n$/);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("a runaway on stderr (`yes >&2`) is stopped at spill.maxBytes", async () => {
+    const maxBytes = 30 * 1024 * 1024;
+    const err = await exec("yes >&2", { capture: { spill: { direct: true, dir: fresh("yes-stderr"), maxBytes } } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SpillLimitError);
+    const path = (err as SpillLimitError).view!.spillPath!;
+    const size = statSync(path).size;
+    expect(size).toBeGreaterThan(maxBytes);
+    expect(size).toBeLessThan(maxBytes + 80 * 1024 * 1024);
+    expect(readFileSync(path, "latin1").slice(0, 1000)).toBe("y\n".repeat(500));
   });
 });
 
@@ -348,17 +483,17 @@ describe("the spill written by the command, under failures", () => {
     // (64 MiB free at the start), too small for its 400 MB of output. First with the free-space check
     // off (spill.minFreeBytes 0): the disk fills; then as by default (256 MiB to leave free): the
     // command is stopped at the first check, 16 MiB in, with the command a reader's lag (≤ 64 MiB) and
-    // the few ms the kill takes further on.
+    // the few ms the kill takes further on; then the first again, on stderr.
     const mnt = fresh("full");
     const script = join(work, "full.mjs");
     writeFileSync(
       script,
       `import { rmSync, statfsSync } from "node:fs";
        import { exec } from ${JSON.stringify(distCapture)};
-       for (const minFreeBytes of [0, undefined]) {
+       for (const [minFreeBytes, to] of [[0, ""], [undefined, ""], [0, ">&2"]]) {
          const spill = { direct: true, dir: ${JSON.stringify(mnt)}, ...(minFreeBytes === undefined ? {} : { minFreeBytes }) };
          try {
-           const r = await exec("node ${gen} 11 400000000", { capture: { spill } });
+           const r = await exec("node ${gen} 11 400000000 " + to, { capture: { spill } });
            console.log(JSON.stringify({ ok: true, raw: r.rawBytes, exitCode: r.exitCode }));
          } catch (e) {
            const fs = statfsSync(${JSON.stringify(mnt)});
@@ -374,7 +509,7 @@ describe("the spill written by the command, under failures", () => {
     }
     const out = execFileSync("unshare", ["-m", "sh", "-c", `mount -t tmpfs -o size=320m tmpfs ${mnt} && exec node ${script}`], { encoding: "utf8" });
     type Outcome = { ok?: boolean; code?: string; message?: string; spillPath?: string; free: number };
-    const [full, stopped] = out
+    const [full, stopped, fullOnStderr] = out
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line) as Outcome);
@@ -386,6 +521,10 @@ describe("the spill written by the command, under failures", () => {
     expect(stopped!.message).toMatch(/^the disk holding ".*" is down to .* free \(spool leaves 256\.0 MB: spill\.minFreeBytes, --min-free\)/);
     expect(stopped!.spillPath).toBeDefined();
     expect(stopped!.free).toBeGreaterThan(64 * 1024 * 1024);
+    // On stderr, spool's own append is what fails: the same failure.
+    expect(fullOnStderr!.ok).toBeUndefined();
+    expect(fullOnStderr!.code).toBe("SPOOL_CAPTURE_SPILL");
+    expect(fullOnStderr!.message).toContain("ENOSPC");
   });
 
   it("a shell that cannot be spawned: SpawnError, and no spill file or directory is left", async () => {

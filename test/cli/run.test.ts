@@ -1,7 +1,8 @@
 // `spool run` through the built binary, in a scratch working directory: results, exit codes, the
 // live view in pipes and terminals, Ctrl-C, timeouts and usage errors.
 import { spawnSync } from "node:child_process";
-import { readFileSync, statfsSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statfsSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { killStarted, runSpool, SPOOL_BIN, startSpool } from "../support/cli.js";
@@ -53,7 +54,8 @@ describe("spool run", () => {
     expect(r.stdout.match(/exited with code/g)).toHaveLength(1);
   });
 
-  // As root the command runs on pipes (a non-root one writes its spill file, where the reopen is refused).
+  // As root the command runs on pipes; another user's writes its stdout to its spill file, with
+  // stderr a pipe spool appends there.
   it.skipIf(process.platform !== "linux" || process.geteuid?.() !== 0)(
     "as root, a set -e script's `echo usage > /dev/stderr` is shown and its exit code kept",
     () => {
@@ -62,6 +64,25 @@ describe("spool run", () => {
       expect((JSON.parse(r.stdout) as { text: string }).text).toBe("a\nusage\nCommand exited with code 2");
     },
   );
+
+  it.skipIf(process.platform !== "linux")("as another user, a set -e script's `echo usage > /dev/stderr` is shown and its exit code kept", () => {
+    // As root, spool runs as `nobody` in a directory that user can write (not the suite's 0700 one).
+    const root = process.geteuid?.() === 0;
+    const dir = mkdtempSync(join(tmpdir(), "spool-run-user-"));
+    chmodSync(dir, 0o777);
+    try {
+      const r = spawnSync(process.execPath, [SPOOL_BIN, "run", "--json", "-q", "--", "bash", "-c", "set -e; echo a; echo usage > /dev/stderr; exit 2"], {
+        cwd: dir,
+        encoding: "utf8",
+        env: { ...process.env, HOME: dir },
+        ...(root ? { uid: 65534, gid: 65534 } : {}),
+      });
+      expect(r.status).toBe(2);
+      expect((JSON.parse(r.stdout) as { text: string }).text).toBe("a\nusage\nCommand exited with code 2");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it("--json counts only the command's output: a silent failing command has 0 bytes and 0 lines", () => {
     const r = spool(["run", "--json", "-q", "--", "false"]);
