@@ -57,9 +57,11 @@ export class TerminalScreen {
     readonly rows: number,
   ) {
     const Terminal = terminalClass();
-    // Every slice of SLICE characters can scroll at most SLICE rows, and a harvest follows every
-    // slice, so the scrollback never drops a row before it is harvested.
-    this.term = new Terminal({ cols, rows, scrollback: SLICE, convertEol: true, allowProposedApi: true, logLevel: "off" });
+    // Every slice of SLICE characters scrolls at most SLICE rows but for a repeat (`CSI n b`, one
+    // sequence), and a harvest follows every slice, so the scrollback never drops a row before it is
+    // harvested; twice that lets a repeat scroll that much more (a full scrollback of 120 columns is
+    // ~6 MB of cells).
+    this.term = new Terminal({ cols, rows, scrollback: 2 * SLICE, convertEol: true, allowProposedApi: true, logLevel: "off" });
     // The public write() parses later, on a timer; capture views are synchronous and the parser must
     // keep pace with the process (the process waits while we parse, which bounds memory).
     this.core = (this.term as unknown as { _core: Core })._core;

@@ -115,6 +115,16 @@ describe("terminal model", () => {
     expect(c.view().text.replace(/\n+$/, "\n")).toBe(`${lines}last\n`);
   });
 
+  it("a repeat (CSI n b) that scrolls thousands of rows in one sequence loses no line printed before it", () => {
+    // One sequence, one write: the scrollback must hold every row it scrolls (here ~3,000 of 30 columns).
+    let lines = "";
+    for (let i = 0; i < 20; i++) lines += `line${i}\n`;
+    const c = new OutputCapture(resolveLimits({ maxBytes: 1 << 20, maxLines: 100_000, maxLineBytes: 1 << 20 }), { cols: 30, rows: 5 });
+    c.push(Buffer.from(`\x1b[2A${lines}x\x1b[89999b\nend\n`));
+    c.end();
+    expect(c.view().text).toBe(`${lines}${"x".repeat(90_000)}\nend\n`);
+  });
+
   it("a sequence interrupted by the ESC of a cursor move switches to the terminal model the same way however the reads fall", () => {
     // `ESC [` then `ESC [2A`: the terminal drops the first, the plain path would keep its `[` as text
     // (and cut the line at the cap for it), so the first is held until the next read says which.
