@@ -139,7 +139,7 @@ describe("background processes", () => {
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(textOf(asked)).toMatch(/^starting\nProceed\? \[y\/N\] \n\[process proc-\w+ is still running; process_output reads what it prints next\]\n/);
     expect(textOf(asked)).toMatch(
-      /\[It is waiting for input on its terminal: answer with process_write \{"processId": "proc-\w+", "input": "…\\n"\}, or stop it with process_kill\.\]$/,
+      /\[It has gone quiet while reading its terminal, most likely at a prompt: answer with process_write \{"processId": "proc-\w+", "input": "…\\n"\}, or stop it with process_kill\.\]$/,
     );
     const id = processIdOf(asked);
     let body = bodyOf(await call("process_write", { processId: id, input: "y\n", waitSeconds: 5 }));
@@ -157,7 +157,7 @@ describe("background processes", () => {
     const { call } = await setup();
     expect(textOf(await call("bash", { command: "sleep 2.5; echo done", pty: true }))).toBe("done\n");
     const repl = await call("bash", { command: "PYTHON_BASIC_REPL=1 python3 -q", pty: true, timeout: 60 });
-    expect(textOf(repl)).toContain("[It is waiting for input on its terminal");
+    expect(textOf(repl)).toContain("[It has gone quiet while reading its terminal");
     await call("process_kill", { processId: processIdOf(repl) });
   });
 
@@ -179,7 +179,7 @@ describe("background processes", () => {
     const started = Date.now();
     const repl = await call("bash", { command: "node", pty: true, timeout: 30 });
     expect(Date.now() - started).toBeLessThan(20_000);
-    expect(textOf(repl)).toContain("[It is waiting for input on its terminal");
+    expect(textOf(repl)).toContain("[It has gone quiet while reading its terminal");
     const id = processIdOf(repl);
     let body = bodyOf(await call("process_write", { processId: id, input: "1+1\n", waitSeconds: 5 }));
     for (let i = 0; i < 20 && !/^2\r?$/m.test(body); i++) body += bodyOf(await call("process_output", { processId: id, waitSeconds: 5 }));

@@ -49,7 +49,7 @@ describe("spool mcp: long-running and interactive commands", () => {
     expect(Date.now() - began).toBeLessThan(20_000);
     expect(asked.isError).toBe(false);
     expect(asked.text).toContain("Continue? ");
-    expect(asked.text).toContain("[It is waiting for input on its terminal: answer with process_write");
+    expect(asked.text).toContain("[It has gone quiet while reading its terminal, most likely at a prompt: answer with process_write");
     const processId = asked.structured!["processId"] as string;
     expect(processId).toMatch(/^proc-/);
     const answered = await call("process_write", { processId, input: "yes\n", waitSeconds: 5 });

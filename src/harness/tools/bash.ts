@@ -246,7 +246,7 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
             const first = await ctx.processes.read(processId, 0);
             const note =
               prompt !== undefined
-                ? `\n[It is waiting for input on its terminal: answer with process_write {"processId": "${processId}", "input": "…\\n"}, or stop it with process_kill.]`
+                ? `\n[It has gone quiet while reading its terminal, most likely at a prompt: answer with process_write {"processId": "${processId}", "input": "…\\n"}, or stop it with process_kill.]`
                 : "";
             out.replace(formatProcessRead(first) + note);
             out.details.processId = processId;
