@@ -78,7 +78,19 @@ export function followView(id: string, snap: Pick<SessionSnapshot, "get" | "read
       if (page.cursor === undefined) break;
       c = page.cursor;
     }
-    if (fresh.length === 0) return false;
+    if (fresh.length === 0) {
+      if (fold.lastSeq === undefined) return false;
+      // Nothing past the fold: the list is as it was, unless the operation settled and ran again
+      // under the same id and start time with nothing written yet, its old scope retired with the
+      // list (seen otherwise only by its result in the transcript, which a clear can take first).
+      const last = snap.readList(address, { order: "desc", limit: 1 }).elements[0];
+      if (last?.seq === fold.lastSeq) return false;
+      fold.lastSeq = undefined;
+      fold.decoder = decoder();
+      fold.state = undefined;
+      advance(fold, opId, callId);
+      return true;
+    }
     // A base starts the fold again, as a read backwards to the last base does.
     let from = 0;
     for (let i = fresh.length - 1; i >= 0; i--) {

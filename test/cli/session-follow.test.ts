@@ -341,6 +341,18 @@ describe.each(["jsonl", "sqlite", "postgres"] as const)("a followed %s session's
                 { k: "open", calls: 1, reuse: true },
               ],
             ],
+            // The same, with the transcript cleared before the look: no settled result tells the
+            // operation ran again, only its output list, gone with its retired scope.
+            [
+              [
+                { k: "open", calls: 1, reuse: false },
+                { k: "output", pick: 0, base: false, text: "" },
+                { k: "look" },
+                { k: "settle", pick: 0, isError: false },
+                { k: "open", calls: 1, reuse: true },
+                { k: "clear" },
+              ],
+            ],
           ],
         },
       );
