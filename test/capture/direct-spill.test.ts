@@ -23,6 +23,7 @@ import {
   type ExecResult,
 } from "../../src/capture/index.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
+import { OTHER_USER, otherUserCanRead } from "../support/other-user.js";
 import { until } from "../support/until.js";
 import { alive } from "../support/process-group.js";
 
@@ -291,7 +292,7 @@ describe("which path a spill takes by default", () => {
     expect(asked.text).toBe("file\n");
   });
 
-  it("as another user, the file: a reopen of /dev/stderr reaches its pipe, and nothing is lost", async () => {
+  it.runIf(otherUserCanRead(distCapture))("as another user, the file: a reopen of /dev/stderr reaches its pipe, and nothing is lost", async () => {
     // Run as that user: as root, the capturing process becomes `nobody` (uid 65534) in a child.
     // Not under the suite's private (0700) temp directory: that user must reach it.
     const dir = mkdtempSync(join(tmpdir(), "spool-user-default-"));
@@ -304,7 +305,7 @@ describe("which path a spill takes by default", () => {
        process.stdout.write(JSON.stringify({ uid: process.geteuid(), text: r.text }));`,
     );
     chmodSync(script, 0o644);
-    const out = JSON.parse(execFileSync(process.execPath, [script], { encoding: "utf8", ...(root ? { uid: 65534, gid: 65534 } : {}) })) as {
+    const out = JSON.parse(execFileSync(process.execPath, [script], { encoding: "utf8", ...OTHER_USER })) as {
       uid: number;
       text: string;
     };
@@ -315,7 +316,8 @@ describe("which path a spill takes by default", () => {
 });
 
 describe("stderr on the file path is a pipe that spool appends to the spill", () => {
-  const root = process.geteuid?.() === 0;
+  // Each "as another user" test runs the build as that user, who must be able to reach it.
+  const reachable = otherUserCanRead(distCapture);
   const gen20 = `node ${gen} 21 20000000`;
   const expected20 = () => execFileSync("sh", ["-c", gen20], { maxBuffer: 64 * 1024 * 1024 });
   type Outcome = { uid: number; text: string; exitCode: number; rawBytes: number; spillPath?: string; spillBytes?: number; spillSha?: string; code?: string };
@@ -348,7 +350,7 @@ describe("stderr on the file path is a pipe that spool appends to the spill", ()
     );
     chmodSync(script, 0o644);
     try {
-      const out = execFileSync(process.execPath, [script], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...(root ? { uid: 65534, gid: 65534 } : {}) });
+      const out = execFileSync(process.execPath, [script], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...OTHER_USER });
       const outcome = JSON.parse(out) as Outcome;
       expect(outcome.uid).not.toBe(0);
       return outcome;
@@ -357,26 +359,26 @@ describe("stderr on the file path is a pipe that spool appends to the spill", ()
     }
   }
 
-  it("as another user, `echo x > /dev/stderr` writes its line: stdout is the file, stderr a pipe", () => {
+  it.runIf(reachable)("as another user, `echo x > /dev/stderr` writes its line: stdout is the file, stderr a pipe", () => {
     const r = asAnotherUser("[ -f /dev/stdout ] && [ -p /dev/stderr ] && echo 'file and pipe'; echo error: bad > /dev/stderr; sleep 0.3; echo after");
     expect(r.code).toBeUndefined();
     expect(r.text).toBe("file and pipe\nerror: bad\nafter\n");
     expect(r.exitCode).toBe(0);
   });
 
-  it("as another user, `tee /dev/stderr` writes both copies", () => {
+  it.runIf(reachable)("as another user, `tee /dev/stderr` writes both copies", () => {
     const r = asAnotherUser("echo twice | tee /dev/stderr");
     expect(r.text).toBe("twice\ntwice\n");
     expect(r.exitCode).toBe(0);
   });
 
-  it("as another user, a set -e script's `echo usage >/dev/stderr; exit 2` shows its usage and keeps its exit code", () => {
+  it.runIf(reachable)("as another user, a set -e script's `echo usage >/dev/stderr; exit 2` shows its usage and keeps its exit code", () => {
     const r = asAnotherUser("set -e; echo usage: tool FILE >/dev/stderr; exit 2");
     expect(r.text).toBe("usage: tool FILE\n");
     expect(r.exitCode).toBe(2);
   });
 
-  it("as another user, 20 MB written through /dev/stderr: the spill is the output byte for byte, the totals exact", () => {
+  it.runIf(reachable)("as another user, 20 MB written through /dev/stderr: the spill is the output byte for byte, the totals exact", () => {
     const r = asAnotherUser(`${gen20} > /dev/stderr`);
     const want = expected20();
     expect(r.code).toBeUndefined();

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { killStarted, runSpool, SPOOL_BIN, startSpool } from "../support/cli.js";
+import { OTHER_USER, otherUserCanRead } from "../support/other-user.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
 
@@ -65,9 +66,8 @@ describe("spool run", () => {
     },
   );
 
-  it.skipIf(process.platform !== "linux")("as another user, a set -e script's `echo usage > /dev/stderr` is shown and its exit code kept", () => {
+  it.runIf(otherUserCanRead(SPOOL_BIN))("as another user, a set -e script's `echo usage > /dev/stderr` is shown and its exit code kept", () => {
     // As root, spool runs as `nobody` in a directory that user can write (not the suite's 0700 one).
-    const root = process.geteuid?.() === 0;
     const dir = mkdtempSync(join(tmpdir(), "spool-run-user-"));
     chmodSync(dir, 0o777);
     try {
@@ -75,7 +75,7 @@ describe("spool run", () => {
         cwd: dir,
         encoding: "utf8",
         env: { ...process.env, HOME: dir },
-        ...(root ? { uid: 65534, gid: 65534 } : {}),
+        ...OTHER_USER,
       });
       expect(r.status).toBe(2);
       expect((JSON.parse(r.stdout) as { text: string }).text).toBe("a\nusage\nCommand exited with code 2");
