@@ -19,14 +19,17 @@ export function epollWatchesTerminal(pid: string, epfd: number): boolean {
   // A server can watch thousands of sockets: one link per filesystem shows that its descriptors are
   // sockets, pipes or anonymous inodes (links that are no path), so the rest on it are skipped.
   const pseudo = new Set<string>();
+  let terminal = false;
   for (const line of info.split("\n")) {
     const m = TFD.exec(line);
     if (m === null || (Number.parseInt(m[2]!, 16) & EPOLLIN) === 0) continue;
     const sdev = SDEV.exec(line)?.[1];
     if (sdev !== undefined && pseudo.has(sdev)) continue;
     const fd = terminalFd(pid, Number(m[1]));
-    if (fd?.terminal) return true;
+    // A relay (it waits on a pseudo-terminal's master too) is not the one at a prompt.
+    if (fd?.master) return false;
+    terminal ||= fd?.terminal === true;
     if (fd !== undefined && sdev !== undefined && !fd.target.startsWith("/")) pseudo.add(sdev);
   }
-  return false;
+  return terminal;
 }

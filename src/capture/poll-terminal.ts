@@ -23,9 +23,14 @@ export function pollWatchesTerminal(pid: string, address: bigint, nfds: number):
   } finally {
     if (mem !== undefined) closeSync(mem);
   }
+  let terminal = false;
   for (let at = 0; at < entries.length; at += POLLFD_BYTES) {
     const fd = entries.readInt32LE(at);
-    if (fd >= 0 && (entries.readInt16LE(at + 4) & POLLIN) !== 0 && terminalFd(pid, fd)?.terminal) return true;
+    if (fd < 0 || (entries.readInt16LE(at + 4) & POLLIN) === 0) continue;
+    const t = terminalFd(pid, fd);
+    // A relay (it waits on a pseudo-terminal's master too) is not the one at a prompt.
+    if (t?.master) return false;
+    terminal ||= t?.terminal === true;
   }
-  return false;
+  return terminal;
 }

@@ -42,6 +42,8 @@ describe.runIf(linux)("waitingForInput in epoll and poll", () => {
     ["poll(2) on a pipe", `sleep 30 | ${pollTerminal}`],
     ["a busy Node loop", `node -e 'for (;;) {}'`],
     ["sleep", "sleep 30"],
+    // `script` is in util-linux; where it is missing, the quiet command alone.
+    ["a terminal relay (script) running a quiet command", "if command -v script >/dev/null; then script -qc 'sleep 30' /dev/null; else sleep 30; fi"],
     [
       "a thread asleep while another waits for it",
       `python3 -c 'import threading, time; t = threading.Thread(target=lambda: time.sleep(30)); t.start(); t.join()'`,
