@@ -12,12 +12,12 @@ import {
   type CaptureUpdate,
   type CaptureView,
   type ExecResult,
-  type RunningCommand,
 } from "../../capture/index.js";
 import type { ToolOutput } from "../../output/index.js";
 import { mirrorUpdate } from "../capture-target.js";
 import { MAX_WAIT_SECONDS } from "../processes.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
+import { atPrompt } from "./at-prompt.js";
 import { formatProcessRead } from "./process.js";
 
 export interface BashArgs {
@@ -85,31 +85,6 @@ export interface BashToolOptions {
    * call goes on waiting (`spool run`, where nobody answers, says so on stderr).
    */
   readonly atPrompt?: "hand over" | (() => void);
-}
-
-/** Quiet this long while reading its terminal, a pty command is at a prompt; checked this often. */
-const PROMPT_QUIET_MS = 1000;
-const PROMPT_POLL_MS = 200;
-
-/** Resolves once the command sits at a prompt; `cancel` stops watching. */
-function atPrompt(handle: RunningCommand): { promise: Promise<void>; cancel(): void } {
-  let last = Date.now();
-  const unsubscribe = handle.onActivity(() => (last = Date.now()));
-  let timer: ReturnType<typeof setInterval> | undefined;
-  const promise = new Promise<void>((resolve) => {
-    timer = setInterval(() => {
-      if (Date.now() - last < PROMPT_QUIET_MS || !handle.waitingForInput()) return;
-      clearInterval(timer);
-      resolve();
-    }, PROMPT_POLL_MS);
-  });
-  return {
-    promise,
-    cancel: () => {
-      clearInterval(timer);
-      unsubscribe();
-    },
-  };
 }
 
 // Node's timers hold at most 2^31-1 ms; a longer timeout would fire at once.
