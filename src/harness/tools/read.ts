@@ -4,9 +4,11 @@
 // frames, control characters, binary detection). The file is streamed (read-page.ts), so paging
 // through a 1 GB spill costs one pass and a bounded window of memory. A line too long for one answer
 // (minified JSON, a 5 MB line of curl output) comes in slices, each footer naming the exact next call
-// (offset=N column=C), so following the footers reaches every byte. The footer follows the shown text
-// after exactly one newline (a blank line when the text ends with one), so the text is recoverable
-// exactly: a slice ends without a newline, a page of whole lines with one.
+// (offset=N column=C), so following the footers reaches every byte. A line is too long by what it
+// shows: one of `\r` progress frames (200 KB raw, one 80-char frame cleaned) is shown whole, as its
+// last frame, with the lines around it (it took a call per 50 KB of frames before). The footer
+// follows the shown text after exactly one newline (a blank line when the text ends with one), so the
+// text is recoverable exactly: a slice ends without a newline, a page of whole lines with one.
 import { existsSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, describeTruncation, formatBytes, resolveLimits } from "../../capture/index.js";

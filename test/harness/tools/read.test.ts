@@ -104,6 +104,34 @@ describe("read: lines longer than one answer", () => {
     expect(r.text === `a\n${line}\nb\n`).toBe(true);
   });
 
+  it("a line of \\r progress frames, 200 KB raw, shows its last frame: one page holds the lines before it, the frame and the lines after it", async () => {
+    const frames = Array.from({ length: 3_500 }, (_, i) => `\r\x1b[K ${String(i % 100).padStart(3)}% [${"#".repeat(i % 40).padEnd(40)}] ${i} files`).join("");
+    const bar = `${frames}\r100% [${"#".repeat(40)}] done`;
+    expect(Buffer.byteLength(bar)).toBeGreaterThan(200_000);
+    const text = `npm install\nfetching\n${bar}\nadded 206 packages\nok\n`;
+    const r = await read({ path: file("spill.log", text) });
+    expect(r.text).toBe(`npm install\nfetching\n100% [${"#".repeat(40)}] done\nadded 206 packages\nok\n`);
+    // Read from its own offset too, and with a limit that ends at it: the page says where to go on, by line.
+    expect((await read({ path: file("spill.log", text), offset: 3, limit: 1 })).text).toBe(
+      `100% [${"#".repeat(40)}] done\n\n[Lines 3–3 of 5. Next: offset=4.]`,
+    );
+    // From a column, the line is the raw line, in slices, as before.
+    const sliced = parseReadAnswer((await read({ path: file("spill.log", text), offset: 3, column: 2 })).text);
+    expect(sliced.next).toEqual({ offset: 3, column: expect.any(Number) });
+  });
+
+  it("a line of frames whose last frame is over one answer comes in slices of the raw line, as any long line", async () => {
+    const big = "b".repeat(READ_MAX_BYTES + 10);
+    const text = `${"progress ".repeat(100)}\r${big}\nafter\n`;
+    const path = file("bigframe.log", text);
+    const first = parseReadAnswer((await read({ path })).text);
+    expect(first.next).toEqual({ offset: 1, column: expect.any(Number) });
+    expect(first.body).toMatch(/^b+$/);
+    // cleaned, the slices give back the last frame and the line after it
+    const answers = await followReads(read, path);
+    expect(answers.map((a) => a.body).join("")).toBe(`${big}\nafter\n`);
+  });
+
   it("column reads on inside a line; one inside a surrogate pair starts at the pair; one past the end says so", async () => {
     const path = file("columns.txt", "alpha\nbeta 😀 gamma\ndelta\n");
     expect((await read({ path, offset: 2, column: 6 })).text).toBe("😀 gamma\ndelta\n\n[Lines 2–3 of 3; line 2 is shown from char 6.]");
