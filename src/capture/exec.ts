@@ -156,6 +156,8 @@ class Execution {
   private groupEnded: Promise<void> | undefined;
   /** endGroupAfterExit is over: nothing of the group is left to write. */
   private groupDone = false;
+  /** The command exited leaving processes running in its group, and they were ended. */
+  private endedLeftovers = false;
   private cancelKill: (() => void) | undefined;
   private releaseGuard: (() => void) | undefined;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -478,6 +480,7 @@ class Execution {
       return;
     }
     if (!groupRunning(pid)) return;
+    this.endedLeftovers = true;
     const cancel = terminateGroup(pid, killGrace);
     this.continueGroup();
     const killEnds = monotonicMs() + killGrace + GROUP_POLL_MS * 4;
@@ -543,6 +546,7 @@ class Execution {
       aborted: this.aborted,
       durationMs: Math.round(monotonicMs() - this.started),
       spillPauses: this.spillPauses,
+      ...(this.endedLeftovers ? { endedLeftovers: true as const } : {}),
     });
   }
 

@@ -57,6 +57,19 @@ describe("spool mcp: long-running and interactive commands", () => {
     expect(all).toMatch(/^got yes\r?$/m);
   });
 
+  it("bash 'server &' tells the model its server was stopped at the exit and how to keep one running; a job done within the grace is not mentioned", async () => {
+    const call = caller(await start());
+    const r = await call("bash", { command: "sleep 304 & echo $!" });
+    expect(r.isError).toBe(false);
+    const pid = Number(r.text.split("\n")[0]);
+    await until(() => !alive(pid) || undefined, "the background sleep to be gone (a zombie waits on init)", 5000);
+    expect(r.text).toMatch(
+      /\n\n\[The command left processes running in the background \(such as `… &`\); they were stopped when it exited\. To keep a server or watcher running, start it with background: true/,
+    );
+    const done = await call("bash", { command: "(sleep 0.1; echo late) & echo early" });
+    expect(done.text).toBe("early\nlate\n");
+  });
+
   it("a background command polled three times returns each line exactly once, then its final status", async () => {
     const call = caller(await start());
     const started = await call("bash", {

@@ -113,8 +113,18 @@ function checkArgs(args: BashArgs): void {
   }
 }
 
+/**
+ * A command that ends with `server &` has its server ended with it (the exit grace, capture/exec.ts):
+ * without this the model learns it only when the next call finds nothing listening. `background`: the surface
+ * offers background processes (not `spool run`, where nobody reads them).
+ */
+function leftoverNote(background: boolean): string {
+  const keep = background ? " To keep a server or watcher running, start it with background: true (and read it with process_output)." : "";
+  return `[The command left processes running in the background (such as \`… &\`); they were stopped when it exited.${keep}]`;
+}
+
 /** How the command ended, as plain details and a footer; throws for a failed command. */
-function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", timeout: number | undefined): void {
+function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", timeout: number | undefined, background: boolean): void {
   if (out.state.content[0].text !== result.text) out.replace(result.text);
   out.capture(result);
   if (result.spillPath !== undefined && out.details.spillPath !== result.spillPath) out.details.spillPath = result.spillPath;
@@ -124,8 +134,9 @@ function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", ti
   if (result.timedOut) out.details.timedOut = true;
   if (result.aborted) out.details.aborted = true;
   if (result.binary) out.details.binary = true;
-  const footer = describeTruncation(result, retain);
-  if (footer) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${footer}`);
+  const leftovers = result.endedLeftovers && !result.timedOut && !result.aborted;
+  const notes = [describeTruncation(result, retain), leftovers ? leftoverNote(background) : undefined].filter((n): n is string => n !== undefined);
+  if (notes.length > 0) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${notes.join("\n")}`);
   if (result.timedOut) throw new Error(`Command timed out after ${timeout}s; its process group was killed`);
   if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
   if (result.exitCode !== 0) throw new Error(`Command exited with code ${result.exitCode}`);
@@ -229,7 +240,8 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
             return;
           }
         }
-        finish(out, await handle.result, output.retain, timeout);
+        // spool run reports a prompt (atPrompt a function) and reads no background process.
+        finish(out, await handle.result, output.retain, timeout, typeof onPrompt !== "function");
       } finally {
         watch?.cancel();
         signal.removeEventListener("abort", onAbort);
