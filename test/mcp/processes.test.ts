@@ -70,6 +70,20 @@ describe("spool mcp: long-running and interactive commands", () => {
     expect(done.text).toBe("early\nlate\n");
   });
 
+  it("a background process's over-long line, cut in process_output, names the spill file that holds it whole (once)", async () => {
+    const call = caller(await start());
+    const started = await call("bash", { command: "sleep 0.3; head -c 20000 /dev/zero | tr '\\0' q; echo; echo after; sleep 30", background: true });
+    const processId = started.structured!["processId"] as string;
+    const all = await readUntil(call, processId, (text) => text.includes("after\n"));
+    expect(all).toMatch(/^q{1000,} \[… \d+ bytes cut from this line\]\n/);
+    const note = /\n\[1 over-long line was cut\. Full output: (\S+)\]\n/.exec(all);
+    expect(note, all.slice(-300)).not.toBeNull();
+    expect(readFileSync(note![1]!, "utf8")).toBe(`${"q".repeat(20_000)}\nafter\n`);
+    const again = await call("process_output", { processId });
+    expect(again.text).not.toMatch(/over-long/);
+    await call("process_kill", { processId });
+  });
+
   it("a background command polled three times returns each line exactly once, then its final status", async () => {
     const call = caller(await start());
     const started = await call("bash", {
