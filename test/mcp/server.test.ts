@@ -146,6 +146,11 @@ describe("spool mcp", () => {
     const timedOut = await client.callTool({ name: "bash", arguments: { command: "sleep 5", timeout: 0.3 } });
     expect(timedOut.isError).toBe(true);
     expect(timedOut.structuredContent).toMatchObject({ timedOut: true });
+    // A lone command is exec'd by bash: killed by a signal (the OOM killer's SIGKILL), the model is told so.
+    const killed = await client.callTool({ name: "bash", arguments: { command: "echo start; kill -KILL $$" } });
+    expect(killed.isError).toBe(true);
+    expect(textOf(killed)).toBe("start\nCommand was killed by SIGKILL (exit 137)");
+    expect(killed.structuredContent).toMatchObject({ exitCode: 137, signal: "SIGKILL" });
     // Each call keeps its own record: what ran, its times, how it ended.
     const snap = readJsonlSnapshot(join(c.sessionDir(), "session.jsonl"));
     const failed = snap.get(callRecord("call-1"));

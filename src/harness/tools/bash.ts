@@ -139,6 +139,9 @@ function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", ti
   if (notes.length > 0) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${notes.join("\n")}`);
   if (result.timedOut) throw new Error(`Command timed out after ${timeout}s; its process group was killed`);
   if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
+  // A signal as the cause, as process_output says it: "exited with code 137" reads like an error code
+  // of the program's own (bash -c execs a lone command, so an OOM kill or a segfault ends the shell itself).
+  if (result.signal) throw new Error(`Command was killed by ${result.signal} (exit ${result.exitCode})`);
   if (result.exitCode !== 0) throw new Error(`Command exited with code ${result.exitCode}`);
 }
 
