@@ -94,6 +94,13 @@ function checkArgs(args: BashArgs): void {
   if (typeof args !== "object" || args === null || typeof args.command !== "string" || args.command.trim() === "") {
     throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'bash needs a non-empty "command" string argument');
   }
+  if (args.command.includes("\0")) {
+    // The OS cannot take it in an argument; spawning said "check that the shell exists".
+    throw new HarnessError(
+      "SPOOL_HARNESS_BAD_CALL",
+      `bash "command" contains a NUL character (\\u0000), which no command line can hold; write it as printf '\\0'`,
+    );
+  }
   if (args.timeout !== undefined && !(typeof args.timeout === "number" && args.timeout > 0 && args.timeout <= MAX_TIMEOUT_SECONDS)) {
     throw new HarnessError(
       "SPOOL_HARNESS_BAD_CALL",
