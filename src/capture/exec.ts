@@ -14,7 +14,7 @@ import { CallbackError, type CaptureError, InputClosedError, InvalidOptionsError
 import { waitingForTerminalInput } from "./input-wait.js";
 import { resolveLimits } from "./limits.js";
 import { DEFAULT_COLS, DEFAULT_ROWS, OutputCapture } from "./output-capture.js";
-import { exitCodeOf, groupAlive, guardAgainstOrphans, killWhenQuiet, resolveShell, signalGroup, terminateGroup, untilGone } from "./process-group.js";
+import { exitCodeOf, groupRunning, guardAgainstOrphans, killWhenQuiet, resolveShell, signalGroup, terminateGroup, untilGone } from "./process-group.js";
 import { AdaptivePublisher } from "./publisher.js";
 import { SpillWriter, discardSpillFile, validateSpill } from "./spill.js";
 import type { CaptureUpdate, CaptureView, ExecOptions, ExecResult, SpillOptions } from "./types.js";
@@ -154,6 +154,10 @@ class Execution {
   private aborted = false;
   private killStarted = false;
   private groupEnded: Promise<void> | undefined;
+  /** endGroupAfterExit is over: nothing of the group is left to write. */
+  private groupDone = false;
+  /** The command exited leaving processes running in its group, and they were ended. */
+  private endedLeftovers = false;
   private cancelKill: (() => void) | undefined;
   private releaseGuard: (() => void) | undefined;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -269,7 +273,7 @@ class Execution {
       });
       this.child.onExit((code, signal) => {
         this.exit = { code, signal };
-        this.groupEnded = this.endGroupAfterExit();
+        this.groupEnded = this.endGroupAfterExit().then(() => void (this.groupDone = true));
         // A file has no end of its own: it is read to the end once nothing in the group can write.
         if (this.child.outputEndsWithGroup) void this.groupEnded.then(() => this.child.closeOutput());
         else this.armExitGrace();
@@ -431,7 +435,9 @@ class Execution {
   private armExitGrace(): void {
     const check = (): void => {
       if (!this.outputOpen || this.finishing) return;
-      const busy = (this.paused && !this.failure) || monotonicMs() - this.lastDataAt < EXIT_STDIO_GRACE_MS;
+      // What the command left in its group writes on through its grace (`(sleep 0.3; echo done) &`):
+      // the pipes are given up only once the group is gone, to a `setsid` daemon that holds them.
+      const busy = (this.paused && !this.failure) || monotonicMs() - this.lastDataAt < EXIT_STDIO_GRACE_MS || !this.groupDone;
       if (busy) {
         this.timers.push(setTimeout(check, EXIT_STDIO_GRACE_MS));
         return;
@@ -465,7 +471,7 @@ class Execution {
     const pid = this.child.pid;
     if (pid === undefined) return;
     const graceEnds = monotonicMs() + EXIT_GROUP_GRACE_MS;
-    while (!this.killStarted && groupAlive(pid) && monotonicMs() < graceEnds) await pause(GROUP_POLL_MS);
+    while (!this.killStarted && groupRunning(pid) && monotonicMs() < graceEnds) await pause(GROUP_POLL_MS);
     const killGrace = this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     if (this.killStarted) {
       // A timeout or abort already signalled the group; cleanup() finishes that job — before the
@@ -473,11 +479,12 @@ class Execution {
       if (this.child.outputEndsWithGroup) await killWhenQuiet(pid, killGrace, EXIT_STDIO_GRACE_MS, () => this.lastDataAt);
       return;
     }
-    if (!groupAlive(pid)) return;
+    if (!groupRunning(pid)) return;
+    this.endedLeftovers = true;
     const cancel = terminateGroup(pid, killGrace);
     this.continueGroup();
     const killEnds = monotonicMs() + killGrace + GROUP_POLL_MS * 4;
-    while (groupAlive(pid) && monotonicMs() < killEnds) await pause(GROUP_POLL_MS);
+    while (groupRunning(pid) && monotonicMs() < killEnds) await pause(GROUP_POLL_MS);
     cancel();
     signalGroup(pid, "SIGKILL");
     if (this.child.outputEndsWithGroup) await untilGone(pid);
@@ -539,6 +546,7 @@ class Execution {
       aborted: this.aborted,
       durationMs: Math.round(monotonicMs() - this.started),
       spillPauses: this.spillPauses,
+      ...(this.endedLeftovers ? { endedLeftovers: true as const } : {}),
     });
   }
 

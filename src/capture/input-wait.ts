@@ -2,9 +2,10 @@
 // (node-pty makes the shell a session leader, so its pid is the session id) is asleep waiting to read
 // its terminal. A prompt (`[y/N]`, a password, a REPL) then waits for ever, as nothing types into it unless
 // someone is told. Linux only (/proc/PID/syscall, readable for one's own children); elsewhere, never.
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { epollWatchesTerminal } from "./epoll-terminal.js";
 import { pollWatchesTerminal } from "./poll-terminal.js";
+import { procPids, procStat } from "./proc-stat.js";
 import { terminalFd } from "./terminal-fd.js";
 
 /**
@@ -28,29 +29,6 @@ const SYSCALLS =
     : process.arch === "arm64"
       ? { read: [63], select: [72], epoll: [22, 441], poll: [73] }
       : undefined;
-
-// /proc/PID/stat is a few hundred bytes (the command name in it is at most 64). Read into one buffer
-// with open/read/close: a check reads it for every process on the machine, and readFileSync's fstat,
-// allocation and decode made that ~10 µs a process against ~3.6 (0.55 → 0.25 ms over 70 processes).
-const STAT = Buffer.allocUnsafe(1024);
-
-/** The `session` field of /proc/PID/stat and its state, or undefined when it is gone. */
-function sessionOf(pid: string): { state: string; session: number } | undefined {
-  let fd: number | undefined;
-  let length: number;
-  try {
-    fd = openSync(`/proc/${pid}/stat`, "r");
-    length = readSync(fd, STAT, 0, STAT.length, 0);
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-  const stat = STAT.toString("latin1", 0, length);
-  // after the command name in parentheses: state ppid pgrp session …
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 4);
-  return { state: fields[0]!, session: Number(fields[3]) };
-}
 
 /**
  * Some thread of the process is asleep waiting for its terminal. Not only the main one: a Go program
@@ -85,18 +63,10 @@ function taskReadingTerminal(pid: string, tid: string, calls: NonNullable<typeof
 }
 
 export function waitingForTerminalInput(sessionId: number): boolean {
-  if (process.platform !== "linux" || SYSCALLS === undefined) return false;
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return false;
-  }
-  for (const entry of entries) {
-    const c = entry.charCodeAt(0);
-    if (c < 48 || c > 57) continue;
-    const s = sessionOf(entry);
-    if (s?.session === sessionId && s.state === "S" && readingTerminal(entry, SYSCALLS)) return true;
+  if (SYSCALLS === undefined) return false;
+  for (const pid of procPids() ?? []) {
+    const s = procStat(pid);
+    if (s?.session === sessionId && s.state === "S" && readingTerminal(pid, SYSCALLS)) return true;
   }
   return false;
 }

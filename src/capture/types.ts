@@ -139,4 +139,9 @@ export interface ExecResult extends CaptureView {
    * than the process), or, writing the spill itself, its group stopped while spool caught up.
    */
   readonly spillPauses: number;
+  /**
+   * The command exited while processes it started in its group still ran (`server &`): they were
+   * ended after the exit grace (SIGTERM, then SIGKILL). Absent otherwise.
+   */
+  readonly endedLeftovers?: true;
 }

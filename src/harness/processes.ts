@@ -40,6 +40,8 @@ export interface ProcessRead {
   readonly text: string;
   readonly skippedLines: number;
   readonly skippedBytes: number;
+  /** Over-long lines cut since the last read: their full text is only in the spill file. */
+  readonly cutLines: number;
   readonly spillPath?: string;
 }
 
@@ -129,6 +131,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
       text: u.text,
       skippedLines: u.skippedLines,
       skippedBytes: u.skippedBytes,
+      cutLines: u.cutLines,
       ...(view.spillPath !== undefined ? { spillPath: view.spillPath } : {}),
     };
   };

@@ -20,9 +20,11 @@ export interface ReadCursor {
   readonly open: string;
   /** Raw bytes received when binary output was last reported (binary output renders no lines). */
   readonly rawBytes: number;
+  /** Over-long lines cut (the capture's count) when it was last read. */
+  readonly cutLines: number;
 }
 
-export const START: ReadCursor = { lines: 0, bytes: 0, tail: [], open: "", rawBytes: 0 };
+export const START: ReadCursor = { lines: 0, bytes: 0, tail: [], open: "", rawBytes: 0, cutLines: 0 };
 
 export interface Unread {
   /** New lines, newline-terminated, then the current unfinished line (shown again once it changed or finished). */
@@ -30,6 +32,8 @@ export interface Unread {
   /** Lines printed since the last read that left the bounded view before this read. */
   readonly skippedLines: number;
   readonly skippedBytes: number;
+  /** Over-long lines cut since the last read (shown with their cut marker, or among the skipped ones). */
+  readonly cutLines: number;
   readonly cursor: ReadCursor;
 }
 
@@ -38,7 +42,7 @@ export function takeUnread(view: CaptureView, cursor: ReadCursor, finished: bool
     // No lines to number: what is new is that more bytes came, said once per read that finds more.
     const where = view.spillPath !== undefined ? `Full output: ${view.spillPath}` : "The full output was not kept.";
     const text = view.rawBytes !== cursor.rawBytes ? `[Binary output (${formatBytes(view.rawBytes)}${finished ? "" : " so far"}) not shown. ${where}]\n` : "";
-    return { text, skippedLines: 0, skippedBytes: 0, cursor: { ...cursor, rawBytes: view.rawBytes } };
+    return { text, skippedLines: 0, skippedBytes: 0, cutLines: 0, cursor: { ...cursor, rawBytes: view.rawBytes } };
   }
   const t = view.truncation;
   const lines = view.text === "" ? [] : view.text.split("\n");
@@ -72,5 +76,11 @@ export function takeUnread(view: CaptureView, cursor: ReadCursor, finished: bool
   let bytes = bytesBefore;
   for (const l of lines) bytes += utf8Length(l) + 1;
   if (readAll.length > lines.length) bytes += utf8Length(open!);
-  return { text, skippedLines, skippedBytes, cursor: { lines: first + readAll.length, bytes, tail, open: open ?? "", rawBytes: view.rawBytes } };
+  return {
+    text,
+    skippedLines,
+    skippedBytes,
+    cutLines: Math.max(0, t.cutLines - cursor.cutLines),
+    cursor: { lines: first + readAll.length, bytes, tail, open: open ?? "", rawBytes: view.rawBytes, cutLines: t.cutLines },
+  };
 }

@@ -50,6 +50,14 @@ describe("A command's background jobs in its own process group outlive a normal 
     expect(readFileSync(file, "utf8")).toBe("late\n");
   });
 
+  it("what a background job prints to the pipes within the grace is captured (they were given up 100 ms after the exit)", async () => {
+    // Not on a pty: when the shell, its session's leader, exits, the kernel hangs the terminal up and
+    // a write to it fails (EIO), as when a terminal window closes.
+    const r = await exec("(sleep 0.3; echo late) & echo early");
+    expect(r.text).toBe("early\nlate\n");
+    expect(r.exitCode).toBe(0);
+  });
+
   it("a background job that keeps writing to the pipe no longer keeps exec waiting", async () => {
     const started = performance.now();
     const r = await exec("(while :; do echo tick; sleep 0.01; done) & echo bg");

@@ -57,6 +57,33 @@ describe("spool mcp: long-running and interactive commands", () => {
     expect(all).toMatch(/^got yes\r?$/m);
   });
 
+  it("bash 'server &' tells the model its server was stopped at the exit and how to keep one running; a job done within the grace is not mentioned", async () => {
+    const call = caller(await start());
+    const r = await call("bash", { command: "sleep 304 & echo $!" });
+    expect(r.isError).toBe(false);
+    const pid = Number(r.text.split("\n")[0]);
+    await until(() => !alive(pid) || undefined, "the background sleep to be gone (a zombie waits on init)", 5000);
+    expect(r.text).toMatch(
+      /\n\n\[The command left processes running in the background \(such as `… &`\); they were stopped when it exited\. To keep a server or watcher running, start it with background: true/,
+    );
+    const done = await call("bash", { command: "(sleep 0.1; echo late) & echo early" });
+    expect(done.text).toBe("early\nlate\n");
+  });
+
+  it("a background process's over-long line, cut in process_output, names the spill file that holds it whole (once)", async () => {
+    const call = caller(await start());
+    const started = await call("bash", { command: "sleep 0.3; head -c 20000 /dev/zero | tr '\\0' q; echo; echo after; sleep 30", background: true });
+    const processId = started.structured!["processId"] as string;
+    const all = await readUntil(call, processId, (text) => text.includes("after\n"));
+    expect(all).toMatch(/^q{1000,} \[… \d+ bytes cut from this line\]\n/);
+    const note = /\n\[1 over-long line was cut\. Full output: (\S+)\]\n/.exec(all);
+    expect(note, all.slice(-300)).not.toBeNull();
+    expect(readFileSync(note![1]!, "utf8")).toBe(`${"q".repeat(20_000)}\nafter\n`);
+    const again = await call("process_output", { processId });
+    expect(again.text).not.toMatch(/over-long/);
+    await call("process_kill", { processId });
+  });
+
   it("a background command polled three times returns each line exactly once, then its final status", async () => {
     const call = caller(await start());
     const started = await call("bash", {

@@ -2,7 +2,7 @@
 // a spill file that `read` pages through byte-identically, paced progress, cancellation that kills the
 // process group and is recorded, errors as tool errors, recall, and disconnect handling.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { callRecord, readTranscript, SESSION_RECORD } from "../../dist/harness/index.js";
@@ -135,6 +135,27 @@ describe("spool mcp", () => {
     expect((await c.client.callTool({ name: "bash", arguments: { command: "echo ok" } })).isError).toBeFalsy();
   });
 
+  it("read refuses a FIFO at once (it would block for ever), a device and a NUL in the path with what they are; an empty file says so", async () => {
+    const c = await start();
+    execFileSync("mkfifo", [join(c.dir, "pipe")]);
+    const read = async (path: string) => {
+      const r = await c.client.callTool({ name: "read", arguments: { path } });
+      return { isError: r.isError === true, text: textOf(r) };
+    };
+    expect(await read("pipe")).toEqual({
+      isError: true,
+      text: "read: pipe is a FIFO (named pipe), not a regular file; read reads files only (bash can read it, with a timeout)",
+    });
+    expect(await read("/dev/zero")).toEqual({
+      isError: true,
+      text: "read: /dev/zero is a device, not a regular file; read reads files only (bash can read it, with a timeout)",
+    });
+    expect(await read(".")).toEqual({ isError: true, text: "read: . is a directory; list it with bash (ls)" });
+    expect(await read("a\0b")).toEqual({ isError: true, text: 'read: the path "a\\u0000b" contains a NUL character (\\u0000); no file has one' });
+    writeFileSync(join(c.dir, "empty.txt"), "");
+    expect(await read("empty.txt")).toEqual({ isError: false, text: "[The file is empty.]" });
+  });
+
   it("a failing command is isError with its output, exit code in structuredContent, and a record of its own", async () => {
     const c = await start();
     const { client } = c;
@@ -146,6 +167,11 @@ describe("spool mcp", () => {
     const timedOut = await client.callTool({ name: "bash", arguments: { command: "sleep 5", timeout: 0.3 } });
     expect(timedOut.isError).toBe(true);
     expect(timedOut.structuredContent).toMatchObject({ timedOut: true });
+    // A lone command is exec'd by bash: killed by a signal (the OOM killer's SIGKILL), the model is told so.
+    const killed = await client.callTool({ name: "bash", arguments: { command: "echo start; kill -KILL $$" } });
+    expect(killed.isError).toBe(true);
+    expect(textOf(killed)).toBe("start\nCommand was killed by SIGKILL (exit 137)");
+    expect(killed.structuredContent).toMatchObject({ exitCode: 137, signal: "SIGKILL" });
     // Each call keeps its own record: what ran, its times, how it ended.
     const snap = readJsonlSnapshot(join(c.sessionDir(), "session.jsonl"));
     const failed = snap.get(callRecord("call-1"));
@@ -172,8 +198,9 @@ describe("spool mcp", () => {
       ["bash", {}, /"command" string/],
       ["bash", { command: "true", timeout: -1 }, /timeout/],
       ["bash", { command: "true", timeout: "soon" }, /timeout/],
+      ["bash", { command: "printf 'a\0b'" }, /^bash "command" contains a NUL character/],
       ["read", { path: "/definitely/not/here" }, /no file/],
-      ["read", { path: "." }, /not a regular file/],
+      ["read", { path: "." }, /is a directory; list it with bash \(ls\)/],
       ["read", { path: "x", offset: 0 }, /offset/],
       ["recall", { key: "0123456789abcdef" }, /Unknown tool "recall"/],
       ["nope", {}, /Unknown tool "nope"/],

@@ -94,6 +94,13 @@ function checkArgs(args: BashArgs): void {
   if (typeof args !== "object" || args === null || typeof args.command !== "string" || args.command.trim() === "") {
     throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'bash needs a non-empty "command" string argument');
   }
+  if (args.command.includes("\0")) {
+    // The OS cannot take it in an argument; spawning said "check that the shell exists".
+    throw new HarnessError(
+      "SPOOL_HARNESS_BAD_CALL",
+      `bash "command" contains a NUL character (\\u0000), which no command line can hold; write it as printf '\\0'`,
+    );
+  }
   if (args.timeout !== undefined && !(typeof args.timeout === "number" && args.timeout > 0 && args.timeout <= MAX_TIMEOUT_SECONDS)) {
     throw new HarnessError(
       "SPOOL_HARNESS_BAD_CALL",
@@ -113,8 +120,18 @@ function checkArgs(args: BashArgs): void {
   }
 }
 
+/**
+ * A command that ends with `server &` has its server ended with it (the exit grace, capture/exec.ts):
+ * without this the model learns it only when the next call finds nothing listening. `background`: the surface
+ * offers background processes (not `spool run`, where nobody reads them).
+ */
+function leftoverNote(background: boolean): string {
+  const keep = background ? " To keep a server or watcher running, start it with background: true (and read it with process_output)." : "";
+  return `[The command left processes running in the background (such as \`… &\`); they were stopped when it exited.${keep}]`;
+}
+
 /** How the command ended, as plain details and a footer; throws for a failed command. */
-function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", timeout: number | undefined): void {
+function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", timeout: number | undefined, background: boolean): void {
   if (out.state.content[0].text !== result.text) out.replace(result.text);
   out.capture(result);
   if (result.spillPath !== undefined && out.details.spillPath !== result.spillPath) out.details.spillPath = result.spillPath;
@@ -124,10 +141,14 @@ function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", ti
   if (result.timedOut) out.details.timedOut = true;
   if (result.aborted) out.details.aborted = true;
   if (result.binary) out.details.binary = true;
-  const footer = describeTruncation(result, retain);
-  if (footer) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${footer}`);
+  const leftovers = result.endedLeftovers && !result.timedOut && !result.aborted;
+  const notes = [describeTruncation(result, retain), leftovers ? leftoverNote(background) : undefined].filter((n): n is string => n !== undefined);
+  if (notes.length > 0) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${notes.join("\n")}`);
   if (result.timedOut) throw new Error(`Command timed out after ${timeout}s; its process group was killed`);
   if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
+  // A signal as the cause, as process_output says it: "exited with code 137" reads like an error code
+  // of the program's own (bash -c execs a lone command, so an OOM kill or a segfault ends the shell itself).
+  if (result.signal) throw new Error(`Command was killed by ${result.signal} (exit ${result.exitCode})`);
   if (result.exitCode !== 0) throw new Error(`Command exited with code ${result.exitCode}`);
 }
 
@@ -229,7 +250,8 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
             return;
           }
         }
-        finish(out, await handle.result, output.retain, timeout);
+        // spool run reports a prompt (atPrompt a function) and reads no background process.
+        finish(out, await handle.result, output.retain, timeout, typeof onPrompt !== "function");
       } finally {
         watch?.cancel();
         signal.removeEventListener("abort", onAbort);

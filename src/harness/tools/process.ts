@@ -26,6 +26,11 @@ export function formatProcessRead(r: ProcessRead): string {
     );
   }
   parts.push(r.text === "" ? "(no new output)\n" : r.text.endsWith("\n") ? r.text : `${r.text}\n`);
+  if (r.cutLines > 0) {
+    // A cut line ends in "[… N bytes cut from this line]": say where the rest of it is, as bash's footer does.
+    const where = r.spillPath !== undefined ? `Full output: ${r.spillPath}` : "The full output was not kept.";
+    parts.push(`[${r.cutLines} over-long line${r.cutLines === 1 ? " was" : "s were"} cut. ${where}]\n`);
+  }
   const s = r.status;
   parts.push(`[${describeStatus(r.processId, s)}${s.state === "running" ? "; process_output reads what it prints next" : ""}]`);
   return parts.join("");

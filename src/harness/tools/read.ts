@@ -9,7 +9,7 @@
 // last frame, with the lines around it (it took a call per 50 KB of frames before). The footer
 // follows the shown text after exactly one newline (a blank line when the text ends with one), so the
 // text is recoverable exactly: a slice ends without a newline, a page of whole lines with one.
-import { existsSync, statSync } from "node:fs";
+import { existsSync, statSync, type Stats } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, describeTruncation, formatBytes, resolveLimits } from "../../capture/index.js";
 import { describeLinePart } from "../../context/index.js";
@@ -44,9 +44,9 @@ export interface ReadToolOptions {
 
 /** A readable regular file, or a model-facing reason why not. */
 function checkFile(path: string, given: string): void {
-  let isFile: boolean;
+  let stats: Stats;
   try {
-    isFile = statSync(path).isFile();
+    stats = statSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new HarnessError(
@@ -54,7 +54,12 @@ function checkFile(path: string, given: string): void {
       code === "ENOENT" ? `read: no file ${given} (resolved to ${path})` : `read: cannot open ${given}: ${(err as Error).message}`,
     );
   }
-  if (!isFile) throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read: ${given} is not a regular file; list a directory with bash (ls)`);
+  if (stats.isFile()) return;
+  // A FIFO or a device never ends (or blocks): it is no page of text, and the hint differs from a directory's.
+  const what = stats.isDirectory()
+    ? "a directory; list it with bash (ls)"
+    : `${stats.isFIFO() ? "a FIFO (named pipe)" : stats.isSocket() ? "a socket" : "a device"}, not a regular file; read reads files only (bash can read it, with a timeout)`;
+  throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read: ${given} is ${what}`);
 }
 
 export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<ReadArgs> {
@@ -87,6 +92,9 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
     replaySafe: true,
     async execute(_id, args, signal, out, ctx) {
       if (typeof args?.path !== "string" || args.path === "") throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'read needs a "path" string argument');
+      // The OS refuses it with a message about Node's arguments; say what is wrong with the path.
+      if (args.path.includes("\0"))
+        throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read: the path ${JSON.stringify(args.path)} contains a NUL character (\\u0000); no file has one`);
       const offset = positive("offset", args.offset) ?? 1;
       const column = positive("column", args.column) ?? 1;
       const limit = positive("limit", args.limit) ?? DEFAULT_LIMIT;
@@ -131,7 +139,8 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
         // Cut before `last`: continue after the last whole line shown.
         shownTo = Math.min(shownTo, Math.max(offset, offset + t.outputLines - 1 - (t.lastLinePartial ? 1 : 0)));
       }
-      if (offset > totalLines) notes.push(`[The file has ${totalLines} lines; offset ${offset} is past the end.]`);
+      if (totalLines === 0) notes.push("[The file is empty.]");
+      else if (offset > totalLines) notes.push(`[The file has ${totalLines} lines; offset ${offset} is past the end.]`);
       else if (page.column > page.lineChars + 1) notes.push(`[Line ${offset} has ${page.lineChars} chars; column ${page.column} is past its end.]`);
       else if (page.nextColumn !== undefined) {
         const part = describeLinePart(offset, page.lineChars, page.column, page.nextColumn);
