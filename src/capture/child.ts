@@ -47,15 +47,19 @@ export interface Child {
    * append failed (ENOSPC), and what it held is missing from the file.
    */
   onCopyFailed?(listener: (error: Error) => void): void;
-  /** False when the command has no open input. */
-  write(data: string): boolean;
+  /** False when the command has no open input. `end`: close the input after `data` (end of file). */
+  write(data: string, end?: boolean): boolean;
 }
 
 /** The command's stdin as `Child.write` uses it: false once it is closed. */
-export function inputWriter(input: Writable | null | undefined): (data: string) => boolean {
+export function inputWriter(input: Writable | null | undefined): (data: string, end?: boolean) => boolean {
   input?.on("error", () => {});
-  return (data) => {
+  return (data, end) => {
     if (!input || input.destroyed || !input.writable) return false;
+    if (end) {
+      input.end(data);
+      return true;
+    }
     input.write(data);
     // A pipe whose reader has closed it fails the write at once (EPIPE), and the stream stops being
     // writable before write() returns; checking only before would call the first write a success.
@@ -214,9 +218,11 @@ export function ptyChild(shell: string, command: string, cwd: string, env: NodeJ
       outputOpen = false;
     },
     outputEndsWithGroup: false,
-    write: (data) => {
+    write: (data, end) => {
       if (!term || exited) return false;
-      term.write(data);
+      // A terminal's end of input is Ctrl-D at the start of a line: after text without its newline,
+      // the first one hands that text to the reader and the second ends the input.
+      term.write(end ? `${data}${data === "" || data.endsWith("\n") ? "\x04" : "\x04\x04"}` : data);
       return true;
     },
   };

@@ -68,8 +68,11 @@ export interface RunningCommand {
   readonly result: Promise<ExecResult>;
   /** The bounded view as of now (exact, not paced like onUpdate). */
   view(): CaptureView;
-  /** Writes to the command's input (with `pty`: keystrokes, so "\u0003" is Ctrl-C). */
-  write(input: string): void;
+  /**
+   * Writes to the command's input (with `pty`: keystrokes, so "\u0003" is Ctrl-C). `end`: then close
+   * it, as at the end of a file (with `pty`: Ctrl-D at the start of a line); later writes throw.
+   */
+  write(input: string, options?: { readonly end?: boolean }): void;
   /** SIGTERM to the process group, SIGKILL after the grace period. */
   kill(): void;
   /** Called after every read of output and once when the command has finished; returns an unsubscribe. */
@@ -116,7 +119,7 @@ export function start(command: string, options: ExecOptions = {}): RunningComman
     pid: execution.pid,
     result,
     view: () => execution.view(),
-    write: (input) => execution.write(input),
+    write: (input, options) => execution.write(input, options?.end === true),
     kill: () => execution.kill(),
     onActivity: (l) => execution.onActivity(l),
     waitingForInput: () => execution.waitingForInput(),
@@ -156,6 +159,8 @@ class Execution {
   private groupEnded: Promise<void> | undefined;
   /** endGroupAfterExit is over: nothing of the group is left to write. */
   private groupDone = false;
+  /** write() was told the input ends: it takes no more. */
+  private inputEnded = false;
   /** The command exited leaving processes running in its group, and they were ended. */
   private endedLeftovers = false;
   private cancelKill: (() => void) | undefined;
@@ -206,9 +211,11 @@ class Execution {
     return this.spillWriter?.path ?? (this.directShown ? this.direct?.path : undefined);
   }
 
-  write(input: string): void {
+  write(input: string, end = false): void {
     if (typeof input !== "string") throw new InvalidOptionsError("input must be a string");
-    if (this.finishing || this.exit !== undefined || !this.child.write(input)) throw new InputClosedError(this.options.pty === true);
+    if (this.inputEnded || this.finishing || this.exit !== undefined || !this.child.write(input, end)) throw new InputClosedError(this.options.pty === true);
+    // A terminal's Ctrl-D ends one read, not the terminal: a program may read it again.
+    if (end && this.options.pty !== true) this.inputEnded = true;
   }
 
   waitingForInput(): boolean {

@@ -68,7 +68,8 @@ export interface ProcessHost {
   adopt(spec: AdoptSpec): string;
   /** A wait ended by `signal` reads nothing (the cursor stays) and throws: the output stays unread for the next read. */
   read(processId: string, waitMs?: number, signal?: AbortSignal): Promise<ProcessRead>;
-  write(processId: string, input: string, waitMs?: number, signal?: AbortSignal): Promise<ProcessRead>;
+  /** `end`: close its input after `input` (end of file; on a pty, Ctrl-D at the start of a line). */
+  write(processId: string, input: string, waitMs?: number, signal?: AbortSignal, end?: boolean): Promise<ProcessRead>;
   kill(processId: string): Promise<ProcessRead>;
   list(): ProcessInfo[];
   /** Kills every running process and waits until each one's operation has settled. */
@@ -88,6 +89,8 @@ interface BackgroundRecord {
   /** Resolves once the process has ended and its operation has settled. */
   settled: Promise<void>;
   readonly waiters: Set<() => void>;
+  /** Its input was ended by a write with `end` (pipes: it takes no more). */
+  inputEnded: boolean;
 }
 
 function statusOf(r: ExecResult): ProcessStatus {
@@ -208,6 +211,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
         result: undefined,
         settled: Promise.resolve(),
         waiters: new Set(),
+        inputEnded: false,
       };
       const ended = (result: ExecResult | undefined, error?: unknown): void => {
         r.result = result ?? { ...r.handle.view(), exitCode: 1, signal: null, timedOut: false, aborted: false, durationMs: 0, spillPauses: 0 };
@@ -240,14 +244,21 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
       return takeUnlessAborted(r, signal, "the read");
     },
 
-    async write(processId, input, waitMs = 0, signal) {
+    async write(processId, input, waitMs = 0, signal, end = false) {
       const r = get(processId);
       if (r.result !== undefined) {
         throw new HarnessError("SPOOL_HARNESS_PROCESS_ENDED", `${describeStatus(r.id, r.status)}; it takes no more input (start it again)`);
       }
+      if (r.inputEnded) {
+        throw new HarnessError(
+          "SPOOL_HARNESS_INPUT_CLOSED",
+          `process ${r.id}'s input was ended by an earlier process_write with end: true; it reads no more of it (process_output shows what it prints)`,
+        );
+      }
       const before = unreadNow(r);
       try {
-        r.handle.write(input);
+        r.handle.write(input, { end });
+        if (end && !r.pty) r.inputEnded = true;
       } catch (e) {
         // The capture's sentence speaks to a library caller (stdin: "pipe"); the model needs this one.
         if (!(e instanceof CaptureError && e.code === "SPOOL_CAPTURE_INPUT")) throw e;

@@ -168,6 +168,42 @@ describe("spool mcp: long-running and interactive commands", () => {
     expect(alt.text).toBe("before\nafter\n");
   });
 
+  it("process_write with end: true closes a background command's input, so sort and wc finish; a later write is refused", async () => {
+    const call = caller(await start());
+    const started = await call("bash", { command: "sort; echo sorted", background: true });
+    const processId = started.structured!["processId"] as string;
+    const first = await call("process_write", { processId, input: "pear\napple\n", waitSeconds: 0.5 });
+    expect(first.isError).toBe(false);
+    expect(first.text).toContain("still running");
+    const ended = await call("process_write", { processId, input: "fig\n", end: true, waitSeconds: 5 });
+    const all = await readUntil(call, processId, (_, last) => /exited with code 0/.test(last), body(first.text) + body(ended.text));
+    expect(all).toContain("apple\nfig\npear\nsorted\n");
+    const late = await call("process_write", { processId, input: "x\n" });
+    expect(late.isError).toBe(true);
+
+    // An empty input with end: a command that reads to the end of its input.
+    const wc = await call("bash", { command: "wc -l", background: true });
+    const wcId = wc.structured!["processId"] as string;
+    await call("process_write", { processId: wcId, input: "a\nb\nc\n" });
+    const counted = await call("process_write", { processId: wcId, input: "", end: true, waitSeconds: 5 });
+    expect(await readUntil(call, wcId, (_, last) => /exited with code 0/.test(last), body(counted.text))).toMatch(/^\s*3$/m);
+    const again = await call("process_write", { processId: wcId, input: "d\n" });
+    expect(again.isError).toBe(true);
+
+    const wrong = await call("process_write", { processId: wcId, input: "", end: "yes" });
+    expect(wrong.isError).toBe(true);
+    expect(wrong.text).toContain('"end" must be true or false');
+  });
+
+  it("on a pty, end: true is Ctrl-D at the start of a line: cat ends, and its text was read first", async () => {
+    const call = caller(await start());
+    const started = await call("bash", { command: "cat > /dev/null; echo cat-done", pty: true, background: true });
+    const processId = started.structured!["processId"] as string;
+    const ended = await call("process_write", { processId, input: "no newline", end: true, waitSeconds: 5 });
+    const all = await readUntil(call, processId, (_, last) => /exited with code 0/.test(last), body(ended.text));
+    expect(all).toContain("cat-done");
+  });
+
   it("a SIGKILLed server leaves no background process behind, and spool inspect shows it interrupted with its output so far", async () => {
     const c = await start();
     const call = caller(c);

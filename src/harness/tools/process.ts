@@ -11,6 +11,8 @@ export interface ProcessOutputArgs {
 }
 export interface ProcessWriteArgs extends ProcessOutputArgs {
   readonly input: string;
+  /** Close its input after this one (end of file), for a program that reads its input to the end. */
+  readonly end?: boolean;
 }
 export interface ProcessKillArgs {
   readonly processId: string;
@@ -97,10 +99,15 @@ export function createProcessTools(): ToolDefinition<never>[] {
   const write: ToolDefinition<ProcessWriteArgs> = {
     name: "process_write",
     description:
-      'Write to a background process\'s input, then return what it printed since you last read it, like process_output. Under a pty the input is keystrokes: end a line with "\\n"; "\\u0003" is Ctrl-C, "\\u0004" Ctrl-D.',
+      'Write to a background process\'s input, then return what it printed since you last read it, like process_output. Under a pty the input is keystrokes: end a line with "\\n"; "\\u0003" is Ctrl-C, "\\u0004" Ctrl-D. end: true closes its input after this text, as at the end of a file (sort, wc, cat > file and scripts that read all their input wait for it).',
     parameters: {
       type: "object",
-      properties: { processId: processIdParam, input: { type: "string", description: "The text to write." }, waitSeconds: waitParam(1) },
+      properties: {
+        processId: processIdParam,
+        input: { type: "string", description: "The text to write (may be empty with end: true)." },
+        end: { type: "boolean", description: "Close the process's input after this text (end of file; on a pty, Ctrl-D). Default false." },
+        waitSeconds: waitParam(1),
+      },
       required: ["processId", "input"],
     },
     kind: "exec",
@@ -108,7 +115,9 @@ export function createProcessTools(): ToolDefinition<never>[] {
       const id = checkId("process_write", args);
       const input = (args as { input?: unknown }).input;
       if (typeof input !== "string" || input.length > 1024 * 1024) throw bad("process_write", 'needs an "input" string of at most 1 MiB');
-      report(out, await ctx.processes.write(id, input, checkWait("process_write", args, 1), signal));
+      const end = (args as { end?: unknown }).end;
+      if (end !== undefined && typeof end !== "boolean") throw bad("process_write", `"end" must be true or false, got ${JSON.stringify(end)}`);
+      report(out, await ctx.processes.write(id, input, checkWait("process_write", args, 1), signal, end === true));
     },
   };
   const kill: ToolDefinition<ProcessKillArgs> = {
