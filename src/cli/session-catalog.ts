@@ -210,9 +210,10 @@ export function sessionWarnings(entry: SessionEntry, snap: Pick<SessionSnapshot,
   if (entry.backend === "jsonl" && !live) {
     for (const opId of Object.keys(snap.get(OPEN_OPERATIONS) ?? {})) {
       const sidecar = join(sidecarDir(entry.file), sidecarName(operationScope(opId).id));
+      // A sidecar is made by an operation's first durable write: one that wrote nothing has none.
       if (!existsSync(sidecar)) {
         warnings.push(
-          `${entry.id}: operation ${opId} was still open when its run stopped, and its sidecar ${sidecar} is missing: any output it streamed is lost`,
+          `${entry.id}: operation ${opId} was still open when its run stopped, and its sidecar ${sidecar} is missing: it wrote nothing durable before the stop, or the sidecar was removed and what it wrote is lost`,
         );
       }
     }
