@@ -25,8 +25,11 @@ export const BASH_OUTPUT_SCHEMA = {
     signal: { type: ["string", "null"], description: "The signal that ended it, if any." },
     timedOut: { type: "boolean" },
     truncated: { type: "boolean", description: "The text shows only part of the output; the rest is in spillPath." },
-    totalLines: { type: "integer" },
-    totalBytes: { type: "integer" },
+    totalLines: { type: "integer", description: "Lines the command printed, cleaned (ANSI removed, \\r frames collapsed)." },
+    totalBytes: {
+      type: "integer",
+      description: "UTF-8 bytes of that cleaned output, an over-long line counted as cut; the spill file holds the raw bytes.",
+    },
     spillPath: { type: ["string", "null"], description: "File with the full raw output (read it with the read tool)." },
     processId: {
       type: "string",
