@@ -58,9 +58,9 @@ describe.runIf(linux)("atPrompt on a real pty", () => {
     running.write("yes\r");
     const result = await running.result;
     expect(result.text).toContain("got yes");
-    // At the read, the quiet is ~4 s: the next look comes within ~1 s (a quarter of it) and one tick.
+    // At the read, the quiet is ~4 s: the next look comes within ~1 s (a quarter of it) and one tick (bounds left loose for a loaded machine).
     expect(after).toBeGreaterThanOrEqual(4000);
-    expect(after).toBeLessThan(7000);
+    expect(after).toBeLessThan(8000);
   }, 20_000);
 
   it("looks again about a second after output, however long the quiet before it", async () => {
@@ -76,6 +76,6 @@ describe.runIf(linux)("atPrompt on a real pty", () => {
     expect((await running.result).text).toContain("got y");
     expect(printed).toBeGreaterThan(0);
     expect(after).toBeGreaterThanOrEqual(1000);
-    expect(after).toBeLessThan(2500);
+    expect(after).toBeLessThan(4000);
   }, 20_000);
 });
