@@ -155,3 +155,13 @@ describe("read: lines longer than one answer", () => {
     expect(tool.description).toContain("column=N");
   });
 });
+
+describe("read: the file as it is when the read begins", () => {
+  it.runIf(process.platform === "linux")("a /proc file, which stats as 0 bytes, is read to its end, not called empty", async () => {
+    const r = await read({ path: "/proc/self/status" });
+    expect(r.isError).toBe(false);
+    expect(r.text).toMatch(/^Name:\t/);
+    expect(r.text).toMatch(/^Pid:\t\d+$/m);
+    expect(r.text).not.toContain("empty");
+  });
+});
