@@ -159,6 +159,9 @@ export async function readPage(path: string, request: PageRequest): Promise<File
   const file = await open(path, "r");
   try {
     const sizeAtStart = (await file.stat()).size;
+    // A stream given a signal that is already aborted emits its AbortError on a later tick, after the
+    // loop below has stopped listening: an uncaught 'error' that ended the process (the MCP server).
+    request.signal?.throwIfAborted();
     const chunks = file.createReadStream({
       start: 0,
       ...(sizeAtStart > 0 ? { end: sizeAtStart - 1 } : {}),

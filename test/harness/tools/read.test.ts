@@ -164,4 +164,19 @@ describe("read: the file as it is when the read begins", () => {
     expect(r.text).toMatch(/^Pid:\t\d+$/m);
     expect(r.text).not.toContain("empty");
   });
+
+  it("a call whose signal is aborted before it starts says so, and no stream's error is left unhandled", async () => {
+    const unhandled: unknown[] = [];
+    const onError = (e: unknown): void => void unhandled.push(e);
+    process.on("uncaughtException", onError);
+    try {
+      const r = await read({ path: file("aborted.txt", "hello\n") }, { signal: AbortSignal.abort() });
+      expect(r.isError).toBe(true);
+      expect(r.text).toMatch(/^\[aborted\]/);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      process.off("uncaughtException", onError);
+    }
+    expect(unhandled).toEqual([]);
+  });
 });
