@@ -29,7 +29,7 @@ describe("spool mcp", () => {
     expect(Object.keys(byName).sort()).toEqual(["bash", "process_kill", "process_list", "process_output", "process_write", "read"]);
     expect(Object.keys(byName["bash"]!.inputSchema.properties ?? {}).sort()).toEqual(["background", "command", "pty", "timeout", "yieldSeconds"]);
     expect(Object.keys(byName["process_output"]!.inputSchema.properties ?? {}).sort()).toEqual(["processId", "waitSeconds"]);
-    expect(Object.keys(byName["process_write"]!.inputSchema.properties ?? {}).sort()).toEqual(["input", "processId", "waitSeconds"]);
+    expect(Object.keys(byName["process_write"]!.inputSchema.properties ?? {}).sort()).toEqual(["end", "input", "processId", "waitSeconds"]);
     expect(byName["process_write"]!.inputSchema.required).toEqual(["processId", "input"]);
     expect(Object.keys(byName["process_kill"]!.inputSchema.properties ?? {})).toEqual(["processId"]);
     expect(byName["bash"]!.inputSchema.required).toEqual(["command"]);
