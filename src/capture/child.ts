@@ -156,6 +156,9 @@ function loadPty(): PtyModule {
 const signalName = (n: number): NodeJS.Signals | null =>
   n > 0 ? ((Object.entries(constants.signals).find(([, v]) => v === n)?.[0] as NodeJS.Signals | undefined) ?? null) : null;
 
+/** Typed last, these leave the terminal's line empty: Enter (\n, or \r as a terminal sends it), Ctrl-C, Ctrl-D, Ctrl-U. */
+const LINE_START_AFTER = /[\n\r\x03\x04\x15]$/;
+
 /**
  * The pty child starts a new session (setsid) with the terminal as its controlling tty, so its pid
  * is also its process group.
@@ -191,6 +194,8 @@ export function ptyChild(shell: string, command: string, cwd: string, env: NodeJ
   }
   let exited = false;
   let outputOpen = true;
+  // Nothing is typed on the terminal's current line (its line discipline holds no partial line).
+  let lineStart = true;
   term?.onData((d) => {
     if (!outputOpen) return;
     const chunk = typeof d === "string" ? Buffer.from(d, "utf8") : (d as unknown as Buffer);
@@ -220,9 +225,13 @@ export function ptyChild(shell: string, command: string, cwd: string, env: NodeJ
     outputEndsWithGroup: false,
     write: (data, end) => {
       if (!term || exited) return false;
+      if (data !== "") lineStart = LINE_START_AFTER.test(data);
       // A terminal's end of input is Ctrl-D at the start of a line: after text without its newline,
-      // the first one hands that text to the reader and the second ends the input.
-      term.write(end ? `${data}${data === "" || data.endsWith("\n") ? "\x04" : "\x04\x04"}` : data);
+      // the first one hands that text to the reader and the second ends the input. Where the line
+      // starts is judged over every write: "abc" then an empty end needs both, and a line ended with
+      // Enter as "\r" needs one (a second is an end of input for the next program that reads).
+      term.write(end ? `${data}${lineStart ? "\x04" : "\x04\x04"}` : data);
+      if (end) lineStart = true;
       return true;
     },
   };

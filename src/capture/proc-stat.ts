@@ -45,3 +45,16 @@ export function procPids(): string[] | undefined {
     return undefined;
   }
 }
+
+/**
+ * Whether process `pid` has a thread besides its main one. A process whose main thread has ended
+ * while others run (pthread_exit; ps shows it as Zl) has the main thread's state, Z, in its stat until
+ * the last one ends: it is no zombie. Its task list holds the leader and the live threads.
+ */
+export function procHasOtherThreads(pid: string): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/task`).length > 1;
+  } catch {
+    return false;
+  }
+}

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import { monotonicMs } from "./clock.js";
-import { procPids, procStat } from "./proc-stat.js";
+import { procHasOtherThreads, procPids, procStat } from "./proc-stat.js";
 
 export type GroupChild = ChildProcessByStdio<Writable | null, Readable | null, Readable | null>;
 
@@ -49,7 +49,8 @@ export const groupAlive = (pid: number): boolean => signalGroup(pid, 0 as unknow
 /**
  * Something in the group still runs: on Linux, a member that is not a zombie. An orphan's zombie stays
  * in the group until init reaps it — ~1 s on a Firecracker VM measured here (1.3-1.8 s), for ever under
- * a PID 1 that never reaps (a container started without --init) — and has nothing left to end.
+ * a PID 1 that never reaps (a container started without --init) — and has nothing left to end. One
+ * whose main thread alone has ended (state Z too) still runs its other threads: it counts.
  */
 export function groupRunning(pgid: number): boolean {
   if (!groupAlive(pgid)) return false;
@@ -57,7 +58,7 @@ export function groupRunning(pgid: number): boolean {
   if (pids === undefined) return true;
   for (const pid of pids) {
     const s = procStat(pid);
-    if (s !== undefined && s.pgrp === pgid && s.state !== "Z") return true;
+    if (s !== undefined && s.pgrp === pgid && (s.state !== "Z" || procHasOtherThreads(pid))) return true;
   }
   return false;
 }

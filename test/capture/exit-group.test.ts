@@ -1,7 +1,7 @@
 // Issue 11 §4: a command's background jobs in its own process group outlived a normal exit. Now the
 // group is ended after a short grace period (as on timeout); a `setsid` daemon left the group on
 // purpose and survives. Real processes.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -72,6 +72,21 @@ describe("A command's background jobs in its own process group outlive a normal 
     expect(r.exitCode).toBe(0);
     expect(isRunning(pid, "sleep 302")).toBe(false);
   });
+
+  it.runIf(process.platform === "linux")(
+    "a job whose main thread has ended while another runs (state Z, as a zombie) is still running: it is ended, not left behind",
+    async () => {
+      // ps shows such a process as Zl: its /proc stat is the main thread's, a zombie, until every thread ends.
+      const script = "import threading, time, ctypes; threading.Thread(target=lambda: time.sleep(304)).start(); ctypes.CDLL(None).pthread_exit(None)";
+      const r = await exec(`python3 -c '${script}' & echo $!; sleep 0.3`);
+      const pid = Number(r.text.split("\n")[0]);
+      survivors.push(pid);
+      expect(r.exitCode).toBe(0);
+      expect(r.endedLeftovers).toBe(true);
+      const tasks = existsSync(`/proc/${pid}/task`) ? readdirSync(`/proc/${pid}/task`) : [];
+      expect(tasks.length, "threads of the job still listed").toBeLessThanOrEqual(1);
+    },
+  );
 
   it("a setsid daemon left the group on purpose and survives (documented)", async () => {
     const r = await exec("setsid sleep 303 & echo $!");

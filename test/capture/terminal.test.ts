@@ -294,6 +294,24 @@ printf '\\033[31mred\\033[0m\\n'; seq 1 3000`;
     expect(r.text).not.toContain("never");
   });
 
+  it("write with end is Ctrl-D at the start of the terminal's line, judged over every write: one end of input, not none or two", async () => {
+    // "abc" typed earlier: an empty end needs a Ctrl-D to hand "abc" over and one to end the input.
+    const wc = start("wc -c", { pty: true, timeoutMs: 10_000 });
+    wc.write("abc");
+    wc.write("", { end: true });
+    const counted = await wc.result;
+    expect(counted.timedOut).toBe(false);
+    expect(counted.text).toMatch(/^abc\s*3$/m);
+    // Enter typed as "\r" (ICRNL makes it a newline) ends the line: a second Ctrl-D would be an end of
+    // input for the next program that reads the terminal. All queued at once, in the terminal's order.
+    const two = start("cat > /dev/null; read -r x; echo got=$x", { pty: true, timeoutMs: 10_000 });
+    two.write("line\r", { end: true });
+    two.write("next\n");
+    const r = await two.result;
+    expect(r.timedOut).toBe(false);
+    expect(r.text).toMatch(/^got=next\r?$/m);
+  });
+
   it("without a pty, stdin: pipe takes input and the default keeps it closed", async () => {
     const h = start("read line; echo got $line", { stdin: "pipe" });
     h.write("hello\n");

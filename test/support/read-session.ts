@@ -10,7 +10,7 @@ import { removeTempDirs, tempDir } from "./temp.js";
 export interface ReadSession {
   /** The directory the tools run in (relative paths resolve here). */
   dir(): string;
-  read(args: Record<string, unknown>): ReturnType<AgentSession["call"]>;
+  read(args: Record<string, unknown>, options?: Parameters<AgentSession["call"]>[2]): ReturnType<AgentSession["call"]>;
 }
 
 export function useReadSession(label: string): ReadSession {
@@ -29,5 +29,5 @@ export function useReadSession(label: string): ReadSession {
     await session?.close();
     removeTempDirs();
   });
-  return { dir: () => dir, read: (args) => session!.call("read", args) };
+  return { dir: () => dir, read: (args, options) => session!.call("read", args, options) };
 }

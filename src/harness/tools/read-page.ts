@@ -153,12 +153,21 @@ export async function readPage(path: string, request: PageRequest): Promise<File
     nextColumn = shown.nextColumn;
   };
   // The file as it is when the read begins: one still being written (`yes > f`, a live log) would
-  // otherwise keep the read going for as long as the writer outpaces it.
+  // otherwise keep the read going for as long as the writer outpaces it. A size of 0 is no bound:
+  // /proc files (/proc/self/status, /proc/meminfo) stat as 0 bytes and hold text, so one is read to its
+  // end (a regular file empty at the stat that then grows fast is read as before this bound).
   const file = await open(path, "r");
   try {
-    const end = (await file.stat()).size;
-    const chunks: Iterable<Buffer> | AsyncIterable<Buffer> =
-      end === 0 ? [] : file.createReadStream({ start: 0, end: end - 1, autoClose: false, ...(request.signal ? { signal: request.signal } : {}) });
+    const sizeAtStart = (await file.stat()).size;
+    // A stream given a signal that is already aborted emits its AbortError on a later tick, after the
+    // loop below has stopped listening: an uncaught 'error' that ended the process (the MCP server).
+    request.signal?.throwIfAborted();
+    const chunks = file.createReadStream({
+      start: 0,
+      ...(sizeAtStart > 0 ? { end: sizeAtStart - 1 } : {}),
+      autoClose: false,
+      ...(request.signal ? { signal: request.signal } : {}),
+    }) as AsyncIterable<Buffer>;
     for await (const chunk of chunks) {
       let start = 0;
       for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, nl + 1)) {

@@ -155,3 +155,28 @@ describe("read: lines longer than one answer", () => {
     expect(tool.description).toContain("column=N");
   });
 });
+
+describe("read: the file as it is when the read begins", () => {
+  it.runIf(process.platform === "linux")("a /proc file, which stats as 0 bytes, is read to its end, not called empty", async () => {
+    const r = await read({ path: "/proc/self/status" });
+    expect(r.isError).toBe(false);
+    expect(r.text).toMatch(/^Name:\t/);
+    expect(r.text).toMatch(/^Pid:\t\d+$/m);
+    expect(r.text).not.toContain("empty");
+  });
+
+  it("a call whose signal is aborted before it starts says so, and no stream's error is left unhandled", async () => {
+    const unhandled: unknown[] = [];
+    const onError = (e: unknown): void => void unhandled.push(e);
+    process.on("uncaughtException", onError);
+    try {
+      const r = await read({ path: file("aborted.txt", "hello\n") }, { signal: AbortSignal.abort() });
+      expect(r.isError).toBe(true);
+      expect(r.text).toMatch(/^\[aborted\]/);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      process.off("uncaughtException", onError);
+    }
+    expect(unhandled).toEqual([]);
+  });
+});
