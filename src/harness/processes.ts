@@ -19,10 +19,11 @@ export const MAX_WAIT_SECONDS = 600;
 
 export type ProcessStatus =
   | { readonly state: "running" }
-  | { readonly state: "exited"; readonly exitCode: number; readonly timedOut?: true }
+  /** `endedLeftovers`: what it left running in its group (`server &`) was stopped as it exited. */
+  | { readonly state: "exited"; readonly exitCode: number; readonly timedOut?: true; readonly endedLeftovers?: true }
   /** spool stopped it: its output could not be kept (a spill limit, a full disk); `error` says why. */
   | { readonly state: "failed"; readonly exitCode: number; readonly error: string }
-  | { readonly state: "killed"; readonly exitCode: number; readonly signal: string; readonly timedOut?: true };
+  | { readonly state: "killed"; readonly exitCode: number; readonly signal: string; readonly timedOut?: true; readonly endedLeftovers?: true };
 
 export interface ProcessInfo {
   readonly processId: string;
@@ -94,16 +95,18 @@ interface BackgroundRecord {
 }
 
 function statusOf(r: ExecResult): ProcessStatus {
-  const timedOut = r.timedOut ? { timedOut: true as const } : {};
-  return r.signal !== null ? { state: "killed", exitCode: r.exitCode, signal: r.signal, ...timedOut } : { state: "exited", exitCode: r.exitCode, ...timedOut };
+  const extra = { ...(r.timedOut ? { timedOut: true as const } : {}), ...(r.endedLeftovers ? { endedLeftovers: true as const } : {}) };
+  return r.signal !== null ? { state: "killed", exitCode: r.exitCode, signal: r.signal, ...extra } : { state: "exited", exitCode: r.exitCode, ...extra };
 }
 
 export function describeStatus(processId: string, s: ProcessStatus): string {
   if (s.state === "running") return `process ${processId} is still running`;
   if (s.state === "failed") return `process ${processId} was stopped: ${s.error.replace(/\.$/, "")}`;
   const limit = s.timedOut ? " after its timeout" : "";
-  if (s.state === "exited") return `process ${processId} exited with code ${s.exitCode}${s.timedOut ? " (its timeout had ended it)" : ""}`;
-  return `process ${processId} was killed by ${s.signal}${limit} (exit ${s.exitCode})`;
+  // As bash's note says it: a server started with `&` inside it is gone too.
+  const left = s.endedLeftovers ? "; what it left running in the background (`… &`) was stopped as it exited" : "";
+  if (s.state === "exited") return `process ${processId} exited with code ${s.exitCode}${s.timedOut ? " (its timeout had ended it)" : ""}${left}`;
+  return `process ${processId} was killed by ${s.signal}${limit} (exit ${s.exitCode})${left}`;
 }
 
 let counter = 0;

@@ -195,6 +195,16 @@ describe("spool mcp: long-running and interactive commands", () => {
     expect(wrong.text).toContain('"end" must be true or false');
   });
 
+  it("a background process that ends with a job of its own still running says that job was stopped", async () => {
+    const call = caller(await start());
+    const started = await call("bash", { command: "sleep 100 & echo started; sleep 0.3", background: true });
+    const processId = started.structured!["processId"] as string;
+    const all = await readUntil(call, processId, (_, last) => /exited with code 0/.test(last), body(started.text));
+    expect(all).toContain("started");
+    const last = await call("process_output", { processId });
+    expect(last.text).toContain("exited with code 0; what it left running in the background (`… &`) was stopped as it exited");
+  });
+
   it("on a pty, end: true is Ctrl-D at the start of a line: cat ends, and its text was read first", async () => {
     const call = caller(await start());
     const started = await call("bash", { command: "cat > /dev/null; echo cat-done", pty: true, background: true });
