@@ -181,6 +181,27 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
       signal?.addEventListener("abort", done, { once: true });
     });
 
+  /**
+   * After its input was ended the process is expected to finish (sort, wc, a REPL's Ctrl-D): the wait
+   * lasts until it has, not until its first output, so one call gives what it printed and how it ended.
+   */
+  const waitForEnd = (r: BackgroundRecord, waitMs: number, signal: AbortSignal | undefined): Promise<void> =>
+    new Promise<void>((resolve) => {
+      if (waitMs <= 0 || signal?.aborted || r.result !== undefined) return resolve();
+      const done = (): void => {
+        clearTimeout(deadline);
+        r.waiters.delete(onEvent);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const onEvent = (): void => {
+        if (r.result !== undefined) done();
+      };
+      const deadline = setTimeout(done, waitMs);
+      r.waiters.add(onEvent);
+      signal?.addEventListener("abort", done, { once: true });
+    });
+
   /** After a wait: a cancelled call takes nothing, so what arrived stays for the next read. */
   const takeUnlessAborted = (r: BackgroundRecord, signal: AbortSignal | undefined, what: string): ProcessRead => {
     if (signal?.aborted) {
@@ -270,7 +291,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
           `process ${r.id} has closed its input and reads no more of it; process_output still shows what it prints`,
         );
       }
-      await waitForNews(r, waitMs, before, signal);
+      await (end ? waitForEnd(r, waitMs, signal) : waitForNews(r, waitMs, before, signal));
       return takeUnlessAborted(r, signal, "the wait after the input (which was written)");
     },
 

@@ -195,6 +195,16 @@ describe("spool mcp: long-running and interactive commands", () => {
     expect(wrong.text).toContain('"end" must be true or false');
   });
 
+  it("after end: true the wait lasts until the process finishes, so one call gives its last output and its exit", async () => {
+    const call = caller(await start());
+    const started = await call("bash", { command: "cat; sleep 0.4; echo done", background: true });
+    const processId = started.structured!["processId"] as string;
+    const ended = await call("process_write", { processId, input: "x\n", end: true, waitSeconds: 10 });
+    expect(ended.isError).toBe(false);
+    expect(body(ended.text)).toContain("x\ndone\n");
+    expect(ended.text).toContain("exited with code 0");
+  });
+
   it("a background process that ends with a job of its own still running says that job was stopped", async () => {
     const call = caller(await start());
     const started = await call("bash", { command: "sleep 100 & echo started; sleep 0.3", background: true });

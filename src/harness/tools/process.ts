@@ -99,7 +99,7 @@ export function createProcessTools(): ToolDefinition<never>[] {
   const write: ToolDefinition<ProcessWriteArgs> = {
     name: "process_write",
     description:
-      'Write to a background process\'s input, then return what it printed since you last read it, like process_output. Under a pty the input is keystrokes: end a line with "\\n"; "\\u0003" is Ctrl-C, "\\u0004" Ctrl-D. end: true closes its input after this text, as at the end of a file (sort, wc, cat > file and scripts that read all their input wait for it).',
+      'Write to a background process\'s input, then return what it printed since you last read it, like process_output. Under a pty the input is keystrokes: end a line with "\\n"; "\\u0003" is Ctrl-C, "\\u0004" Ctrl-D. end: true closes its input after this text, as at the end of a file (sort, wc, cat > file and scripts that read all their input wait for it), and waits up to waitSeconds for it to finish.',
     parameters: {
       type: "object",
       properties: {
