@@ -492,6 +492,25 @@ const W1 = {
   },
 };
 
+// W5: W1's rolling window at 200 KB, longer than the 64 KiB a tracker once searched for the old
+// text in the new: past it an assignment that slid the window was sent whole on every flush.
+const W5 = {
+  ...W1,
+  id: "W5",
+  title: "long rolling window: W1 on 200 KB of text",
+  samples: 11,
+  perSample: 100,
+  init: () =>
+    toolOutputState(variedText(204_800, 5), {
+      truncated: true,
+      truncatedBy: "bytes",
+      totalLines: 4_400,
+      totalBytes: 204_800,
+      maxBytes: 204_800,
+      maxLines: 8_000,
+    }),
+};
+
 const W2 = {
   id: "W2",
   title: "assistant stream: a 200 KB varied string grows by 8 chars per flush",
@@ -894,6 +913,14 @@ function vsChordTargets(rows, verdict) {
       `${w}: ${impl} ${fmtUs(mine.usPerFlush)} µs, ${fmtUs(mine.usPerFlush - floor.usPerFlush)} over the floor of ${fmtUs(floor.usPerFlush)} µs (chord ${fmtUs(chord.usPerFlush - floor.usPerFlush)} over); the floor is ${(floor.usPerFlush / chord.usPerFlush).toFixed(3)}× chord`,
     );
   }
+  const w5 = get("W5", "spool");
+  const w5chord = get("W5", "chord");
+  if (w5 && w5chord) {
+    verdict(
+      null,
+      `W5: a 200 KB window slid by assignment — spool ${fmtUs(w5.usPerFlush)} µs and ${fmtBytes(w5.wireBytesPerFlush)} a flush, chord ${fmtUs(w5chord.usPerFlush)} µs and ${fmtBytes(w5chord.wireBytesPerFlush)} (${(w5.usPerFlush / w5chord.usPerFlush).toFixed(3)}×)`,
+    );
+  }
   if (w4) {
     verdict(
       w4.equal && w4.ratioToNewText <= 1.02,
@@ -984,7 +1011,7 @@ const impls = onlyImpls ? loaded.impls.filter((impl) => onlyImpls.includes(impl.
 if (spoolNote) progress(`!! ${spoolNote}`);
 
 const started = performance.now();
-const workloads = [W1, W2, W3, W4].filter((w) => !onlyWorkloads || onlyWorkloads.includes(w.id)).map(scale);
+const workloads = [W1, W2, W3, W4, W5].filter((w) => !onlyWorkloads || onlyWorkloads.includes(w.id)).map(scale);
 const rows = [];
 for (const w of workloads) {
   progress(`${w.id} ${w.title}`);

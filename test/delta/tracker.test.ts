@@ -56,6 +56,18 @@ describe("appends", () => {
 });
 
 describe("string diff options and normalisation", () => {
+  it("a window over 64 KiB slid by assignment is still a t and an a, not the whole text again", () => {
+    let text = "";
+    for (let i = 0; text.length < 200_000; i++) text += `line ${i.toString(36)} of a long window\n`;
+    const t = track({ s: text });
+    t.flush();
+    t.state.s = t.state.s.slice(40) + "the new line\n";
+    expect(t.flush()).toEqual([
+      ["t", ["s"], 40],
+      ["a", ["s"], "the new line\n"],
+    ]);
+  });
+
   it("maxOverlapScan 0 turns a rolling window into one s", () => {
     const t = track({ s: "abcdefghij" }, { maxOverlapScan: 0 });
     t.flush();
