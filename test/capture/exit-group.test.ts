@@ -58,6 +58,14 @@ describe("A command's background jobs in its own process group outlive a normal 
     expect(r.exitCode).toBe(0);
   });
 
+  it("a job forked by a member that then ended is still found (the members a look found are kept between looks)", async () => {
+    // At the first look the group is the subshell and its sleep; both end at 0.15 s, after the
+    // subshell forked the job that prints. Only a fresh listing of the group finds that one.
+    const r = await exec("(sleep 0.15; (sleep 0.15; echo late) &) & echo early");
+    expect(r.text).toBe("early\nlate\n");
+    expect(r.exitCode).toBe(0);
+  });
+
   it("a background job that keeps writing to the pipe no longer keeps exec waiting", async () => {
     const started = performance.now();
     const r = await exec("(while :; do echo tick; sleep 0.01; done) & echo bg");
