@@ -29,6 +29,12 @@ const DEFAULT_KILL_GRACE_MS = 1000;
  * on purpose and is not touched (docs/capture.md).
  */
 const EXIT_GROUP_GRACE_MS = 500;
+/**
+ * Once the group is gone, a process that left it (`setsid server &`, a daemon) may still hold the
+ * pipes and write to them: output is read for this much longer, then spool stops reading. Before,
+ * such a writer kept the call open past its timeout (a loop echoing every 50 ms: over 6 minutes).
+ */
+const OUTSIDE_WRITER_MS = 1000;
 const GROUP_POLL_MS = 25;
 /** Free space the spill leaves by default (SpillOptions.minFreeBytes), and how often it is checked. */
 const DEFAULT_MIN_FREE_BYTES = 256 * 1024 * 1024;
@@ -163,6 +169,10 @@ class Execution {
   private inputEnded = false;
   /** The command exited leaving processes running in its group, and they were ended. */
   private endedLeftovers = false;
+  /** When endGroupAfterExit was over (the pipes' grace counts from then). */
+  private groupDoneAt: number | undefined;
+  /** A process outside the group still wrote OUTSIDE_WRITER_MS after the group was gone: reading stopped. */
+  private outsideWriter = false;
   private cancelKill: (() => void) | undefined;
   private releaseGuard: (() => void) | undefined;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -444,11 +454,16 @@ class Execution {
       if (!this.outputOpen || this.finishing) return;
       // What the command left in its group writes on through its grace (`(sleep 0.3; echo done) &`):
       // the pipes are given up only once the group is gone, to a `setsid` daemon that holds them.
-      const busy = (this.paused && !this.failure) || monotonicMs() - this.lastDataAt < EXIT_STDIO_GRACE_MS || !this.groupDone;
-      if (busy) {
+      const now = monotonicMs();
+      if (this.groupDone) this.groupDoneAt ??= now;
+      const writing = now - this.lastDataAt < EXIT_STDIO_GRACE_MS;
+      const busy = (this.paused && !this.failure) || writing || !this.groupDone;
+      const outsider = this.groupDoneAt !== undefined && now - this.groupDoneAt >= OUTSIDE_WRITER_MS;
+      if (busy && !outsider) {
         this.timers.push(setTimeout(check, EXIT_STDIO_GRACE_MS));
         return;
       }
+      if (busy) this.outsideWriter = true;
       this.child.closeOutput();
       this.outputOpen = false;
       this.maybeFinish();
@@ -554,6 +569,7 @@ class Execution {
       durationMs: Math.round(monotonicMs() - this.started),
       spillPauses: this.spillPauses,
       ...(this.endedLeftovers ? { endedLeftovers: true as const } : {}),
+      ...(this.outsideWriter ? { outsideWriter: true as const } : {}),
     });
   }
 

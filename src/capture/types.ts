@@ -144,4 +144,11 @@ export interface ExecResult extends CaptureView {
    * ended after the exit grace (SIGTERM, then SIGKILL). Absent otherwise.
    */
   readonly endedLeftovers?: true;
+  /**
+   * A process outside the command's group (`setsid`, a daemon) still wrote to its pipes a second after
+   * the group was gone: spool stopped reading there, and that process's next write to them fails
+   * (SIGPIPE), as after `| head`. Absent otherwise, and on the file path (the file is read to the size
+   * it has when the group is gone).
+   */
+  readonly outsideWriter?: true;
 }

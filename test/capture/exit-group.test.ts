@@ -96,6 +96,30 @@ describe("A command's background jobs in its own process group outlive a normal 
     },
   );
 
+  it("a setsid process that keeps writing to the pipes holds the call a second past the group's end, not until the timeout", async () => {
+    // Before: the pipes were kept while anything wrote to them, so a loop writing every 50 ms held the
+    // call past its timeout (over 6 minutes here). No spill: the pipes whoever runs the test.
+    const started = performance.now();
+    const r = await exec("setsid sh -c 'echo $$; while :; do echo tick; sleep 0.05; done' & echo started", { timeoutMs: 30_000 });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(r.timedOut).toBe(false);
+    expect(r.outsideWriter).toBe(true);
+    expect(r.text).toMatch(/^started\n|\nstarted\n/);
+    expect(r.text).toContain("tick\n");
+    // Its next write after spool stopped reading failed (SIGPIPE): it did not run on.
+    const pid = Number(/^(\d+)$/m.exec(r.text)![1]);
+    survivors.push(pid);
+    const ends = Date.now() + 5000;
+    while (isRunning(pid, "sh -c echo $$; while :; do echo tick; sleep 0.05; done") && Date.now() < ends) await new Promise((f) => setTimeout(f, 50));
+    expect(isRunning(pid, "sh -c echo $$; while :; do echo tick; sleep 0.05; done")).toBe(false);
+  });
+
+  it("a quiet setsid process is no outside writer: the call ends at once, without the note", async () => {
+    const r = await exec("setsid sleep 305 & echo $!");
+    survivors.push(Number(r.text.trim()));
+    expect(r.outsideWriter).toBeUndefined();
+  });
+
   it("a setsid daemon left the group on purpose and survives (documented)", async () => {
     const r = await exec("setsid sleep 303 & echo $!");
     const pid = Number(r.text.trim());

@@ -70,6 +70,19 @@ describe("spool mcp: long-running and interactive commands", () => {
     expect(done.text).toBe("early\nlate\n");
   });
 
+  it("bash with a setsid process writing to its output comes back and says why the rest is not there", async () => {
+    const call = caller(await start());
+    const began = Date.now();
+    const r = await call("bash", { command: "setsid sh -c 'while :; do echo tick; sleep 0.05; done' & echo started", timeout: 60 });
+    expect(Date.now() - began).toBeLessThan(15_000);
+    expect(r.isError).toBe(false);
+    expect(r.text).toContain("started\n");
+    // As root the command writes to pipes, which the writer holds (on the file path, the file is read
+    // up to its size when the command's group is gone, and the writer's later lines are not waited for).
+    if (process.geteuid?.() === 0)
+      expect(r.text).toContain("[A process the command started outside its process group (setsid, a daemon) kept writing to its output;");
+  });
+
   it("a background process's over-long line, cut in process_output, names the spill file that holds it whole (once)", async () => {
     const call = caller(await start());
     const started = await call("bash", { command: "sleep 0.3; head -c 20000 /dev/zero | tr '\\0' q; echo; echo after; sleep 30", background: true });

@@ -130,6 +130,9 @@ function leftoverNote(background: boolean): string {
   return `[The command left processes running in the background (such as \`… &\`); they were stopped when it exited.${keep}]`;
 }
 
+const OUTSIDE_WRITER_NOTE =
+  "[A process the command started outside its process group (setsid, a daemon) kept writing to its output; spool stopped reading it a second after the command ended, so that process's next write fails. Send such a process's output to a file (`… > server.log 2>&1 &`).]";
+
 /** How the command ended, as plain details and a footer; throws for a failed command. */
 function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", timeout: number | undefined, background: boolean): void {
   if (out.state.content[0].text !== result.text) out.replace(result.text);
@@ -142,7 +145,11 @@ function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", ti
   if (result.aborted) out.details.aborted = true;
   if (result.binary) out.details.binary = true;
   const leftovers = result.endedLeftovers && !result.timedOut && !result.aborted;
-  const notes = [describeTruncation(result, retain), leftovers ? leftoverNote(background) : undefined].filter((n): n is string => n !== undefined);
+  const notes = [
+    describeTruncation(result, retain),
+    leftovers ? leftoverNote(background) : undefined,
+    result.outsideWriter ? OUTSIDE_WRITER_NOTE : undefined,
+  ].filter((n): n is string => n !== undefined);
   if (notes.length > 0) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${notes.join("\n")}`);
   if (result.timedOut) throw new Error(`Command timed out after ${timeout}s; its process group was killed`);
   if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
