@@ -116,6 +116,9 @@ export async function killWhenQuiet(pid: number, graceMs: number, quietMs: numbe
 /** SIGTERM to the group now, SIGKILL after the grace period. Returns a cancel for the SIGKILL. */
 export function terminateGroup(pid: number, graceMs: number): () => void {
   signalGroup(pid, "SIGTERM");
+  // A member stopped (`kill -STOP`, a job suspended) acts on the SIGTERM only once continued, as a
+  // shell's `kill` does for a stopped job; without it, it was SIGKILLed at the end of the grace.
+  signalGroup(pid, "SIGCONT");
   const timer = setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs);
   timer.unref();
   return () => clearTimeout(timer);

@@ -120,6 +120,12 @@ describe("A command's background jobs in its own process group outlive a normal 
     expect(r.outsideWriter).toBeUndefined();
   });
 
+  it("a job left stopped (kill -STOP) gets the SIGTERM it can act on, not only the SIGKILL at the end of the grace", async () => {
+    const r = await exec(`sh -c 'trap "echo got-term; exit 0" TERM; kill -STOP $$; sleep 30' & echo started`);
+    expect(r.text).toBe("started\ngot-term\n");
+    expect(r.endedLeftovers).toBe(true);
+  });
+
   it("a setsid daemon left the group on purpose and survives (documented)", async () => {
     const r = await exec("setsid sleep 303 & echo $!");
     const pid = Number(r.text.trim());
