@@ -457,8 +457,10 @@ class Execution {
       const now = monotonicMs();
       if (this.groupDone) this.groupDoneAt ??= now;
       const writing = now - this.lastDataAt < EXIT_STDIO_GRACE_MS;
-      const busy = (this.paused && !this.failure) || writing || !this.groupDone;
-      const outsider = this.groupDoneAt !== undefined && now - this.groupDoneAt >= OUTSIDE_WRITER_MS;
+      // Reading is paused while the spill catches up: what the pipes hold is still to be kept.
+      const draining = this.paused && !this.failure;
+      const busy = draining || writing || !this.groupDone;
+      const outsider = !draining && this.groupDoneAt !== undefined && now - this.groupDoneAt >= OUTSIDE_WRITER_MS;
       if (busy && !outsider) {
         this.timers.push(setTimeout(check, EXIT_STDIO_GRACE_MS));
         return;
