@@ -74,14 +74,25 @@ export class BoundedWindow {
    * Takes the last `k` committed lines back out (tail only: a head window that stopped growing does
    * not hold them). The terminal model uses this to put the lines still on screen back under its
    * cursor when output starts to move it.
+   *
+   * Only lines that begin within the last 2×maxBytes − 1 committed bytes: the store always holds
+   * those and the newline before each (it keeps at least the last 2×maxBytes), however the appends
+   * fell. What it holds beyond them depends on the reads (where a compaction fell, a piece of
+   * 2×maxBytes or more kept by its end), and a line that had lost its start there came back cut:
+   * the terminal model redrew a different line, and the view depended on how the output was split
+   * into reads (a newline, 15 `A`s, two newlines and `ESC [2A`, maxBytes 8: the screen got 14 `A`s
+   * in one read, 15 in two).
    */
   takeBack(k: number): string {
     if (k <= 0 || this.limits.retain !== "tail" || this.committedLines === 0 || this.stored === 0) return "";
     const buf = this.store.subarray(0, this.stored);
+    // The line after a newline at `nl` is taken back only if `nl` is at or past this.
+    const floor = this.stored - 2 * this.limits.maxBytes;
     let start = buf.length;
     let found = 0;
     for (let pos = buf.length - 1; found < Math.min(k, this.committedLines); ) {
       const nl = pos > 0 ? buf.lastIndexOf(NL, pos - 1) : -1;
+      if (nl < floor) break;
       found++;
       start = nl + 1;
       if (nl === -1) break;
