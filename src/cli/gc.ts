@@ -6,7 +6,7 @@ import { basename, join } from "node:path";
 import { DEFAULT_ROOT, gcPostgresSessions, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
 import { EXIT } from "./exit.js";
-import { listSessions, loadSummary, sessionDirWarnings } from "./session-catalog.js";
+import { listSessions, loadSummary, removedSinceListed, sessionDirWarnings } from "./session-catalog.js";
 import { ROOT } from "./shared-options.js";
 import { STORE, storeTarget } from "./store-option.js";
 import { UsageError } from "./usage-error.js";
@@ -60,14 +60,18 @@ export const gcCommand = defineCommand({
     for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool gc: warning: ${warning}\n`);
     for (const entry of listSessions(root)) {
       let loaded: Awaited<ReturnType<typeof loadSummary>>;
+      let lastActive: number;
       try {
         loaded = await loadSummary(entry);
+        lastActive = Math.max(Date.parse(loaded.summary.endedAt ?? "") || 0, statSync(entry.file).mtimeMs);
       } catch (err) {
+        // Another gc removed it meanwhile: neither kept nor ours to report (two gcs at once ended one of
+        // them at its first such session with "ENOENT … stat", its report unprinted).
+        if (removedSinceListed(entry)) continue;
         process.stderr.write(`spool gc: skipping ${entry.id}: ${(err as Error).message}\n`);
         kept++;
         continue;
       }
-      const lastActive = Math.max(Date.parse(loaded.summary.endedAt ?? "") || 0, statSync(entry.file).mtimeMs);
       if (loaded.live || lastActive >= cutoff) {
         kept++;
         continue;

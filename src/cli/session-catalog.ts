@@ -95,6 +95,8 @@ export function sessionDirWarnings(root: string): string[] {
     try {
       accessSync(sdir, constants.R_OK | constants.X_OK);
     } catch (err) {
+      // Removed since the directory was read (a gc running beside us): nothing to say about it.
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") continue;
       out.push(`${e.name}: ${sdir} cannot be read (${(err as NodeJS.ErrnoException).code}); fix its permissions to list it`);
       continue;
     }
@@ -106,6 +108,14 @@ export function sessionDirWarnings(root: string): string[] {
     }
   }
   return out;
+}
+
+/**
+ * A listed session whose main log is gone since it was listed: removed meanwhile (`spool gc` in
+ * another process, or by hand). A reader that fails on it has nothing to report: it is no longer there.
+ */
+export function removedSinceListed(entry: SessionEntry): boolean {
+  return entry.backend !== "postgres" && !existsSync(entry.file);
 }
 
 /** Accepts a full id, a unique prefix of one, or the session's directory (the path `spool run` prints). */

@@ -15,7 +15,7 @@
 import { statSync, type Stats } from "node:fs";
 import type { MutableState, StateHost } from "../harness/index.js";
 import { DatabaseError, followJsonlSession, followPostgresSession, followSqliteSession, SessionChangedError, type SessionSnapshot } from "../store/index.js";
-import { loadSession, sessionFromSnapshot, summaryOf, type LoadedSession, type SessionEntry, writerLiveness } from "./session-catalog.js";
+import { loadSession, removedSinceListed, sessionFromSnapshot, summaryOf, type LoadedSession, type SessionEntry, writerLiveness } from "./session-catalog.js";
 import { followView, type FollowedView } from "./session-follow.js";
 import { directorySize, type SessionSummary, type SessionView } from "./session-view.js";
 
@@ -252,6 +252,11 @@ export function watchSessions(host: StateHost, options: WatchOptions): SessionWa
           w.reported = undefined;
         }
       } catch (err) {
+        if (removedSinceListed(entry)) {
+          // Removed since the listing (a gc beside us): it leaves the list now, with nothing reported.
+          present.delete(entry.id);
+          continue;
+        }
         unfollow(w);
         // A session that cannot be read is not read again until it changes, except when the database
         // could not be reached (a restart, a dropped connection): the next look tries again.

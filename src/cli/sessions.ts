@@ -2,7 +2,7 @@
 import { formatBytes } from "../capture/index.js";
 import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
-import { listEntries, loadSummary, sessionDirWarnings } from "./session-catalog.js";
+import { listEntries, loadSummary, removedSinceListed, sessionDirWarnings } from "./session-catalog.js";
 import { JSON_OUTPUT, ROOT } from "./shared-options.js";
 import { STORE, storeTarget } from "./store-option.js";
 
@@ -24,6 +24,7 @@ export const sessionsCommand = defineCommand({
         rows.push(loaded.summary);
         for (const warning of loaded.warnings) process.stderr.write(`spool sessions: warning: ${warning}\n`);
       } catch (err) {
+        if (removedSinceListed(entry)) continue;
         process.stderr.write(`spool sessions: skipping ${entry.id}: ${(err as Error).message}\n`);
       }
     }
