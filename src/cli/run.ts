@@ -18,17 +18,7 @@ import {
   type MutableState,
 } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
-import {
-  currentOwner,
-  DEFAULT_ROOT,
-  ensureDir,
-  newSessionId,
-  openSessionRepo,
-  SessionNotFoundError,
-  sessionsDir,
-  setValue,
-  type Store,
-} from "../store/index.js";
+import { currentOwner, DEFAULT_ROOT, ensureDir, newSessionId, openSessionRepo, sessionsDir, setValue, type Store } from "../store/index.js";
 import { defineCommand, intOption, type OptionValues } from "./command.js";
 import { EXIT } from "./exit.js";
 import { createLiveDisplay } from "./run-live.js";
@@ -345,23 +335,22 @@ async function run(a: RunArgs): Promise<number> {
   }
 }
 
-/** `--session ID`: continue the session, or start it under that id when it does not exist yet. */
+/**
+ * `--session ID`: continue the session, or start it under that id when it does not exist yet — also
+ * in a directory that holds none (`mkdir`, a workspace, a crash before the log was written), where
+ * `create` said "already exists" and `inspect` "no session". The lock keeps two such runs apart.
+ */
 async function openOrCreate(
   repo: ReturnType<typeof openSessionRepo>,
   id: string,
   kind: StoreTarget["kind"],
 ): Promise<{ id: string; dir: string; store: Store }> {
-  try {
-    return { id, dir: join(repo.root, id), store: await repo.open(id) };
-  } catch (err) {
-    if (!(err instanceof SessionNotFoundError)) throw err;
-    // The same id on the other local backend: say which --store continues it (create would say "exists").
-    const other = kind === "jsonl" ? "sqlite" : kind === "sqlite" ? "jsonl" : undefined;
-    if (other !== undefined && existsSync(join(repo.root, id, `session.${other}`))) {
-      throw new UsageError(`session ${id} is stored in ${other === "sqlite" ? "SQLite" : "JSONL"}; add --store ${other} to continue it`);
-    }
-    return repo.create({ id });
+  // The same id on the other local backend: say which --store continues it (create would say "exists").
+  const other = kind === "jsonl" ? "sqlite" : kind === "sqlite" ? "jsonl" : undefined;
+  if (other !== undefined && !existsSync(join(repo.root, id, `session.${kind}`)) && existsSync(join(repo.root, id, `session.${other}`))) {
+    throw new UsageError(`session ${id} is stored in ${other === "sqlite" ? "SQLite" : "JSONL"}; add --store ${other} to continue it`);
   }
+  return { id, dir: join(repo.root, id), store: await repo.open(id, { create: true }) };
 }
 
 export const runCommand = defineCommand({

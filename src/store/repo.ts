@@ -2,8 +2,8 @@
 // the main log (`session.jsonl` or `session.sqlite`) next to the session's other files.
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { SessionExistsError, SessionLockedError, SessionNotFoundError } from "./errors.js";
+import { basename, join } from "node:path";
+import { CorruptSessionError, SessionExistsError, SessionLockedError, SessionNotFoundError } from "./errors.js";
 import { checkSessionId, ensureDir, isSessionId, sidecarDir } from "./layout.js";
 import { lockHolder } from "./jsonl/lock.js";
 import { ownerPlace } from "./process-owner.js";
@@ -35,7 +35,12 @@ export interface SessionRepo {
   readonly root: string;
   readonly backend: RepoBackend;
   create(options?: SessionOpenOptions & { readonly id?: string }): Promise<SessionInfo & { readonly store: Store }>;
-  open(id: string, options?: SessionOpenOptions): Promise<Store>;
+  /**
+   * `create: true` starts the session when it does not exist yet — also in a directory that holds no
+   * session (made by hand, by a workspace, or left by a crash before the log was written), which
+   * `create` refuses as existing. The session's lock keeps two openers apart.
+   */
+  open(id: string, options?: SessionOpenOptions & { readonly create?: boolean }): Promise<Store>;
   /** Sessions sorted by id; anything that is not a session directory with its main log is ignored. */
   list(): Promise<SessionInfo[]>;
   /** Removes the main log first (the session stops listing), then sidecars and the rest of the directory. */
@@ -75,6 +80,27 @@ export function openSessionRepo(
       throw e;
     }
   };
+  /**
+   * A directory without the main log that still holds what belonged to one (its checkpoint, sidecars or
+   * WAL, or the other backend's log) is not started afresh: a new log beside them would take them for
+   * its own. Lock and temp files are no such remains: a run killed before its log was written leaves them.
+   */
+  const refuseRemains = (s: SessionInfo): void => {
+    if (!existsSync(s.dir)) return;
+    const other = MAIN_FILE[backend === "jsonl" ? "sqlite" : "jsonl"];
+    if (existsSync(join(s.dir, other))) throw new SessionExistsError(`${join(s.dir, other)} (a ${backend === "jsonl" ? "SQLite" : "JSONL"} session)`);
+    const log = basename(s.file);
+    const remains = readdirSync(s.dir).filter(
+      (n) => (n.startsWith(`${log}.`) || n.startsWith(`${log}-`)) && !n.startsWith(`${log}.lock`) && !n.endsWith(".tmp"),
+    );
+    if (remains.length > 0) {
+      throw new CorruptSessionError(
+        s.file,
+        0,
+        `the log is missing but ${remains.map((n) => join(s.dir, n)).join(", ")} ${remains.length === 1 ? "is" : "are"} still there`,
+      );
+    }
+  };
   const existing = (id: string): SessionInfo => {
     const s = info(checkSessionId(id));
     if (!existsSync(s.file)) throw new SessionNotFoundError(s.file);
@@ -89,8 +115,12 @@ export function openSessionRepo(
       makeDir(s);
       return { ...s, store: await openStore(s, true, o) };
     },
-    async open(id, o) {
-      return openStore(existing(id), false, o);
+    async open(id, o = {}) {
+      if (o.create !== true) return openStore(existing(id), false, o);
+      const s = info(checkSessionId(id));
+      if (!existsSync(s.file)) refuseRemains(s);
+      ensureDir(s.dir);
+      return openStore(s, true, o);
     },
     async list() {
       if (!existsSync(root)) return [];

@@ -1,7 +1,7 @@
 // `spool run` through the built binary, in a scratch working directory: results, exit codes, the
 // live view in pipes and terminals, Ctrl-C, timeouts and usage errors.
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statfsSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -335,5 +335,38 @@ describe("spool run", () => {
     const bad = spool(["run", "-q", "--session", "../escape", "--", "true"]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^spool run: .*session id/);
+  });
+
+  // inspect said "no session", run said "session already exists … Open it instead": the id was stuck.
+  it.each([
+    ["jsonl", "an empty directory (mkdir, or a crash before the log was written)", (dir: string) => mkdirSync(dir, { recursive: true })],
+    ["jsonl", "a workspace's directory (spill/ only)", (dir: string) => mkdirSync(join(dir, "spill"), { recursive: true })],
+    [
+      "sqlite",
+      "an empty session.sqlite (a crash before its schema was written)",
+      (dir: string) => {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, "session.sqlite"), "");
+      },
+    ],
+  ] as const)("--store %s --session ID starts the session in %s", (store, _what, make) => {
+    const id = `held-${store}-${Math.random().toString(36).slice(2, 8)}`;
+    make(join(cwd, ".spool", "sessions", id));
+    const r = spool(["run", "-q", "--store", store, "--session", id, "--", "echo started"]);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(`started\nSession: .spool/sessions/${id}\n`);
+    expect(spool(["inspect", id]).stdout).toMatch(new RegExp(`^Session ${id} \\(${store}\\) — succeeded`));
+  });
+
+  it("--session ID in a directory holding a lost log's sidecars is refused (exit 1) naming them, and its command does not run", () => {
+    const dir = join(cwd, ".spool", "sessions", "lost-log");
+    mkdirSync(join(dir, "session.jsonl.scopes"), { recursive: true });
+    const r = spool(["run", "-q", "--session", "lost-log", "--", "touch lost-log-ran"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^spool run: \S+\/lost-log\/session\.jsonl:0: the log is missing but \S+\/session\.jsonl\.scopes is still there\. /);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(existsSync(join(cwd, "lost-log-ran"))).toBe(false);
+    expect(existsSync(join(dir, "session.jsonl"))).toBe(false);
   });
 });

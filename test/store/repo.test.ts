@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   appendList,
+  CorruptSessionError,
   ephemeralScope,
   list,
   openSessionRepo,
@@ -37,6 +38,46 @@ describe.each(["jsonl", "sqlite"] as const)("%s session repository", (backend) =
     await expect(repo.create({ id: "b-session" })).rejects.toBeInstanceOf(SessionExistsError);
     await expect(repo.open("nope")).rejects.toBeInstanceOf(SessionNotFoundError);
     for (const bad of ["../x", "", ".hidden", "a/b", "x".repeat(129)]) await expect(repo.open(bad)).rejects.toBeInstanceOf(SessionIdError);
+  });
+
+  it("open with create starts a session that does not exist yet, also in a directory holding none, and continues one that does", async () => {
+    const root = join(tempDir(), "sessions");
+    const repo = openSessionRepo(root, { backend });
+    const fresh = await repo.open("fresh", { create: true });
+    await fresh.commit([setValue(value("k"), "v")]);
+    await fresh.close();
+    const again = await repo.open("fresh", { create: true });
+    expect(again.get(value("k"))).toBe("v");
+    await again.close();
+    // `create` refuses the directory as existing and `open` finds no session in it.
+    // What a run killed before its log was written leaves: a lock, a temp file of the first write.
+    mkdirSync(join(root, "bare", "spill"), { recursive: true });
+    writeFileSync(join(root, "bare", `${backend === "jsonl" ? "session.jsonl" : "session.sqlite"}.lock`), "{}");
+    writeFileSync(join(root, "bare", `${backend === "jsonl" ? "session.jsonl" : "session.sqlite"}.1a-0.tmp`), "");
+    await expect(repo.create({ id: "bare" })).rejects.toBeInstanceOf(SessionExistsError);
+    await expect(repo.open("bare")).rejects.toBeInstanceOf(SessionNotFoundError);
+    const bare = await repo.open("bare", { create: true });
+    await bare.close();
+    expect((await repo.list()).map((x) => x.id)).toEqual(["bare", "fresh"]);
+    // While one holds it, a second opener is refused by the lock.
+    const held = await repo.open("held", { create: true });
+    await expect(repo.open("held", { create: true })).rejects.toBeInstanceOf(SessionLockedError);
+    await held.close();
+  });
+
+  it("open with create refuses a directory that still holds a lost log's files or the other backend's log", async () => {
+    const root = join(tempDir(), "sessions");
+    const repo = openSessionRepo(root, { backend });
+    const log = backend === "jsonl" ? "session.jsonl" : "session.sqlite";
+    mkdirSync(join(root, "lost"), { recursive: true });
+    if (backend === "jsonl") mkdirSync(join(root, "lost", "session.jsonl.scopes"));
+    else writeFileSync(join(root, "lost", "session.sqlite-wal"), "");
+    await expect(repo.open("lost", { create: true })).rejects.toBeInstanceOf(CorruptSessionError);
+    expect(existsSync(join(root, "lost", log))).toBe(false);
+    mkdirSync(join(root, "other"), { recursive: true });
+    writeFileSync(join(root, "other", backend === "jsonl" ? "session.sqlite" : "session.jsonl"), "");
+    await expect(repo.open("other", { create: true })).rejects.toBeInstanceOf(SessionExistsError);
+    expect(existsSync(join(root, "other", log))).toBe(false);
   });
 
   it("lists neither sidecars, temp files nor foreign directories", async () => {

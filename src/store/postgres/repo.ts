@@ -43,7 +43,7 @@ export function openPostgresSessionRepo(url: string | undefined, root: string, o
       const s = info(checkSessionId(o.id ?? randomUUID()));
       return { ...s, store: await open(s.id, "new", o) };
     },
-    open: (id, o) => open(checkSessionId(id), false, o),
+    open: (id, o = {}) => open(checkSessionId(id), o.create === true, o),
     async list() {
       return (await listPostgresSessions(url, options)).map((s) => info(s.id));
     },
