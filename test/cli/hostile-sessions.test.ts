@@ -111,6 +111,23 @@ describe("A complete last line with a bad checksum is dropped silently", () => {
     expect(repaired.stdout).toContain(`cut at line ${lines}`);
     expect(spool(["run", "-q", "--session", id, "--", "echo two"], dir).status).toBe(0);
   }, 30_000);
+
+  it("repair of a damaged header says once what to do: exit 1, one line, the log untouched", () => {
+    const dir = scratch("header");
+    spool(["run", "-q", "--", "echo one"], dir);
+    const id = onlySession(dir);
+    const log = join(dir, ".spool", "sessions", id, "session.jsonl");
+    const text = readFileSync(log, "utf8");
+    writeFileSync(log, text.replace(/"version":1/, '"version":9'));
+    const damaged = readFileSync(log);
+    const r = spool(["repair", id], dir);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^spool repair: ${log}:1: the session header itself is damaged, so there is no good line to cut back to\\. `));
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    // The advice came twice: "…; restore the file from a backup. This is damage … restore the file from a backup or move it aside".
+    expect(r.stderr.match(/restore the file from a backup/g)).toHaveLength(1);
+    expect(readFileSync(log)).toEqual(damaged);
+  }, 30_000);
 });
 
 describe("orphaned sidecars and missing sidecars are silent", () => {

@@ -38,7 +38,7 @@ export function repairJsonlSession(mainPath: string): RepairedLog[] {
       const log = readLog(file, { untilDamage: true });
       if (log.damagedLine === undefined) continue;
       if (file === mainPath && log.damagedLine === 1) {
-        throw new CorruptSessionError(file, 1, "the session header itself is damaged, so there is no good line to cut back to; restore the file from a backup");
+        throw new CorruptSessionError(file, 1, "the session header itself is damaged, so there is no good line to cut back to");
       }
       const bytes = readFileSync(file);
       const savedTo = `${file}.damaged-${stamp}`;
