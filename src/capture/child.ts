@@ -91,9 +91,10 @@ export const READ_BUFFER_BYTES = 256 * 1024;
  * no real pipe can be made, Node's stdio pipes: socketpairs, stdout and stderr each its own, read in
  * arrival order, and a reopen of /dev/stdout, /dev/stderr or /dev/stdin fails (ENXIO).
  */
-export function pipeChild(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv, stdin: boolean): Child {
+/** `stdin`: true for a pipe from spool (Child.write), a descriptor the command reads itself, or false for none. */
+export function pipeChild(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv, stdin: boolean | number): Child {
   const output = realPipe();
-  const inputPipe = stdin && output ? realPipe() : undefined;
+  const inputPipe = stdin === true && output ? realPipe() : undefined;
   let child: ReturnType<typeof spawnInGroup>;
   try {
     child = spawnInGroup(shell, command, cwd, env, inputPipe?.read ?? stdin, output?.write);

@@ -101,8 +101,8 @@ export function start(command: string, options: ExecOptions = {}): RunningComman
   checkMs("killGraceMs", options.killGraceMs);
   checkSize("cols", options.cols);
   checkSize("rows", options.rows);
-  if (options.stdin !== undefined && options.stdin !== "ignore" && options.stdin !== "pipe") {
-    throw new InvalidOptionsError(`stdin must be "ignore" or "pipe", got ${JSON.stringify(options.stdin)}`);
+  if (options.stdin !== undefined && options.stdin !== "ignore" && options.stdin !== "pipe" && options.stdin !== "inherit") {
+    throw new InvalidOptionsError(`stdin must be "ignore", "pipe" or "inherit", got ${JSON.stringify(options.stdin)}`);
   }
   const cwd = resolvePath(options.cwd ?? process.cwd());
   let isDir = false;
@@ -261,7 +261,8 @@ class Execution {
         },
       };
       const { pty, cols, rows } = this.options;
-      const stdin = this.options.stdin === "pipe";
+      // "inherit": this process's descriptor 0, handed to the command as it is.
+      const stdin = this.options.stdin === "pipe" ? true : this.options.stdin === "inherit" ? 0 : false;
       try {
         this.child = pty
           ? ptyChild(shell, this.command, cwd, env, cols ?? DEFAULT_COLS, rows ?? DEFAULT_ROWS)

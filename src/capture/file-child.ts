@@ -130,14 +130,15 @@ export function keepDirectSpill(spill: DirectSpill): void {
  * stderr too, and spool's copy of the descriptor is closed after the spawn. spool reads the file
  * through `readFd`.
  */
-export function fileChild(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv, stdin: boolean, spill: DirectSpill): Child {
+/** `stdin` as for pipeChild (child.ts). */
+export function fileChild(shell: string, command: string, cwd: string, env: NodeJS.ProcessEnv, stdin: boolean | number, spill: DirectSpill): Child {
   const dataListeners: ((chunk: Buffer) => void)[] = [];
   const closed: (() => void)[] = [];
   const backlog: ((behind: boolean) => void)[] = [];
   const truncated: (() => void)[] = [];
   const failed: ((error: Error) => void)[] = [];
   // stdin on a real pipe, as on the pipe path (child.ts), so `cat /dev/stdin` works here too.
-  const inputPipe = stdin ? realPipe() : undefined;
+  const inputPipe = stdin === true ? realPipe() : undefined;
   const errorPipe = realPipe();
   let child: ReturnType<typeof spawnInGroup>;
   try {

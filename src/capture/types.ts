@@ -118,8 +118,12 @@ export interface ExecOptions {
   readonly pty?: boolean;
   readonly cols?: number;
   readonly rows?: number;
-  /** Without a pty: "pipe" keeps the command's stdin open for RunningCommand.write. Default "ignore". */
-  readonly stdin?: "ignore" | "pipe";
+  /**
+   * Without a pty: "pipe" keeps the command's stdin open for RunningCommand.write; "inherit" gives it
+   * this process's own stdin (`cat file | spool run -- grep x`). Default "ignore": closed, so nothing
+   * waits on a prompt.
+   */
+  readonly stdin?: "ignore" | "pipe" | "inherit";
   /** Paced by the adaptive publisher. Throwing kills the process group and fails exec. */
   readonly onUpdate?: (update: CaptureUpdate) => void;
   /** Publisher pacing; defaults 100 ms and 100 KiB/s. */

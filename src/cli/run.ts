@@ -212,6 +212,7 @@ async function run(a: RunArgs): Promise<number> {
         createBashTool({
           retain: a.retain,
           pty: a.pty,
+          inheritStdin: stdinIsPiped(),
           // nobody here answers a prompt: the command waits for its input, or its --timeout
           atPrompt: () =>
             process.stderr.write(
@@ -332,6 +333,20 @@ async function run(a: RunArgs): Promise<number> {
     return lost !== undefined && exit === 0 ? EXIT.failure : exit;
   } finally {
     await viewer?.close();
+  }
+}
+
+/**
+ * The command reads spool's stdin when that is a pipe, a file or a socket (`cat f | spool run -- grep
+ * x`), as it would without spool; never a terminal, where nothing types (it stays closed, so a prompt
+ * cannot hold the run).
+ */
+function stdinIsPiped(): boolean {
+  try {
+    const s = fstatSync(0);
+    return s.isFIFO() || s.isFile() || s.isSocket();
+  } catch {
+    return false;
   }
 }
 

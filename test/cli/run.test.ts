@@ -16,6 +16,19 @@ afterEach(killStarted);
 const spool = (args: string[]) => runSpool(args, { cwd });
 
 describe("spool run", () => {
+  it("reads its stdin when that is a pipe or a file, as the command would without spool", () => {
+    // It was closed whatever it was: `printf … | spool run -- wc -l` counted 0 lines.
+    const piped = runSpool(["run", "-q", "--", "wc", "-l"], { cwd, input: "a\nb\nc\n" });
+    expect(piped.status).toBe(0);
+    expect(piped.stdout.split("\n")[0]).toBe("3");
+    writeFileSync(join(cwd, "words.txt"), "alpha\nbeta\ngamma\n");
+    const fromFile = spawnSync("sh", ["-c", `node ${SPOOL_BIN} run -q -- grep -c a < words.txt`], { cwd, encoding: "utf8" });
+    expect(fromFile.stdout.split("\n")[0]).toBe("3");
+    // A terminal stays closed: nothing there types into the command, so `cat` ends at once.
+    const onTty = spawnSync("script", ["-qfc", `node ${SPOOL_BIN} run -q -- cat; echo "rc=$?"`, "/dev/null"], { cwd, encoding: "utf8", timeout: 20_000 });
+    expect(onTty.stdout).toMatch(/rc=0/);
+  });
+
   it("--json on seq 1 200000: 200000 total lines, the last 2000 kept, a spill file holding all 200000", () => {
     const r = spool(["run", "--json", "-q", "--", "sh", "-c", "seq 1 200000"]);
     expect(r.status).toBe(0);

@@ -72,6 +72,8 @@ export interface BashToolOptions {
   readonly timeout?: number;
   /** Run every command under a pseudo-terminal (`spool run --pty`). */
   readonly pty?: boolean;
+  /** Commands not on a pty read this process's own stdin (`spool run` with its input piped in). Default: closed. */
+  readonly inheritStdin?: boolean;
   readonly cols?: number;
   readonly rows?: number;
   /** Raw output a command may print once it spills; past it the command is stopped (spill.maxBytes). */
@@ -210,7 +212,7 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
         ...(pty
           ? { pty: true, ...(options.cols !== undefined ? { cols: options.cols } : {}), ...(options.rows !== undefined ? { rows: options.rows } : {}) }
           : {}),
-        ...(yieldMs !== undefined && !pty ? { stdin: "pipe" as const } : {}),
+        ...(pty ? {} : yieldMs !== undefined ? { stdin: "pipe" as const } : options.inheritStdin === true ? { stdin: "inherit" as const } : {}),
         signal: control.signal,
         capture: {
           limits: { ...output, retain },
