@@ -9,6 +9,7 @@
 // measured on the raw line, as are columns. Memory: the bounded window (the capture caps its open
 // line at the bound, so a line of frames is cleaned in it: 200 MB of them read in 1.2 s with V8's old
 // space capped at 16 MB; 50 MB in 0.3 s, peak RSS 78 MB from 53 MB), plus one slice of the first line.
+import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import {
@@ -156,7 +157,11 @@ export async function readPage(path: string, request: PageRequest): Promise<File
   // otherwise keep the read going for as long as the writer outpaces it. A size of 0 is no bound:
   // /proc files (/proc/self/status, /proc/meminfo) stat as 0 bytes and hold text, so one is read to its
   // end (a regular file empty at the stat that then grows fast is read as before this bound).
-  const file = await open(path, "r");
+  // O_NONBLOCK: a kernel stream that stats as an empty regular file (/proc/kmsg) blocks a read until
+  // something arrives, in libuv's thread pool where no abort reaches it, so a cancelled read stayed
+  // stuck and `spool mcp` could not exit (not on stdin's end, nor on SIGTERM). Non-blocking, such a
+  // read fails at once with EAGAIN; a regular file ignores the flag (and a FIFO's open does not block).
+  const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const sizeAtStart = (await file.stat()).size;
     // A stream given a signal that is already aborted emits its AbortError on a later tick, after the

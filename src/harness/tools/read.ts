@@ -62,6 +62,19 @@ function checkFile(path: string, given: string): void {
   throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read: ${given} is ${what}`);
 }
 
+/** A read that failed after the open, as one sentence naming the file (the OS's alone said "EIO: i/o error, read"). */
+function readFailure(err: unknown, given: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (typeof code !== "string" || !code.startsWith("E")) return err;
+  if (code === "EAGAIN") {
+    return new HarnessError(
+      "SPOOL_HARNESS_BAD_CALL",
+      `read: ${given} has nothing to read now, and reading it would wait for more (a stream such as /proc/kmsg, not a file); read it with bash and a timeout: timeout 5 cat ${given}`,
+    );
+  }
+  return new HarnessError("SPOOL_HARNESS_BAD_CALL", `read: cannot read ${given}: ${(err as Error).message}`);
+}
+
 export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<ReadArgs> {
   const output = { retain: "head", maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_LIMIT } as const;
   // A line up to the whole window is shown whole (a longer one comes in slices), not cut at the
@@ -117,7 +130,9 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
       }
       // A FIFO or device would block the stream: only regular files are read.
       checkFile(path, args.path);
-      const page = await readPage(path, { offset, column, limit, limits, signal });
+      const page = await readPage(path, { offset, column, limit, limits, signal }).catch((err: unknown) => {
+        throw signal.aborted ? err : readFailure(err, args.path);
+      });
       const { view, totalLines } = page;
       if (view.binary) {
         // No page of it would show anything: say so once instead of offering the next line forever.
