@@ -81,9 +81,14 @@ interface BackgroundRecord {
   readonly id: string;
   readonly command: string;
   readonly pty: boolean;
-  readonly handle: RunningCommand;
+  readonly pid: number | undefined;
+  /**
+   * The running command; let go once it has ended (`result` holds what reads need then). Kept, each
+   * ended process held its capture: a 256 KiB read buffer, the window, the spill writer — 200
+   * background processes in one `spool mcp` session held 52 MB of read buffers alone.
+   */
+  handle: RunningCommand | undefined;
   readonly startedAt: string;
-  readonly out: ToolOutput;
   cursor: ReadCursor;
   status: ProcessStatus;
   result: ExecResult | undefined;
@@ -128,7 +133,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
   };
 
   const take = (r: BackgroundRecord): ProcessRead => {
-    const view = r.result ?? r.handle.view();
+    const view = r.result ?? r.handle!.view();
     const u = takeUnread(view, r.cursor, r.result !== undefined);
     r.cursor = u.cursor;
     return {
@@ -144,7 +149,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
 
   /** What a read would return now, as a comparable string. */
   const unreadNow = (r: BackgroundRecord): string => {
-    const u = takeUnread(r.handle.view(), r.cursor, false);
+    const u = takeUnread(r.result ?? r.handle!.view(), r.cursor, false);
     return u.skippedLines > 0 ? `${u.skippedLines}\n${u.text}` : u.text;
   };
 
@@ -176,7 +181,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
         quiet = setTimeout(done, Math.max(0, Math.min(QUIET_MS, gatherEnd - now)));
       };
       const deadline = setTimeout(done, waitMs);
-      const off = r.handle.onActivity(onEvent);
+      const off = r.handle!.onActivity(onEvent);
       r.waiters.add(onEvent);
       signal?.addEventListener("abort", done, { once: true });
     });
@@ -227,9 +232,9 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
         id,
         command: spec.command,
         pty: spec.pty,
+        pid: spec.handle.pid,
         handle: spec.handle,
         startedAt: new Date().toISOString(),
-        out,
         cursor: START,
         status: { state: "running" },
         result: undefined,
@@ -238,7 +243,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
         inputEnded: false,
       };
       const ended = (result: ExecResult | undefined, error?: unknown): void => {
-        r.result = result ?? { ...r.handle.view(), exitCode: 1, signal: null, timedOut: false, aborted: false, durationMs: 0, spillPauses: 0 };
+        r.result = result ?? { ...spec.handle.view(), exitCode: 1, signal: null, timedOut: false, aborted: false, durationMs: 0, spillPauses: 0 };
         r.status =
           error === undefined
             ? statusOf(r.result)
@@ -251,6 +256,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
         const text = out.state.content[0].text;
         out.footer(`${text.endsWith("\n") || text === "" ? "" : "\n"}[${note}]`);
         for (const w of [...r.waiters]) w();
+        r.handle = undefined;
       };
       r.settled = spec.handle.result
         .then(
@@ -281,7 +287,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
       }
       const before = unreadNow(r);
       try {
-        r.handle.write(input, { end });
+        r.handle!.write(input, { end });
         if (end && !r.pty) r.inputEnded = true;
       } catch (e) {
         // The capture's sentence speaks to a library caller (stdin: "pipe"); the model needs this one.
@@ -297,7 +303,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
 
     async kill(processId) {
       const r = get(processId);
-      if (r.result === undefined) r.handle.kill();
+      if (r.result === undefined) r.handle!.kill();
       await r.settled;
       return take(r);
     },
@@ -307,14 +313,14 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
         processId: r.id,
         command: r.command,
         pty: r.pty,
-        pid: r.handle.pid,
+        pid: r.pid,
         startedAt: r.startedAt,
         status: r.status,
       }));
     },
 
     async closeAll() {
-      for (const r of records.values()) if (r.result === undefined) r.handle.kill();
+      for (const r of records.values()) if (r.result === undefined) r.handle!.kill();
       await Promise.all([...records.values()].map((r) => r.settled.catch(() => {})));
     },
   };

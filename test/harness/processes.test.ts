@@ -4,10 +4,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../src/context/index.js";
 import { createBashTool, createHarness, createProcessTools, readDurableOutput, type Harness, type HarnessEvent } from "../../src/harness/index.js";
 import { openSessionRepo } from "../../src/store/index.js";
+import { until } from "../support/until.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -296,5 +299,31 @@ describe("background processes", () => {
       expect(r.isError).toBe(true);
       expect(textOf(r)).toMatch(msg);
     }
+  });
+
+  it("an ended background process lets go of its running command: 60 of them keep no 256 KiB read buffer each", async () => {
+    const { call, harness } = await setup();
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const external = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().arrayBuffers;
+    };
+    // A first one warms what is allocated once (the delta kernel's memory).
+    await call("bash", { command: "true", background: true });
+    await until(() => harness.processes.list().every((p) => p.status.state !== "running"), "the first process to end");
+    const before = external();
+    for (let i = 0; i < 60; i++) await call("bash", { command: "echo hi", background: true });
+    await until(() => harness.processes.list().every((p) => p.status.state !== "running"), "every process to end", 20_000);
+    await new Promise((r) => setTimeout(r, 100)); // their operations settle
+    const grown = external() - before;
+    // Kept, the records held 60 × 256 KiB = 15.7 MB of read buffers (measured +16.2 MB); let go, -0.2 MB.
+    expect(grown).toBeLessThan(4 * 1024 * 1024);
+    // An ended process still reads and lists as before.
+    const last = harness.processes.list().at(-1)!;
+    expect(last.status).toEqual({ state: "exited", exitCode: 0 });
+    expect(last.pid).toBeGreaterThan(0);
+    expect(textOf(await call("process_output", { processId: last.processId }))).toMatch(/exited with code 0/);
   });
 });
