@@ -156,7 +156,9 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
       const first = result!.content[0];
       if (owned) {
         const d = bashDetails(state?.details);
-        const status: SessionStatus = d.timedOut ? "timed out" : d.aborted ? "interrupted" : result!.isError ? "failed" : "succeeded";
+        // Aborted whatever the tool: a cancelled process_write or read records no `aborted` detail of its
+        // own (bash does), and was recorded "failed", as if its arguments or the process had been wrong.
+        const status: SessionStatus = d.timedOut ? "timed out" : d.aborted || abort.signal.aborted ? "interrupted" : result!.isError ? "failed" : "succeeded";
         const ended: SessionRecord = { ...started, endedAt: new Date().toISOString(), status, exitCode: d.exitCode ?? null };
         if (state) Object.assign(ended, { truncation: state.truncation, details: state.details });
         await storeCallRecord(toolCallId, ended);

@@ -4,7 +4,10 @@
 // the alternate screen, and a SIGKILLed server leaving no process behind and an interrupted record.
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { callRecord, readTranscript } from "../../dist/harness/index.js";
+import { readJsonlSnapshot } from "../../dist/store/index.js";
 import { groupMembers } from "../support/process-group.js";
 import { SPOOL_BIN as BIN } from "../support/cli.js";
 import { alive, connect, textOf, until, type Connected } from "./helpers.js";
@@ -265,5 +268,33 @@ describe("spool mcp: long-running and interactive commands", () => {
     const bg = report.calls.find((x) => x.id === processId)!;
     expect(bg.settled).toBe(false);
     expect(bg.recoveredOutput).toContain("tick-3");
+  });
+
+  it("a cancelled process_write or process_output wait is recorded as interrupted, not failed; the process and the next call are fine", async () => {
+    const c = await start();
+    const call = caller(c);
+    const started = await call("bash", { command: "cat; sleep 300", background: true });
+    const processId = started.structured!["processId"] as string;
+    const cancel = async (name: string, args: Record<string, unknown>): Promise<void> => {
+      const abort = new AbortController();
+      const pending = c.client.callTool({ name, arguments: { processId, waitSeconds: 60, ...args } }, undefined, { signal: abort.signal });
+      await new Promise((r) => setTimeout(r, 300));
+      abort.abort("the host cancels");
+      await expect(pending).rejects.toThrow();
+    };
+    await cancel("process_output", {});
+    await cancel("process_write", { input: "typed\n", end: true }); // end: true waits for the process to finish
+    const snap = () => readJsonlSnapshot(join(c.sessionDir(), "session.jsonl"));
+    const settled = await until(() => {
+      const s = snap();
+      const ids = readTranscript(s)
+        .filter((m) => m.toolName === "process_output" || m.toolName === "process_write")
+        .map((m) => m.toolCallId);
+      return ids.length === 2 ? ids.map((id) => s.get(callRecord(id))) : undefined;
+    }, "both cancelled calls to settle");
+    expect(settled.map((r) => r?.status)).toEqual(["interrupted", "interrupted"]);
+    // Nothing was read by the cancelled calls: the echo is still there, and the process still runs.
+    const next = await call("process_output", { processId, waitSeconds: 2 });
+    expect(next.text).toBe(`typed\n[process ${processId} is still running; process_output reads what it prints next]`);
   });
 });
