@@ -67,8 +67,8 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
     throw new RecallError("SPOOL_RECALL_OPTION", `${keys.length} keys in one call; the limit is ${MAX_RECALL_KEYS}. Recall fewer keys at a time.`);
   }
   const paged = options.offset !== undefined || options.limit !== undefined || options.grep !== undefined || options.column !== undefined;
-  const grep = options.grep !== undefined ? compileGrep(options.grep) : undefined;
   validatePaging(options);
+  const grep = options.grep !== undefined ? compileGrep(options.grep) : undefined;
   const cap = options.maxChars ?? DEFAULT_RECALL_MAX_CHARS;
   const contents = keys.map((key) => store.get(key));
   const missing = keys.filter((_, i) => contents[i] === undefined);
@@ -105,15 +105,22 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
   return { text: sections.map((section, i) => labels[i] + section).join("\n\n"), keys, missing };
 }
 
+/** A model's value as it sent it: the string "5" quoted, so "got 5" never reads as a refused number. */
+const given = (v: unknown): string => (typeof v === "string" ? JSON.stringify(v) : String(v));
+
 function validatePaging(options: RecallOptions): void {
   if (options.offset !== undefined && !isWholeNumberIn(options.offset, 1)) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `offset must be a line number, ${wholeNumberRange(1)}, got ${String(options.offset)}.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `offset must be a line number, ${wholeNumberRange(1)}, got ${given(options.offset)}.`);
   }
   if (options.column !== undefined && !isWholeNumberIn(options.column, 1)) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `column must be a character position in the line, ${wholeNumberRange(1)}, got ${String(options.column)}.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `column must be a character position in the line, ${wholeNumberRange(1)}, got ${given(options.column)}.`);
   }
   if (options.limit !== undefined && !isWholeNumberIn(options.limit, 1)) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `limit must be ${wholeNumberRange(1)} (lines), got ${String(options.limit)}.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `limit must be ${wholeNumberRange(1)} (lines), got ${given(options.limit)}.`);
+  }
+  // A model's JSON may carry any type here; RE2's own sentence about a non-string named its internals.
+  if (options.grep !== undefined && typeof options.grep !== "string") {
+    throw new RecallError("SPOOL_RECALL_OPTION", `grep must be a string (a regular expression or a plain word), got ${JSON.stringify(options.grep)}.`);
   }
   if (options.maxChars !== undefined) checkRecallMaxChars(options.maxChars);
 }

@@ -44,6 +44,23 @@ describe("ReDoS in --grep", () => {
     expect(res!.isError).toBe(false);
   });
 
+  it('arguments of the wrong JSON type through the recall tool say what they got: a quoted "5", and no RE2 internals for a number as grep', async () => {
+    const ws = createWorkspace({ root: dir(), env: {} });
+    const k = ws.archive.put("one\ntwo\n");
+    const harness = createHarness({ store: createMemoryStore(), workspace: ws, tools: [createRecallTool()] });
+    let n = 0;
+    const answer = async (args: Record<string, unknown>): Promise<string> => {
+      n++;
+      const [res] = await harness.runTools(`op-${n}`, [{ toolCallId: `c${n}`, toolName: "recall", args: { key: k, ...args } }]);
+      expect(res!.isError).toBe(true);
+      return (res!.content[0] as { text: string }).text;
+    };
+    expect(await answer({ offset: "5" })).toBe('offset must be a line number, a whole number of 1 or more, got "5".');
+    expect(await answer({ limit: "10" })).toBe('limit must be a whole number of 1 or more (lines), got "10".');
+    expect(await answer({ grep: 5 })).toBe("grep must be a string (a regular expression or a plain word), got 5.");
+    expect(await answer({ grep: ["a"], offset: 0 })).toMatch(/^offset must be a line number/);
+  });
+
   it("a grep past its time budget answers with what it found and where to resume", () => {
     const big = store.put(Array.from({ length: 200_000 }, (_, i) => `line ${i} ${i % 7 === 0 ? "hit" : "miss"}`).join("\n"));
     const result = recall(big, store, { grep: "hit", limit: 1_000_000, grepBudgetMs: 0 });
