@@ -49,6 +49,22 @@ describe("spool mcp", () => {
     expect(byName["bash"]!.outputSchema?.required).toEqual(["exitCode", "signal", "timedOut", "truncated", "totalLines", "totalBytes", "spillPath"]);
   });
 
+  it("tool descriptions give the limits in numbers, as this server is set (the window, the timeout's default and range, waits, input size)", async () => {
+    const { client } = await start(["--max-lines", "300", "--max-bytes", "20000", "--timeout", "90"]);
+    const { tools } = await client.listTools();
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    const prop = (tool: string, name: string) => (byName[tool]!.inputSchema.properties as Record<string, Record<string, unknown>>)[name]!;
+    expect(byName["bash"]!.description).toContain("bounded to the last 300 lines or 19.5 KB, whichever is less");
+    expect(prop("bash", "timeout")["description"]).toBe("Seconds before the command's process group is killed (above 0, at most 2147483; default 90).");
+    expect(prop("bash", "yieldSeconds")).toMatchObject({ minimum: 0, maximum: 600 });
+    expect(prop("process_output", "waitSeconds")).toMatchObject({ minimum: 0, maximum: 600 });
+    expect(prop("process_write", "input")["description"]).toContain("at most 1 MiB");
+    const defaults = await start();
+    const bash = (await defaults.client.listTools()).tools.find((t) => t.name === "bash")!;
+    expect(bash.description).toContain("bounded to the last 2000 lines or 50.0 KB, whichever is less");
+    expect((bash.inputSchema.properties as Record<string, { description: string }>)["timeout"]!.description).toContain("default none");
+  });
+
   it("bash on seq 1 300000 returns a bounded tail with a footer, and read pages through the spill byte-identically", async () => {
     const { client } = await start();
     const raw = execFileSync("seq", ["1", "300000"], { maxBuffer: 64 * 1024 * 1024 });

@@ -8,6 +8,7 @@ import {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_LINES,
   describeTruncation,
+  formatBytes,
   start,
   type CaptureUpdate,
   type CaptureView,
@@ -167,19 +168,27 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
     maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
     maxLines: options.maxLines ?? DEFAULT_MAX_LINES,
   } as const;
+  // The bound in numbers: a model that knows it gets the last 2000 lines can ask for the start (head)
+  // or filter (grep) up front instead of learning it from a cut result.
+  const kept = `the ${output.retain === "head" ? "first" : "last"} ${output.maxLines} lines or ${formatBytes(output.maxBytes)}`;
   return {
     name: "bash",
     description:
-      "Run a shell command. Output (stdout and stderr interleaved) is cleaned and bounded; when it is cut, the result says what was kept and names a file with the full output that the read tool can page through. " +
+      `Run a shell command. Output (stdout and stderr interleaved) is cleaned (ANSI codes removed, \r redraws collapsed) and bounded to ${kept}, whichever is less; when it is cut, the result says what was kept and names a file with the full output that the read tool can page through. ` +
       "For servers, watchers and long builds pass background: true (or yieldSeconds): the call returns with a processId and the command keeps running; read it with process_output, type into it with process_write (pty: true gives it a terminal, for prompts and REPLs; a pty command that stops at a prompt returns at once with a processId to answer), stop it with process_kill.",
     parameters: {
       type: "object",
       properties: {
         command: { type: "string", description: "The command line, run with bash -c." },
-        timeout: { type: "number", description: "Seconds before the command's process group is killed." },
+        timeout: {
+          type: "number",
+          description: `Seconds before the command's process group is killed (above 0, at most ${MAX_TIMEOUT_SECONDS}; default ${options.timeout !== undefined ? `${options.timeout}` : "none"}).`,
+        },
         background: { type: "boolean", description: "Return at once (or after yieldSeconds) and keep the command running as a background process." },
         yieldSeconds: {
           type: "number",
+          minimum: 0,
+          maximum: MAX_WAIT_SECONDS,
           description: `Return after this many seconds (0-${MAX_WAIT_SECONDS}) if the command is still running; it keeps running in the background.`,
         },
         pty: { type: "boolean", description: "Run under a pseudo-terminal: the program sees a terminal (prompts, REPLs, progress displays)." },

@@ -81,6 +81,8 @@ const processIdParam = { type: "string", description: "The processId bash return
 const waitParam = (dflt: number) =>
   ({
     type: "number",
+    minimum: 0,
+    maximum: MAX_WAIT_SECONDS,
     description: `Seconds to wait for new output (0-${MAX_WAIT_SECONDS}, default ${dflt}); returns as soon as output arrives or the process ends.`,
   }) as const;
 
@@ -104,7 +106,7 @@ export function createProcessTools(): ToolDefinition<never>[] {
       type: "object",
       properties: {
         processId: processIdParam,
-        input: { type: "string", description: "The text to write (may be empty with end: true)." },
+        input: { type: "string", description: "The text to write, at most 1 MiB (may be empty with end: true)." },
         end: { type: "boolean", description: "Close the process's input after this text (end of file; on a pty, Ctrl-D). Default false." },
         waitSeconds: waitParam(1),
       },
