@@ -114,6 +114,10 @@ export function describeStatus(processId: string, s: ProcessStatus): string {
   return `process ${processId} was killed by ${s.signal}${limit} (exit ${s.exitCode})${left}`;
 }
 
+/** Ids an unknown-process error names: the latest ones. */
+const KNOWN_IN_ERROR = 10;
+const clipId = (id: string): string => JSON.stringify(id.length > 60 ? `${id.slice(0, 59)}…` : id);
+
 let counter = 0;
 const newId = (): string => `proc-${(++counter).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
@@ -123,10 +127,13 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
   const get = (processId: string): BackgroundRecord => {
     const r = typeof processId === "string" ? records.get(processId) : undefined;
     if (!r) {
+      // The latest few only: every id ever started made a 12 KB sentence after 1000 background commands.
       const known = [...records.keys()];
+      const shown = known.slice(-KNOWN_IN_ERROR);
+      const more = known.length > shown.length ? ` (and ${known.length - shown.length} earlier)` : "";
       throw new HarnessError(
         "SPOOL_HARNESS_UNKNOWN_PROCESS",
-        `no background process ${JSON.stringify(processId)}; ${known.length ? `known: ${known.join(", ")}` : "none was started"} (process_list shows them)`,
+        `no background process ${clipId(processId)}; ${known.length ? `known: ${shown.join(", ")}${more}` : "none was started"} (process_list shows them)`,
       );
     }
     return r;

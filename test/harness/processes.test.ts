@@ -282,6 +282,18 @@ describe("background processes", () => {
     expect(last).toMatch(/process proc-\w+ was killed by SIGTERM after its timeout \(exit 143\)/);
   });
 
+  it("an unknown processId names the 10 latest processes, not every one ever started; an over-long one says its length", async () => {
+    const { call, harness } = await setup();
+    const ids: string[] = [];
+    for (let i = 0; i < 13; i++) ids.push(processIdOf(await call("bash", { command: "sleep 30", background: true })));
+    const r = await call("process_output", { processId: "proc-nope" });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toBe(`no background process "proc-nope"; known: ${ids.slice(-10).join(", ")} (and 3 earlier) (process_list shows them)`);
+    const long = await call("process_kill", { processId: "x".repeat(10_000) });
+    expect(textOf(long)).toBe('process_kill: "processId" is 10000 characters; a processId looks like proc-1abcd (bash returns it; process_list lists them)');
+    expect(harness.processes.list()).toHaveLength(13);
+  });
+
   it("model-controlled arguments are refused with one clear sentence", async () => {
     const { call } = await setup();
     const cases: [string, unknown, RegExp][] = [

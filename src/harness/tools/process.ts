@@ -51,7 +51,9 @@ function bad(tool: string, message: string): HarnessError {
 
 function checkId(tool: string, args: unknown): string {
   const id = (args as { processId?: unknown } | null)?.processId;
-  if (typeof id !== "string" || id.length === 0 || id.length > 200) throw bad(tool, 'needs a "processId" string (bash returns it; process_list lists them)');
+  if (typeof id !== "string" || id.length === 0) throw bad(tool, 'needs a "processId" string (bash returns it; process_list lists them)');
+  // Said as what it is: "needs a string" for a 10,000-char string read as a type error.
+  if (id.length > 200) throw bad(tool, `"processId" is ${id.length} characters; a processId looks like proc-1abcd (bash returns it; process_list lists them)`);
   return id;
 }
 
