@@ -163,6 +163,14 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
         if (state) Object.assign(ended, { truncation: state.truncation, details: state.details });
         await storeCallRecord(toolCallId, ended);
       }
+      // Cancelled once the command was handed over, while its output settled and its record was stored
+      // (a few ms): the caller never gets the processId (MCP drops the response of a cancelled request),
+      // so the process would run unseen until the session ends. It is stopped, as a cancelled
+      // foreground command is. Checked after the last await: from here to the MCP SDK's own check
+      // before it replies, no cancel can come in. (A cancel that arrives after the reply was sent is
+      // the client's to handle: process_list still shows that process.)
+      const handedOver = bashDetails(state?.details).processId;
+      if (abort.signal.aborted && handedOver !== undefined) await harness.processes.kill(handedOver).catch(() => undefined);
       return { result: result!, text: first && first.type === "text" ? first.text : "", isError: result!.isError, state };
     } finally {
       followers.delete(toolCallId);
