@@ -167,9 +167,10 @@ export async function readPage(path: string, request: PageRequest): Promise<File
     // A stream given a signal that is already aborted emits its AbortError on a later tick, after the
     // loop below has stopped listening: an uncaught 'error' that ended the process (the MCP server).
     request.signal?.throwIfAborted();
+    // A file of unknown size is read on from its start without positions: a stream that cannot seek
+    // fails a positional read (pread) with ESPIPE.
     const chunks = file.createReadStream({
-      start: 0,
-      ...(sizeAtStart > 0 ? { end: sizeAtStart - 1 } : {}),
+      ...(sizeAtStart > 0 ? { start: 0, end: sizeAtStart - 1 } : {}),
       autoClose: false,
       ...(request.signal ? { signal: request.signal } : {}),
     }) as AsyncIterable<Buffer>;

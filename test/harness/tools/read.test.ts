@@ -2,10 +2,12 @@
 // newlines): such a line comes in slices within the bound, each footer naming the exact next call
 // (offset=N column=C), so following the footers gives back every byte of the file; a character is
 // never split between answers. Through the real tool, on real files.
-import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createReadTool } from "../../../src/harness/index.js";
+import { readPage } from "../../../src/harness/tools/read-page.js";
 import { useReadSession } from "../../support/read-session.js";
 import { followReads, LONE_SURROGATE, parseReadAnswer, READ_MAX_BYTES } from "../../support/read-pages.js";
 
@@ -163,6 +165,24 @@ describe("read: the file as it is when the read begins", () => {
     expect(r.text).toMatch(/^Name:\t/);
     expect(r.text).toMatch(/^Pid:\t\d+$/m);
     expect(r.text).not.toContain("empty");
+  });
+
+  // /proc/kmsg stats as an empty regular file and a read of it waits for the kernel's next message, in
+  // libuv's thread pool where no abort reaches it: `spool mcp` never exited (not on stdin's end, nor on
+  // SIGTERM). Reading it in a test would consume the host's kernel messages; a FIFO whose writer stays
+  // open and silent waits the same way.
+  it.runIf(process.platform === "linux")("a page of a stream that would wait fails at once with EAGAIN instead of blocking for ever", async () => {
+    const fifo = join(workDir(), "silent.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const writer = openSync(fifo, constants.O_RDWR); // a writer that never writes
+    try {
+      const t0 = performance.now();
+      const page = readPage(fifo, { offset: 1, column: 1, limit: 10, limits: { maxBytes: 1000, maxLines: 10, retain: "head", maxLineBytes: 1000 } });
+      await expect(page).rejects.toMatchObject({ code: "EAGAIN" });
+      expect(performance.now() - t0).toBeLessThan(1000);
+    } finally {
+      closeSync(writer);
+    }
   });
 
   it("a call whose signal is aborted before it starts says so, and no stream's error is left unhandled", async () => {
