@@ -30,6 +30,16 @@ async function waitFor(cond: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** `bytes` cut at each of `points` (ascending, within it): the reads a pipe might have made. */
+function splitAt(bytes: Buffer, points: readonly number[]): Buffer[] {
+  const reads: Buffer[] = [];
+  let prev = 0;
+  for (const p of [...points, bytes.length]) {
+    reads.push(bytes.subarray(prev, p));
+    prev = p;
+  }
+  return reads;
+}
 describe("terminal model", () => {
   it("three progress bars redrawn with cursor-up and erase-line end as exactly three final lines", async () => {
     for (const pty of [false, true]) {
@@ -109,13 +119,7 @@ describe("terminal model", () => {
             c.end();
             return c.view();
           };
-          const split: Buffer[] = [];
-          let prev = 0;
-          for (const p of [...points, bytes.length]) {
-            split.push(bytes.subarray(prev, p));
-            prev = p;
-          }
-          expect(view(split)).toEqual(view([bytes]));
+          expect(view(splitAt(bytes, points))).toEqual(view([bytes]));
         },
       ),
       { numRuns: process.env.SPOOL_LONG ? 5_000 : 200 },
@@ -259,13 +263,7 @@ describe("terminal model", () => {
           c.end();
           return c.view().text;
         };
-        const split: Buffer[] = [];
-        let prev = 0;
-        for (const p of [...points, bytes.length]) {
-          split.push(bytes.subarray(prev, p));
-          prev = p;
-        }
-        expect(run(split)).toBe(run([bytes]));
+        expect(run(splitAt(bytes, points))).toBe(run([bytes]));
       }),
       { numRuns: process.env.SPOOL_LONG ? 5_000 : 300 },
     );
