@@ -30,6 +30,14 @@ async function waitFor(cond: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** The view of a capture that was pushed `reads`, one push each. */
+function viewOf(limits: ReturnType<typeof resolveLimits>, reads: readonly Buffer[]) {
+  const c = new OutputCapture(limits);
+  for (const r of reads) c.push(r);
+  c.end();
+  return c.view();
+}
+
 /** `bytes` cut at each of `points` (ascending, within it): the reads a pipe might have made. */
 function splitAt(bytes: Buffer, points: readonly number[]): Buffer[] {
   const reads: Buffer[] = [];
@@ -66,12 +74,7 @@ describe("terminal model", () => {
     // lines that begin within the last 2×maxBytes − 1 bytes come back; this one stays final.
     const all = Buffer.from(`\n${"A".repeat(15)}\n\n\x1b[2AZ`);
     const limits = resolveLimits({ maxBytes: 8, maxLines: 1, maxLineBytes: 15 });
-    const view = (reads: Buffer[]) => {
-      const c = new OutputCapture(limits);
-      for (const r of reads) c.push(r);
-      c.end();
-      return c.view();
-    };
+    const view = (reads: Buffer[]) => viewOf(limits, reads);
     const whole = view([all]);
     expect(whole.text).toBe("Z");
     expect(whole.truncation).toMatchObject({ totalLines: 3, totalBytes: 18 });
@@ -113,12 +116,7 @@ describe("terminal model", () => {
         (lines, up, limits, cuts) => {
           const bytes = Buffer.from(`${lines.map(([n, c]) => `${c.repeat(n)}\n`).join("")}\x1b[${up}AZ\n`);
           const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-          const view = (reads: Buffer[]) => {
-            const c = new OutputCapture(resolveLimits(limits));
-            for (const r of reads) c.push(r);
-            c.end();
-            return c.view();
-          };
+          const view = (reads: Buffer[]) => viewOf(resolveLimits(limits), reads);
           expect(view(splitAt(bytes, points))).toEqual(view([bytes]));
         },
       ),
@@ -207,12 +205,7 @@ describe("terminal model", () => {
     // (and cut the line at the cap for it), so the first is held until the next read says which.
     const all = Buffer.from([0x33, 0x31, 0x6d, 0x80, 0x80, 0x80, 0x1b, 0x5b, 0x1b, 0x5b, 0x32, 0x41]);
     const limits = resolveLimits({ maxBytes: 8, maxLines: 1, retain: "head", maxLineBytes: 12 });
-    const view = (reads: Buffer[]) => {
-      const c = new OutputCapture(limits);
-      for (const r of reads) c.push(r);
-      c.end();
-      return c.view();
-    };
+    const view = (reads: Buffer[]) => viewOf(limits, reads);
     const whole = view([all]);
     expect(whole.truncation.cutLines).toBe(0);
     for (let p = 0; p <= all.length; p++) {
