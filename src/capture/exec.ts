@@ -456,7 +456,11 @@ class Execution {
       // What the command left in its group writes on through its grace (`(sleep 0.3; echo done) &`):
       // the pipes are given up only once the group is gone, to a `setsid` daemon that holds them.
       const now = monotonicMs();
-      if (this.groupDone) this.groupDoneAt ??= now;
+      // After a timeout or abort endGroupAfterExit is over at once, while the group's own members still
+      // run (and may print on SIGTERM) through the kill grace: the outside writer's second counts from
+      // when nothing of the group runs. Counted from endGroupAfterExit, a member printing every 20 ms
+      // on SIGTERM with killGraceMs 10 s was cut after 1 s and called a process outside the group.
+      if (this.groupDone && this.groupDoneAt === undefined && !groupRunning(this.child.pid!)) this.groupDoneAt = now;
       const writing = now - this.lastDataAt < EXIT_STDIO_GRACE_MS;
       // Reading is paused while the spill catches up: what the pipes hold is still to be kept.
       const draining = this.paused && !this.failure;

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { exec } from "../../src/capture/index.js";
+import { exec, start } from "../../src/capture/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spool-exit-group-"));
 const survivors: number[] = [];
@@ -124,6 +124,21 @@ describe("A command's background jobs in its own process group outlive a normal 
     const r = await exec(`sh -c 'trap "echo got-term; exit 0" TERM; kill -STOP $$; sleep 30' & echo started`);
     expect(r.text).toBe("started\ngot-term\n");
     expect(r.endedLeftovers).toBe(true);
+  });
+
+  it("after a kill, the group's own member writing its last words through the kill grace is read to its end, not cut as an outside writer", async () => {
+    // A timeout or abort ends endGroupAfterExit at once, while the group's members still run for up to
+    // killGraceMs. The outside-writer second counted from there: a member printing on SIGTERM every
+    // 20 ms for ~2 s was cut after 1 s (bye 0-51 of 0-99) and called a process outside the group.
+    const member = `process.on("SIGTERM", () => { let i = 0; const t = setInterval(() => { console.log("bye " + i); if (++i === 100) { clearInterval(t); process.exit(0); } }, 20); }); setInterval(() => {}, 1000); console.log("ready");`;
+    const running = start(`${JSON.stringify(process.execPath)} -e '${member}' & wait`, { killGraceMs: 10_000 });
+    const ends = Date.now() + 10_000;
+    while (!running.view().text.includes("ready") && Date.now() < ends) await new Promise((f) => setTimeout(f, 20));
+    running.kill();
+    const r = await running.result;
+    expect(r.outsideWriter).toBeUndefined();
+    expect(r.text).toContain("bye 0\n");
+    expect(r.text).toContain("bye 99\n");
   });
 
   it("a setsid daemon left the group on purpose and survives (documented)", async () => {
