@@ -169,7 +169,9 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
       // foreground command is. Checked after the last await: from here to the MCP SDK's own check
       // before it replies, no cancel can come in. (A cancel that arrives after the reply was sent is
       // the client's to handle: process_list still shows that process.)
-      const handedOver = bashDetails(state?.details).processId;
+      // bash's only: process_output, process_write and process_kill name the process they acted on in
+      // the same detail, and a read cancelled as its record was stored killed the process it read.
+      const handedOver = toolName === "bash" ? bashDetails(state?.details).processId : undefined;
       if (abort.signal.aborted && handedOver !== undefined) await harness.processes.kill(handedOver).catch(() => undefined);
       return { result: result!, text: first && first.type === "text" ? first.text : "", isError: result!.isError, state };
     } finally {

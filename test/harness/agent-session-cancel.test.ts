@@ -27,4 +27,30 @@ describe("an agent session's cancelled call", () => {
       await session.close();
     }
   });
+  it("a process_output or process_write call cancelled as its end is recorded leaves the process it read running", async () => {
+    // Their details name the process they read (processId) too: the stop meant for bash's hand-over
+    // killed the process a cancelled read or write only looked at.
+    const dir = tempDir("spool-agent-cancel-");
+    const session = await openAgentSession({ root: dir, label: "cancel", tools: { cwd: dir } });
+    try {
+      const started = await session.call("bash", { command: "cat; sleep 60", background: true });
+      const processId = /proc-\w+/.exec(started.text)![0];
+      let armed: AbortController | undefined;
+      session.onCallRecord((_id, record) => {
+        if (record.endedAt !== null) armed?.abort();
+      });
+      for (const [tool, args] of [
+        ["process_output", { processId }],
+        ["process_write", { processId, input: "hi\n", waitSeconds: 0 }],
+      ] as const) {
+        armed = new AbortController();
+        await session.call(tool, args, { signal: armed.signal });
+        expect(armed.signal.aborted).toBe(true);
+        armed = undefined;
+        expect(session.harness.processes.list().find((p) => p.processId === processId)?.status.state).toBe("running");
+      }
+    } finally {
+      await session.close();
+    }
+  });
 });
