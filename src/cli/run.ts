@@ -51,6 +51,10 @@ const OPTIONS = {
     type: "boolean",
     help: "run under a pseudo-terminal (the command sees a terminal: colour, progress\ndisplays); a display that redraws with cursor movement ends as its final screen;\nnothing types into it, so a command that prompts waits (give it --timeout)",
   },
+  "no-stdin": {
+    type: "boolean",
+    help: "close the command's stdin (by default it reads spool's when that is a pipe,\na file or a socket; a program that starts spool with a pipe it never writes\nto leaves a command that reads stdin waiting)",
+  },
   json: { type: "boolean", help: "print {exitCode, signal, timedOut, aborted, binary, text, truncation, spillPath, session}" },
   store: STORE,
   root: ROOT,
@@ -77,6 +81,8 @@ interface RunArgs {
   retain: "head" | "tail";
   timeoutMs?: number;
   pty: boolean;
+  /** The command reads spool's stdin (a pipe, a file or a socket, and not --no-stdin). */
+  stdin: boolean;
   json: boolean;
   quiet: boolean;
   store: StoreTarget;
@@ -119,6 +125,7 @@ function parse(values: OptionValues<typeof OPTIONS>, positionals: readonly strin
     retain: values.head ? "head" : "tail",
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     pty: values.pty ?? false,
+    stdin: values["no-stdin"] !== true && stdinIsPiped(),
     json: values.json ?? false,
     quiet: values.quiet ?? false,
     store,
@@ -212,7 +219,7 @@ async function run(a: RunArgs): Promise<number> {
         createBashTool({
           retain: a.retain,
           pty: a.pty,
-          inheritStdin: stdinIsPiped(),
+          inheritStdin: a.stdin,
           // nobody here answers a prompt: the command waits for its input, or its --timeout
           atPrompt: () =>
             process.stderr.write(
@@ -339,7 +346,8 @@ async function run(a: RunArgs): Promise<number> {
 /**
  * The command reads spool's stdin when that is a pipe, a file or a socket (`cat f | spool run -- grep
  * x`), as it would without spool; never a terminal, where nothing types (it stays closed, so a prompt
- * cannot hold the run).
+ * cannot hold the run). A program that starts spool with a pipe it never writes to or closes (Node's
+ * spawn does by default) gives `--no-stdin`, or a command that reads stdin waits, as it would there.
  */
 function stdinIsPiped(): boolean {
   try {

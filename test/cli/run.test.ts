@@ -27,6 +27,9 @@ describe("spool run", () => {
     // A terminal stays closed: nothing there types into the command, so `cat` ends at once.
     const onTty = spawnSync("script", ["-qfc", `node ${SPOOL_BIN} run -q -- cat; echo "rc=$?"`, "/dev/null"], { cwd, encoding: "utf8", timeout: 20_000 });
     expect(onTty.stdout).toMatch(/rc=0/);
+    // --no-stdin: closed whatever spool's is (a caller's idle pipe cannot hold a command that reads).
+    const closed = runSpool(["run", "-q", "--no-stdin", "--", "wc", "-l"], { cwd, input: "a\nb\nc\n" });
+    expect(closed.stdout.split("\n")[0]).toBe("0");
   });
 
   it("--json on seq 1 200000: 200000 total lines, the last 2000 kept, a spill file holding all 200000", () => {
