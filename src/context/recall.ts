@@ -106,7 +106,11 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
 }
 
 /** A model's value as it sent it: the string "5" quoted, so "got 5" never reads as a refused number. */
-const given = (v: unknown): string => (typeof v === "string" ? JSON.stringify(v) : String(v));
+/** A model's value as it sent it, clipped: a 1 MB string or a long array comes back as its first 60 characters. */
+const given = (v: unknown): string => {
+  const text = typeof v === "string" ? JSON.stringify(v) : typeof v === "object" && v !== null ? (JSON.stringify(v) ?? String(v)) : String(v);
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+};
 
 function validatePaging(options: RecallOptions): void {
   if (options.offset !== undefined && !isWholeNumberIn(options.offset, 1)) {
@@ -120,7 +124,7 @@ function validatePaging(options: RecallOptions): void {
   }
   // A model's JSON may carry any type here; RE2's own sentence about a non-string named its internals.
   if (options.grep !== undefined && typeof options.grep !== "string") {
-    throw new RecallError("SPOOL_RECALL_OPTION", `grep must be a string (a regular expression or a plain word), got ${JSON.stringify(options.grep)}.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `grep must be a string (a regular expression or a plain word), got ${given(options.grep)}.`);
   }
   if (options.maxChars !== undefined) checkRecallMaxChars(options.maxChars);
 }

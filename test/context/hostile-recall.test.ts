@@ -59,6 +59,9 @@ describe("ReDoS in --grep", () => {
     expect(await answer({ limit: "10" })).toBe('limit must be a whole number of 1 or more (lines), got "10".');
     expect(await answer({ grep: 5 })).toBe("grep must be a string (a regular expression or a plain word), got 5.");
     expect(await answer({ grep: ["a"], offset: 0 })).toMatch(/^offset must be a line number/);
+    // What the model sent comes back clipped: a 1 MB string, a long array.
+    expect(await answer({ offset: "7".repeat(1_000_000) })).toBe(`offset must be a line number, a whole number of 1 or more, got "${"7".repeat(58)}….`);
+    expect((await answer({ grep: Array.from({ length: 10_000 }, (_, i) => i) })).length).toBeLessThan(140);
   });
 
   it("a grep past its time budget answers with what it found and where to resume", () => {
