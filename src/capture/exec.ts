@@ -408,6 +408,9 @@ class Execution {
   private resume(): void {
     if (!this.paused) return;
     this.paused = false;
+    // As fresh output: the exit grace must not close the pipes between the resume and their next read
+    // (what a pipe held through a pause longer than the grace would be lost).
+    this.lastDataAt = monotonicMs();
     this.child.resume();
   }
 
