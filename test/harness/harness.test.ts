@@ -222,8 +222,9 @@ describe("harness: memo, recovery and seeded replay", () => {
       if (e.type === "tool_end") checkpoint = store.readList(outputList("op", "c"), { order: "desc" }).elements[0];
     });
     await harness.runTools("op", [{ toolCallId: "c", toolName: "t", args: {} }]);
-    // start (1 write), live base flush (1), memo + checkpoint (2, one transaction), settle (3)
-    expect(transactions).toEqual([1, 1, 2, 3]);
+    // start (1 write), live base flush (2: what came before it cleared, the base), memo + checkpoint
+    // (2, one transaction), settle (3)
+    expect(transactions).toEqual([1, 2, 2, 3]);
     expect(memo).toEqual({ done: true });
     expect(checkpoint?.tag).toBe("base");
     expect(JSON.stringify(checkpoint?.value)).toContain("did X");

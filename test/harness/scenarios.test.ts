@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer as createTcpServer, connect, type Socket } from "node:net";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../src/context/index.js";
@@ -246,12 +246,16 @@ describe("durability and recovery", () => {
       if (e.type === "tool_update") live.push(e.ops);
     });
     const original = store.commit;
+    let committed = 0;
+    let longest = 0;
     (store as { commit: Store["commit"] }).commit = async (writes) => {
       const r = await original(writes);
       if (writes.some((w) => w.op === "appendList" && w.namespace === "tool_output")) {
-        const n = store.readList(outputList("op", "c"), { order: "asc", limit: 10_000 }).elements.length;
+        committed++;
+        // A base clears what came before it: the list holds the batches since the last base.
+        longest = Math.max(longest, store.readList(outputList("op", "c"), { order: "asc", limit: 10_000 }).elements.length);
         const { output, replayed } = readDurableOutput(store, "op", "c");
-        expect(output).toEqual(fold(live.slice(0, n)));
+        expect(output).toEqual(fold(live.slice(0, committed)));
         checks.push({ live: output!, replayed });
       }
       return r;
@@ -259,6 +263,7 @@ describe("durability and recovery", () => {
     await harness.runTools("op", [{ toolCallId: "c", toolName: "log", args: {} }]);
     expect(checks.length).toBe(live.length);
     expect(Math.max(...checks.map((c) => c.replayed))).toBeLessThanOrEqual(rebaseEvery);
+    expect(longest).toBeLessThanOrEqual(rebaseEvery);
     const tags = commits.flatMap((t) => t.filter((w) => w.op === "appendList" && w.namespace === "tool_output").map((w) => (w as { tag?: string }).tag));
     expect(tags.filter((t) => t === "base").length).toBeGreaterThanOrEqual(Math.floor(live.length / rebaseEvery));
   });
@@ -330,7 +335,7 @@ describe("durability and recovery", () => {
 });
 
 describe("replay", () => {
-  it("replay seeds from durable output and never deletes it: the pre-crash batches stay, usage and addedTools survive, the first resumed batch is a base holding them", async () => {
+  it("replay seeds from durable output and never loses it: the pre-crash batches stay until a base holding them replaces them in one commit, usage and addedTools survive", async () => {
     const { store, workspace } = await session();
     const commits = recordCommits(store);
     let hang: Promise<void> = new Promise(() => {});
@@ -354,25 +359,29 @@ describe("replay", () => {
     const a = createHarness({ store, workspace, tools: [tool] });
     void a.runTools("op", [{ toolCallId: "c", toolName: "build", args: {} }]);
     await until(() => store.get(value("tool_memo", "op:c:compiled", operationScope("op"))) !== undefined, "the memo to land");
-    const before = store.readList(outputList("op", "c"), { order: "asc" }).elements.length;
     hang = Promise.resolve();
     const b = createHarness({ store, workspace, tools: [tool] });
     const events: HarnessEvent[] = [];
-    let during = -1;
+    const during: string[] = [];
     b.on((e) => {
       events.push(e);
-      if (e.type === "tool_update" && during < 0) during = store.readList(outputList("op", "c"), { order: "asc" }).elements.length;
+      if (e.type === "tool_update") during.push(readDurableOutput(store, "op", "c").output?.content[0].text ?? "");
     });
     const resumeFrom = commits.length;
     await b.resume("op");
-    expect(during).toBeGreaterThanOrEqual(before);
-    // Nothing on the resume path deletes the call's output or memos; only retirement cleans up.
-    expect(
-      commits
-        .slice(resumeFrom)
-        .flat()
-        .filter((w) => w.op === "deleteList" || w.op === "deleteValue"),
-    ).toEqual([]);
+    // At every update of the resumed run the durable output still holds what was written before the crash.
+    expect(during.length).toBeGreaterThan(0);
+    for (const text of during) expect(text.startsWith("compiled\n")).toBe(true);
+    // The resume path deletes no memo, and the call's earlier batches only together with a base.
+    for (const commit of commits.slice(resumeFrom)) {
+      expect(commit.filter((w) => w.op === "deleteValue")).toEqual([]);
+      if (commit.some((w) => w.op === "deleteList")) {
+        expect(commit.map((w) => [w.op, (w as { tag?: string }).tag])).toEqual([
+          ["deleteList", undefined],
+          ["appendList", "base"],
+        ]);
+      }
+    }
     const first = updatesOf(events)[0]!.ops;
     expect(isBase(first)).toBe(true);
     // The base is the seeded state plus the change that triggered the flush (the usage bump).
@@ -543,7 +552,7 @@ describe("retirement and late progress", () => {
     expect(reopened.get(value("tool_memo", "op:c:one", operationScope("op")))).toBe(1);
   });
 
-  it("grep guard: the harness never deletes a call's output or memos — retirement is its only cleanup", () => {
+  it("grep guard: the harness deletes a call's output only with the base that replaces it, and never its memos — retirement is the cleanup", () => {
     const dir = join(here, "../../src/harness");
     const files = [
       ...readdirSync(dir)
@@ -551,8 +560,10 @@ describe("retirement and late progress", () => {
         .map((f) => join(dir, f)),
       ...readdirSync(join(dir, "tools")).map((f) => join(dir, "tools", f)),
     ];
-    const hits = files.flatMap((f) => (/\b(deleteList|deleteValue)\s*\(/.test(readFileSync(f, "utf8")) ? [f] : []));
-    expect(hits).toEqual([]);
+    const hits = files.flatMap((f) =>
+      [...readFileSync(f, "utf8").matchAll(/^.*\b(deleteList|deleteValue)\s*\(.*$/gm)].map((m) => `${basename(f)}: ${m[0].trim()}`),
+    );
+    expect(hits).toEqual(['harness.ts: void persist(info.base ? [deleteList(address), appendList(address, batch, "base")] : [appendList(address, batch)]);']);
     expect(readFileSync(join(dir, "harness.ts"), "utf8")).toMatch(/retireScope\(operationScope\(/);
   });
 });
