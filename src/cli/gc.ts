@@ -80,6 +80,8 @@ export const gcCommand = defineCommand({
         try {
           removeSession(entry.dir, entry.file);
         } catch (err) {
+          // Another gc is removing it at the same moment (its directory went while this one read it).
+          if (removedSinceListed(entry)) continue;
           process.stderr.write(`spool gc: could not remove ${entry.id}: ${(err as Error).message}; it is still listed, and the next gc tries again\n`);
           failed++;
           kept++;
