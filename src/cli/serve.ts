@@ -79,6 +79,12 @@ export const serveCommand = defineCommand({
           : undefined;
       viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), port, ...(remoteSpill ? { remoteSpill } : {}) });
       const from = target.kind === "postgres" ? target.shown : sessionsDir(root);
+      // Listening for Ctrl-C before saying it serves: a SIGINT sent as soon as the line is read (a
+      // script, a test under load) found no handler yet and ended the process by the signal.
+      const stop = new Promise<void>((resolve) => {
+        process.once("SIGINT", resolve);
+        process.once("SIGTERM", resolve);
+      });
       process.stderr.write(`spool: serving ${sessions.count} session${sessions.count === 1 ? "" : "s"} from ${from} at ${viewer.pageUrl}\n`);
       // A look every `interval` while a session is live or something changed; with every session
       // finished and nothing changing, each next look waits twice as long, up to a second (or the
@@ -96,10 +102,7 @@ export const serveCommand = defineCommand({
         }, delay);
       };
       next();
-      await new Promise<void>((resolve) => {
-        process.once("SIGINT", resolve);
-        process.once("SIGTERM", resolve);
-      });
+      await stop;
     } finally {
       stopped = true;
       clearTimeout(timer);
