@@ -105,8 +105,10 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
   return { text: sections.map((section, i) => labels[i] + section).join("\n\n"), keys, missing };
 }
 
-/** A model's value as it sent it: the string "5" quoted, so "got 5" never reads as a refused number. */
-/** A model's value as it sent it, clipped: a 1 MB string or a long array comes back as its first 60 characters. */
+/**
+ * A model's value as it sent it: the string "5" quoted, so "got 5" never reads as a refused number;
+ * clipped, so a 1 MB string or a long array comes back as its first 60 characters.
+ */
 const given = (v: unknown): string => {
   const text = typeof v === "string" ? JSON.stringify(v) : typeof v === "object" && v !== null ? (JSON.stringify(v) ?? String(v)) : String(v);
   return text.length > 60 ? `${text.slice(0, 59)}…` : text;
