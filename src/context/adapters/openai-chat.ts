@@ -4,7 +4,7 @@
 import { FormatError } from "../errors.js";
 import type { AssistantPart, ContentPart, Hints, ImagePart, Message, TextPart, ToolCallPart } from "../messages.js";
 import { errorPrefix, markError, unmarkError } from "./error-marker.js";
-import { build, extraOf, isRecord, kindOf, record, str, withOptional, type Json } from "./shape.js";
+import { build, extraOf, isRecord, kindOf, parseArguments, record, str, withOptional, type Json } from "./shape.js";
 
 export function fromOpenAIChat(input: readonly unknown[]): Message[] {
   return input.map((raw, i): Message => {
@@ -103,19 +103,8 @@ function toolCallFrom(call: Json, at: string): ToolCallPart {
     ...(call["type"] === undefined ? { "openai:untyped": true } : {}),
   };
   const part: ToolCallPart = { type: "toolCall", id, name, input: undefined };
-  let input: unknown = rawArgs;
-  let rawInput: string | undefined;
-  if (typeof rawArgs === "string" && kind === "function") {
-    try {
-      input = JSON.parse(rawArgs);
-      if (JSON.stringify(input) !== rawArgs) rawInput = rawArgs;
-    } catch {
-      input = undefined;
-      rawInput = rawArgs;
-    }
-  } else if (typeof rawArgs !== "string") {
-    throw new FormatError(`expected "${argsKey}" to be a string, got ${kindOf(rawArgs)}`, `${at}.${kind}`);
-  }
+  if (typeof rawArgs !== "string") throw new FormatError(`expected "${argsKey}" to be a string, got ${kindOf(rawArgs)}`, `${at}.${kind}`);
+  const { input, rawInput } = kind === "function" ? parseArguments(rawArgs) : { input: rawArgs, rawInput: undefined };
   return withOptional({ ...part, input }, { rawInput, extra: Object.keys(extra).length > 0 ? extra : undefined });
 }
 

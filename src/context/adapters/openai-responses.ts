@@ -6,7 +6,7 @@
 import { FormatError } from "../errors.js";
 import type { AssistantMessage, AssistantPart, ContentPart, Hints, ImagePart, Message, TextPart, ToolCallPart } from "../messages.js";
 import { errorPrefix, markError, unmarkError } from "./error-marker.js";
-import { build, extraOf, isRecord, kindOf, record, str, withOptional, type Json } from "./shape.js";
+import { build, extraOf, isRecord, kindOf, parseArguments, record, str, withOptional, type Json } from "./shape.js";
 
 const MESSAGE_KEY = "openai:message";
 const ITEM_KEY = "openai:item";
@@ -90,17 +90,7 @@ function callFrom(item: Json, type: string, at: string): ToolCallPart {
   const argsKey = type === "function_call" ? "arguments" : "input";
   const rawArgs = item[argsKey];
   if (typeof rawArgs !== "string") throw new FormatError(`expected "${argsKey}" to be a string, got ${kindOf(rawArgs)}`, at);
-  let input: unknown = rawArgs;
-  let rawInput: string | undefined;
-  if (type === "function_call") {
-    try {
-      input = JSON.parse(rawArgs);
-      if (JSON.stringify(input) !== rawArgs) rawInput = rawArgs;
-    } catch {
-      input = undefined;
-      rawInput = rawArgs;
-    }
-  }
+  const { input, rawInput } = type === "function_call" ? parseArguments(rawArgs) : { input: rawArgs, rawInput: undefined };
   return withOptional({ type: "toolCall", id: str(item, "call_id", at), name: str(item, "name", at), input } as ToolCallPart, {
     rawInput,
     extra: extraOf(item, ["call_id", "name", argsKey]),

@@ -87,3 +87,17 @@ export function withOptional<T extends object>(base: T, optional: Record<string,
   for (const key of Object.keys(optional)) if (optional[key] !== undefined) (base as Record<string, unknown>)[key] = optional[key];
   return base;
 }
+
+/**
+ * A function call's `arguments` string as the input we model. The string is kept beside it as
+ * `rawInput` when parsing does not give it back byte for byte (other spacing or key order, or not
+ * JSON at all), so the call goes back to the provider exactly as the model wrote it.
+ */
+export function parseArguments(raw: string): { input: unknown; rawInput: string | undefined } {
+  try {
+    const input: unknown = JSON.parse(raw);
+    return { input, rawInput: JSON.stringify(input) === raw ? undefined : raw };
+  } catch {
+    return { input: undefined, rawInput: raw };
+  }
+}
