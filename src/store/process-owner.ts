@@ -57,17 +57,31 @@ function myBoot(): string | undefined {
   return myBootId;
 }
 
-/** Field 22 of a /proc/PID/stat (`self` or a pid), with its state; undefined when it cannot be read. */
-function statOf(pid: string): { state: string; start: number } | undefined {
+/** Fields of a /proc/PID/stat (`self` or a pid): state, flags, start time; undefined when it cannot be read. */
+function statOf(pid: string): { state: string; flags: number; start: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    // after the command name in parentheses: state (field 3) … starttime (field 22)
+    // after the command name in parentheses: state (field 3) … flags (field 9) … starttime (field 22)
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { state: fields[0]!, start: Number(fields[19]) };
+    return { state: fields[0]!, flags: Number(fields[6]), start: Number(fields[19]) };
   } catch {
     return undefined;
   }
 }
+
+/** PF_EXITING (include/linux/sched.h): the task is in do_exit and never returns to user space. */
+const PF_EXITING = 0x4;
+
+/**
+ * A process whose main thread is exiting or has exited: a zombie (Z) waits to be reaped, and kill(pid,
+ * 0) still succeeds on it, so a SIGKILLed writer whose parent had not waited for it yet (a harness that
+ * kills spool and restarts it at once; this sandbox's init reaps after a second or more) held its lock.
+ * Measured on a SIGKILLed Node: R for up to 5 ms, then R with PF_EXITING, then Z with 2–4 threads for
+ * up to 26 ms while its other threads exit, then Z alone. Every session write (JSONL lines, SQLite) is
+ * made synchronously by the main thread, so once it is exiting nothing more reaches the session. (A
+ * program whose main thread alone ends with pthread_exit is Z too and runs on; Node never does.)
+ */
+const exited = (s: { state: string; flags: number }): boolean => s.state === "Z" || s.state === "X" || (s.flags & PF_EXITING) !== 0;
 
 /** This process as a session's owner. */
 export function currentOwner(): { pid: number; host: string; boot?: string; pidns?: string; start?: number } {
@@ -159,9 +173,10 @@ export function ownerLiveness(owner: ProcessOwner): Liveness {
     // The same machine by its boot id but another hostname, with no namespace to tell: nothing to go by.
     if (owner.host !== undefined && owner.host !== hostname()) return "unknown";
     if (!pidAlive(owner.pid)) return "dead";
+    const now = statOf(String(owner.pid));
+    if (now !== undefined && exited(now)) return "dead";
     // its pid, taken again by another process since it died
-    const now = owner.start !== undefined ? statOf(String(owner.pid)) : undefined;
-    return now !== undefined && now.start !== owner.start ? "dead" : "alive";
+    return now !== undefined && owner.start !== undefined && now.start !== owner.start ? "dead" : "alive";
   }
   if (here !== INITIAL_NAMESPACE) return "unknown";
   const alive = nestedProcessAlive(owner.pid, owner.pidns, owner.start);
