@@ -42,7 +42,7 @@ function reportCall(c: CallView) {
     tool: c.name,
     settled: c.ended,
     isError: c.isError,
-    ...(c.run ? { command: c.run.command, startedAt: c.run.startedAt, endedAt: c.run.endedAt, exitCode: c.run.exitCode } : {}),
+    ...(c.run ? { command: c.run.command, startedAt: c.run.startedAt, endedAt: c.run.endedAt, exitCode: c.run.exitCode, status: c.run.status } : {}),
     outputChars: c.output?.content[0].text.length ?? 0,
     truncation: c.output?.truncation,
     ...(c.ended ? {} : { recoveredOutput: c.output?.content[0].text ?? "" }),
@@ -53,7 +53,7 @@ function reportCall(c: CallView) {
 function callText(c: ReturnType<typeof reportCall>): string {
   const t = c.truncation;
   const lines = [
-    `  call ${c.id} (${c.tool}): ${c.settled ? (c.isError ? "error" : "ok") : "UNSETTLED"}, ${c.outputChars} chars shown` +
+    `  call ${c.id} (${c.tool}): ${c.settled ? `${c.isError ? "error" : "ok"}${c.status === "interrupted" || c.status === "timed out" ? ` (${c.status})` : ""}` : "UNSETTLED"}, ${c.outputChars} chars shown` +
       (t && t.totalLines !== undefined
         ? `, ${t.totalLines} lines / ${formatBytes(t.totalBytes)} written${t.truncated ? `, truncated by ${t.truncatedBy}` : ""}`
         : ""),
@@ -63,9 +63,11 @@ function callText(c: ReturnType<typeof reportCall>): string {
       `    $ ${c.command}   started ${c.startedAt}${c.endedAt ? `, ended ${c.endedAt}` : ""}${c.exitCode !== null && c.exitCode !== undefined ? `, exit ${c.exitCode}` : ""}`,
     );
   if (!c.settled) {
+    // Its own output only: none said as none, so no bare "|" line reads as the start of what follows.
     const text = c.recoveredOutput ?? "";
-    const tail = text.split("\n").slice(-15).join("\n");
-    lines.push(`    recovered output (last durable flush, ${text.length} chars; last lines):`, ...tail.split("\n").map((l) => `    | ${l}`));
+    const lines15 = text.replace(/\n$/, "").split("\n").slice(-15);
+    if (text === "") lines.push("    recovered output (last durable flush): none, nothing of its output was saved");
+    else lines.push(`    recovered output (last durable flush, ${text.length} chars; last lines):`, ...lines15.map((l) => `    | ${l}`));
   }
   return lines.map((l) => `${l}\n`).join("");
 }

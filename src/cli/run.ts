@@ -198,20 +198,7 @@ async function run(a: RunArgs): Promise<number> {
     // A second writer on one session gets a clear "session is open in process N" from the store.
     const session = a.session === undefined ? await repo.create({ id }) : await openOrCreate(repo, id, a.store.kind);
     const store: Store = session.store;
-    const seq = harnessRunNumber(store);
     const workspace = createWorkspace({ dir: session.dir, keep: true });
-    // This call's own record (info), and the session's: its first command and start are kept across runs.
-    const previous = store.get(RUN_INFO);
-    const sessionInfo: RunInfo = previous
-      ? { command: previous.command, cwd: previous.cwd, ...currentOwner(), startedAt: previous.startedAt, endedAt: null, status: "running", exitCode: null }
-      : info;
-    await store.commit([setValue(RUN_INFO, sessionInfo), setValue(callRecord(`call-${seq}`), info)]);
-    if (previous) {
-      sessionState?.mutate((v) => {
-        v.command = sessionInfo.command;
-        v.startedAt = sessionInfo.startedAt;
-      });
-    }
     const harness = createHarness({
       store,
       workspace,
@@ -232,6 +219,17 @@ async function run(a: RunArgs): Promise<number> {
         }),
       ],
     });
+    // A run SIGKILLed mid-command left its call open: it settles as interrupted, with the output it had
+    // saved, before this run takes the next number (its tool_use would have no result otherwise).
+    await harness.resumeLeftOpen();
+    const seq = harnessRunNumber(store);
+    // This call's own record (info), and the session's: its first start is kept across runs, and it
+    // names the latest command, whose status and exit code it shows (the first command beside the
+    // latest status read as "sleep 30: succeeded" when that run was killed). Each run keeps its own record.
+    const previous = store.get(RUN_INFO);
+    const sessionInfo: RunInfo = previous ? { ...info, startedAt: previous.startedAt } : info;
+    await store.commit([setValue(RUN_INFO, sessionInfo), setValue(callRecord(`call-${seq}`), info)]);
+    if (previous) sessionState?.mutate((v) => void (v.startedAt = sessionInfo.startedAt));
     const summary = (): SessionSummary => {
       const v = sessionState!.value;
       return {

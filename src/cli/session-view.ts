@@ -22,7 +22,7 @@ import type { SessionSnapshot } from "../store/index.js";
 
 /**
  * Written by `spool run` (and `spool mcp`, `createSpool`) when it starts and when it ends: once for the
- * session (RUN_INFO: the first command and first start, the latest status and end) and once per call
+ * session (RUN_INFO: the first start, the latest command with its status and end) and once per call
  * (the harness's callRecord: that call's own command, times, exit, truncation and details).
  */
 export type RunInfo = SessionRecord;

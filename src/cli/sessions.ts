@@ -11,7 +11,7 @@ export const sessionsCommand = defineCommand({
   summary: "list recorded sessions (id, started, command, status, size)",
   synopsis: "[--root DIR] [--store STORE] [--json]",
   description:
-    "Lists the sessions recorded under DIR/sessions: id, start time, status (running, succeeded,\nfailed, timed out, interrupted) and size on disk, and the command. A session with several runs\n(--session) shows its first command and start and its last activity.",
+    "Lists the sessions recorded under DIR/sessions: id, start time, status (running, succeeded,\nfailed, timed out, interrupted) and size on disk, and the command. A session with several runs\n(--session) shows its first start, its last activity, and its latest command.",
   options: { root: ROOT, store: STORE, json: JSON_OUTPUT },
   async run(values) {
     const root = values.root ?? DEFAULT_ROOT;

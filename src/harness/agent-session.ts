@@ -4,7 +4,8 @@
 // call's output as it grows through `onUpdate` (the folded state after each paced batch). close()
 // aborts what still runs (ending each command's process group), kills the background processes,
 // waits for all of them to settle with their output so far, and records how the session ended. A
-// session it created also keeps a record per call (what ran, its times, how it ended).
+// session it created also keeps a record per call (what ran, its times, how it ended). A session
+// passed in whose last writer died mid-call is settled first (harness resumeLeftOpen).
 import { join } from "node:path";
 import { SpoolError } from "../errors/index.js";
 import { createWorkspace, type ToolResultMessage, type Workspace, type WorkspaceOptions } from "../context/index.js";
@@ -114,6 +115,9 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
   };
   if (owned) await store.commit([setValue(SESSION_RECORD, record)]);
   const harness = createHarness({ store, workspace, tools });
+  // A store passed in may hold calls its last writer left open when it died: they get their results
+  // (interrupted, with the output they had saved; replay-safe ones run again) before this one runs any.
+  await harness.resumeLeftOpen();
 
   // Operation numbers continue after whatever the session already holds (a store passed in).
   let seq = transcriptLength(store) + Object.keys(store.get(OPEN_OPERATIONS) ?? {}).length;

@@ -7,6 +7,9 @@
 // After a crash, recover() reads each unsettled call's list backwards to its last base and folds
 // forward; resume() re-runs replay-safe tools with their sink *seeded* from that state (deleting it
 // would lose memoised work's output and spill a second file) and settles the rest as interrupted.
+// resumeLeftOpen() does that for every operation the session held open when this harness was created:
+// a writer that opens a session (spool run --session, openAgentSession) calls it first, so a call its
+// dead predecessor left open gets its result, and the transcript stays paired.
 import { apply, decoder, encoder, type Op, type WireOp } from "../delta/index.js";
 import type { ContentPart, ToolResultMessage, Workspace } from "../context/index.js";
 import { createToolOutput, type ToolOutput, type ToolOutputState } from "../output/index.js";
@@ -27,6 +30,7 @@ import type { HarnessEvent, HarnessListener } from "./events.js";
 import { createProcessHost, type ProcessHost } from "./processes.js";
 import { HarnessError, type ToolCall, type ToolContext, type ToolDefinition } from "./tool.js";
 import { readTranscript, TRANSCRIPT } from "./transcript.js";
+import { callRecord, type SessionStatus } from "./session-record.js";
 
 export interface HarnessOptions {
   readonly store: Store;
@@ -70,8 +74,16 @@ export interface Harness {
   runTools(operationId: string, calls: readonly ToolCall[], options?: { signal?: AbortSignal }): Promise<ToolResultMessage[]>;
   /** Operations that started but never settled (a crash), with each call's last durable output. */
   recover(): RecoveredOperation[];
-  /** Finish an unsettled operation: replay-safe calls run again on a seeded sink; others settle as interrupted. */
+  /**
+   * Finish an unsettled operation: replay-safe calls run again on a seeded sink; others settle as
+   * interrupted. A call record (callRecord) still "running" ends with it, in the same transaction.
+   */
   resume(operationId: string, options?: { signal?: AbortSignal }): Promise<ToolResultMessage[]>;
+  /**
+   * resume() every operation that was open when this harness was created — left by a writer that
+   * died — in the order they started; never one this harness started. Their results, in that order.
+   */
+  resumeLeftOpen(options?: { signal?: AbortSignal }): Promise<ToolResultMessage[]>;
   /** The transcript: every settled tool result, in order. */
   transcript(): ToolResultMessage[];
   /** Background processes started by bash calls (background / yieldSeconds). */
@@ -171,6 +183,8 @@ export function createHarness(options: HarnessOptions): Harness {
     }
   };
   const open: Record<string, OpenOperation> = { ...(store.get(OPEN_OPERATIONS) ?? {}) };
+  /** What a writer before this harness left open (in start order: the record keeps insertion order). */
+  const leftOpen = Object.keys(open);
 
   /**
    * A call's sink: each flushed batch goes to the durable list first (one chain per call keeps its
@@ -288,11 +302,16 @@ export function createHarness(options: HarnessOptions): Harness {
     return resultOf(call, out.state, isError);
   };
 
-  const settle = async (operationId: string, results: ToolResultMessage[]): Promise<void> => {
+  const settle = async (operationId: string, results: ToolResultMessage[], also: readonly Write[] = []): Promise<void> => {
     const entry = open[operationId]!;
     delete open[operationId];
     try {
-      await store.commit([...results.map((m) => appendList(TRANSCRIPT, m)), setValue(OPEN_OPERATIONS, { ...open }), retireScope(operationScope(operationId))]);
+      await store.commit([
+        ...results.map((m) => appendList(TRANSCRIPT, m)),
+        setValue(OPEN_OPERATIONS, { ...open }),
+        retireScope(operationScope(operationId)),
+        ...also,
+      ]);
     } catch (err) {
       // Not settled on disk, so not settled here either: recover()/resume() must still see it.
       open[operationId] = entry;
@@ -361,14 +380,28 @@ export function createHarness(options: HarnessOptions): Harness {
       if (!op) throw new HarnessError("SPOOL_HARNESS_UNKNOWN_OPERATION", `no unsettled operation ${operationId}; recover() lists them`);
       const signal = runOptions.signal ?? new AbortController().signal;
       emit({ type: "operation_start", operationId });
+      const records: Write[] = [];
       const results = await Promise.all(
         op.calls.map(async (call) => {
           const { output } = readDurableOutput(store, operationId, call.toolCallId);
-          if (tools.get(call.toolName)?.replaySafe) return runCall(operationId, call, signal, output);
-          return interrupted(call, output);
+          const tool = tools.get(call.toolName);
+          const result = tool?.replaySafe ? await runCall(operationId, call, signal, output) : interrupted(call, output, tool === undefined);
+          // The record its writer left "running" ends now (the first time known to be after it ended),
+          // as interrupted: or the viewer would time it for ever. A replay-safe call ran to the end.
+          const record = store.get(callRecord(call.toolCallId));
+          if (record?.status === "running") {
+            const status: SessionStatus = tool?.replaySafe ? (result.isError ? "failed" : "succeeded") : "interrupted";
+            records.push(setValue(callRecord(call.toolCallId), { ...record, endedAt: new Date().toISOString(), status }));
+          }
+          return result;
         }),
       );
-      await settle(operationId, results);
+      await settle(operationId, results, records);
+      return results;
+    },
+    async resumeLeftOpen(runOptions = {}) {
+      const results: ToolResultMessage[] = [];
+      for (const operationId of leftOpen.splice(0)) if (open[operationId]) results.push(...(await harness.resume(operationId, runOptions)));
       return results;
     },
     transcript() {
@@ -376,9 +409,13 @@ export function createHarness(options: HarnessOptions): Harness {
     },
   };
 
-  const interrupted = (call: ToolCall, output: ToolOutputState | undefined): ToolResultMessage => {
+  /** A call whose writer died mid-call: its last durable output, and a note that says so. */
+  const interrupted = (call: ToolCall, output: ToolOutputState | undefined, unknownTool: boolean): ToolResultMessage => {
     const text = output?.content[0].text ?? "";
-    const note = "[interrupted: spool stopped while this call was running; it was not run again because the tool is not replay-safe]";
+    const note =
+      "[interrupted: spool stopped while this call was running (it was killed or crashed)" +
+      (text ? "; the output above is what it had saved" : "; it had saved no output") +
+      `; it was not run again because ${unknownTool ? `no tool "${call.toolName}" is available here` : "the tool is not replay-safe"}]`;
     const state = output ?? ({ content: [{ type: "text", text: "" }], details: {}, terminate: false } as unknown as ToolOutputState);
     return resultOf(
       call,

@@ -58,7 +58,7 @@ async function oracleReport(entry: SessionEntry, json: boolean): Promise<{ stdou
     tool: c.name,
     settled: c.ended,
     isError: c.isError,
-    ...(c.run ? { command: c.run.command, startedAt: c.run.startedAt, endedAt: c.run.endedAt, exitCode: c.run.exitCode } : {}),
+    ...(c.run ? { command: c.run.command, startedAt: c.run.startedAt, endedAt: c.run.endedAt, exitCode: c.run.exitCode, status: c.run.status } : {}),
     outputChars: c.output?.content[0].text.length ?? 0,
     truncation: c.output?.truncation,
     ...(c.ended ? {} : { recoveredOutput: c.output?.content[0].text ?? "" }),
@@ -75,7 +75,7 @@ async function oracleReport(entry: SessionEntry, json: boolean): Promise<{ stdou
   for (const c of calls) {
     const t = c.truncation;
     lines.push(
-      `  call ${c.id} (${c.tool}): ${c.settled ? (c.isError ? "error" : "ok") : "UNSETTLED"}, ${c.outputChars} chars shown` +
+      `  call ${c.id} (${c.tool}): ${c.settled ? `${c.isError ? "error" : "ok"}${c.status === "interrupted" || c.status === "timed out" ? ` (${c.status})` : ""}` : "UNSETTLED"}, ${c.outputChars} chars shown` +
         (t && t.totalLines !== undefined
           ? `, ${t.totalLines} lines / ${formatBytes(t.totalBytes)} written${t.truncated ? `, truncated by ${t.truncatedBy}` : ""}`
           : ""),
@@ -86,8 +86,9 @@ async function oracleReport(entry: SessionEntry, json: boolean): Promise<{ stdou
       );
     if (!c.settled) {
       const text = c.recoveredOutput ?? "";
-      const tail = text.split("\n").slice(-15).join("\n");
-      lines.push(`    recovered output (last durable flush, ${text.length} chars; last lines):`, ...tail.split("\n").map((l) => `    | ${l}`));
+      const tail = text.replace(/\n$/, "").split("\n").slice(-15);
+      if (text === "") lines.push("    recovered output (last durable flush): none, nothing of its output was saved");
+      else lines.push(`    recovered output (last durable flush, ${text.length} chars; last lines):`, ...tail.map((l) => `    | ${l}`));
     }
   }
   for (const s of spills) lines.push(`  spill: ${s.path} (${formatBytes(s.bytes)})`);

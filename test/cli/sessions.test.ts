@@ -64,6 +64,19 @@ describe("spool sessions / inspect / gc", () => {
     expect(recovered.split("\n").filter(Boolean).length).toBeGreaterThanOrEqual(10);
   }, 30_000);
 
+  it("inspect on a run SIGKILLed before it saved any output says so, with no empty output line for what follows to be read into", async () => {
+    const dir = tempDir("spool-sessions-kill-quiet-");
+    const run = start(["run", "--session", "quiet", "--", "sleep 30"], dir);
+    await until(() => (JSON.parse(spool(["sessions", "--json"], dir).stdout) as unknown[]).length === 1, "the session to be listed");
+    await until(() => /UNSETTLED/.test(spool(["inspect", "quiet"], dir).stdout), "the call to start");
+    run.child.kill("SIGKILL");
+    await run.exited;
+    const text = spool(["inspect", "quiet"], dir).stdout;
+    expect(text).toMatch(
+      /  call call-1 \(bash\): UNSETTLED, 0 chars shown\n    \$ sleep 30   started \S+\n    recovered output \(last durable flush\): none, nothing of its output was saved\n$/,
+    );
+  }, 30_000);
+
   it("gc removes sessions older than the cutoff, keeps running ones, and reports what it freed", async () => {
     const dir = tempDir("spool-sessions-gc-");
     spool(["run", "-q", "--", "seq", "1000"], dir);

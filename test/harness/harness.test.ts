@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../src/context/index.js";
 import { apply, type Op } from "../../src/delta/index.js";
 import {
+  callRecord,
   createBashTool,
   createHarness,
   createReadTool,
@@ -16,7 +17,7 @@ import {
   type ToolDefinition,
 } from "../../src/harness/index.js";
 import type { ToolOutputState } from "../../src/output/index.js";
-import { createMemoryStore, openSessionRepo, value } from "../../src/store/index.js";
+import { createMemoryStore, openSessionRepo, setValue, value } from "../../src/store/index.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
 
@@ -297,6 +298,56 @@ describe("harness: memo, recovery and seeded replay", () => {
     ac.abort();
     expect(r!.isError).toBe(true);
     expect((r!.content[0] as { text: string }).text).toMatch(/^half way\n\[interrupted/);
+  });
+
+  it("resumeLeftOpen settles what a writer before it left open, never an operation it runs itself; a call record left running ends in the same transaction", async () => {
+    const root = tempDir("spool-ws-");
+    const store = createMemoryStore();
+    const workspace = createWorkspace({ dir: root, keep: true });
+    let release!: () => void;
+    const gated = (gate: Promise<void>): ToolDefinition => ({
+      name: "t",
+      description: "",
+      parameters: {},
+      async execute(_id, _a, _s, out) {
+        out.write("half way\n");
+        await gate;
+        out.write("done\n");
+      },
+    });
+    // The dead writer: its call record says running, its output is durable, it never settles.
+    const running = { command: "t", cwd: root, pid: 1, startedAt: "2026-01-01T00:00:00.000Z", endedAt: null, status: "running" as const, exitCode: null };
+    await store.commit([setValue(callRecord("old-call"), running)]);
+    const dead = createHarness({ store, workspace, tools: [gated(new Promise(() => {}))], minIntervalMs: 5 });
+    void dead.runTools("old", [{ toolCallId: "old-call", toolName: "t", args: {} }]);
+    await until(() => JSON.stringify(store.readList(outputList("old", "old-call")).elements).includes("half way"), "the output to be durable");
+
+    const commits: string[][] = [];
+    const commit = store.commit.bind(store);
+    (store as { commit: typeof store.commit }).commit = (writes) => (commits.push(writes.map((w) => (w as { op: string }).op)), commit(writes));
+    const next = createHarness({ store, workspace, tools: [gated(new Promise((r) => (release = r)))], minIntervalMs: 5 });
+    // One of its own, still running when it resumes what was left open: not touched.
+    const own = next.runTools("own", [{ toolCallId: "own-call", toolName: "t", args: {} }]);
+    await until(() => next.recover().some((o) => o.operationId === "own"), "its own operation to start");
+    const [r] = await next.resumeLeftOpen();
+    expect(r).toMatchObject({ toolCallId: "old-call", isError: true });
+    expect((r!.content[0] as { text: string }).text).toMatch(/^half way\n\[interrupted: spool stopped while this call was running/);
+    expect(next.recover().map((o) => o.operationId)).toEqual(["own"]);
+    expect(await next.resumeLeftOpen()).toEqual([]);
+    // transcript entry, open operations, scope retired, call record: one transaction
+    expect(commits.filter((ops) => ops.includes("retireScope")).map((ops) => ops.sort())).toEqual([["appendList", "retireScope", "setValue", "setValue"]]);
+    expect(store.get(callRecord("old-call"))).toMatchObject({ status: "interrupted", endedAt: expect.any(String) });
+    release();
+    await own;
+    expect(next.transcript().map((m) => m.toolCallId)).toEqual(["old-call", "own-call"]);
+  });
+
+  it("resumeLeftOpen on a session nothing was left open in writes nothing", async () => {
+    const store = createMemoryStore();
+    const before = store.stats();
+    const harness = createHarness({ store, workspace: createWorkspace({ dir: tempDir("spool-ws-"), keep: true }), tools: [createBashTool()] });
+    expect(await harness.resumeLeftOpen()).toEqual([]);
+    expect(store.stats()).toEqual(before);
   });
 });
 
