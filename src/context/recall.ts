@@ -6,7 +6,7 @@
 // the rest, so every character stays reachable. Every argument is model-controlled: keys are found in
 // one linear pass (recall-keys.ts), grep runs on a linear-time engine (grep.ts), and a grep scan
 // stops at a time budget or an abort with a partial answer that says where to resume.
-import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
+import { givenValue, isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { formatMarker } from "./archive-key.js";
 import type { KeyLookup } from "./archive-store.js";
 import { RecallError } from "./errors.js";
@@ -105,28 +105,19 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
   return { text: sections.map((section, i) => labels[i] + section).join("\n\n"), keys, missing };
 }
 
-/**
- * A model's value as it sent it: the string "5" quoted, so "got 5" never reads as a refused number;
- * clipped, so a 1 MB string or a long array comes back as its first 60 characters.
- */
-const given = (v: unknown): string => {
-  const text = typeof v === "string" ? JSON.stringify(v) : typeof v === "object" && v !== null ? (JSON.stringify(v) ?? String(v)) : String(v);
-  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
-};
-
 function validatePaging(options: RecallOptions): void {
   if (options.offset !== undefined && !isWholeNumberIn(options.offset, 1)) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `offset must be a line number, ${wholeNumberRange(1)}, got ${given(options.offset)}.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `offset must be a line number, ${wholeNumberRange(1)}, got ${givenValue(options.offset)}.`);
   }
   if (options.column !== undefined && !isWholeNumberIn(options.column, 1)) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `column must be a character position in the line, ${wholeNumberRange(1)}, got ${given(options.column)}.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `column must be a character position in the line, ${wholeNumberRange(1)}, got ${givenValue(options.column)}.`);
   }
   if (options.limit !== undefined && !isWholeNumberIn(options.limit, 1)) {
-    throw new RecallError("SPOOL_RECALL_OPTION", `limit must be ${wholeNumberRange(1)} (lines), got ${given(options.limit)}.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `limit must be ${wholeNumberRange(1)} (lines), got ${givenValue(options.limit)}.`);
   }
   // A model's JSON may carry any type here; RE2's own sentence about a non-string named its internals.
   if (options.grep !== undefined && typeof options.grep !== "string") {
-    throw new RecallError("SPOOL_RECALL_OPTION", `grep must be a string (a regular expression or a plain word), got ${given(options.grep)}.`);
+    throw new RecallError("SPOOL_RECALL_OPTION", `grep must be a string (a regular expression or a plain word), got ${givenValue(options.grep)}.`);
   }
   if (options.maxChars !== undefined) checkRecallMaxChars(options.maxChars);
 }

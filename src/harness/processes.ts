@@ -5,6 +5,7 @@
 // unread. Waiting ends as soon as output arrives or the process ends. When the owning process dies,
 // the capture's orphan guard kills each process group, and the unsettled operation left in the
 // session is reported as interrupted by recover()/resume().
+import { givenValue } from "../errors/index.js";
 import { applyUpdate, CaptureError, type CaptureUpdate, type CaptureView, type ExecResult, type RunningCommand } from "../capture/index.js";
 import { HarnessError } from "./tool.js";
 import { mirrorUpdate } from "./capture-target.js";
@@ -116,7 +117,6 @@ export function describeStatus(processId: string, s: ProcessStatus): string {
 
 /** Ids an unknown-process error names: the latest ones. */
 const KNOWN_IN_ERROR = 10;
-const clipId = (id: string): string => JSON.stringify(id.length > 60 ? `${id.slice(0, 59)}…` : id);
 
 let counter = 0;
 const newId = (): string => `proc-${(++counter).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -133,7 +133,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
       const more = known.length > shown.length ? ` (and ${known.length - shown.length} earlier)` : "";
       throw new HarnessError(
         "SPOOL_HARNESS_UNKNOWN_PROCESS",
-        `no background process ${clipId(processId)}; ${known.length ? `known: ${shown.join(", ")}${more}` : "none was started"} (process_list shows them)`,
+        `no background process ${givenValue(processId)}; ${known.length ? `known: ${shown.join(", ")}${more}` : "none was started"} (process_list shows them)`,
       );
     }
     return r;

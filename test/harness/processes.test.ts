@@ -294,6 +294,16 @@ describe("background processes", () => {
     expect(harness.processes.list()).toHaveLength(13);
   });
 
+  it("an unknown processId is shown as sent, clipped to its first 60 characters as recall shows its arguments; a missing one through the API is named too", async () => {
+    const { call, harness } = await setup();
+    const r = await call("process_output", { processId: "y".repeat(150) });
+    expect(textOf(r)).toBe(`no background process "${"y".repeat(58)}…; none was started (process_list shows them)`);
+    // A caller without types: this was a TypeError about reading 'length' of undefined.
+    await expect(harness.processes.read(undefined as unknown as string)).rejects.toThrow(
+      "no background process undefined; none was started (process_list shows them)",
+    );
+  });
+
   it("model-controlled arguments are refused with one clear sentence", async () => {
     const { call } = await setup();
     const cases: [string, unknown, RegExp][] = [
