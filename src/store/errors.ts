@@ -137,6 +137,19 @@ export class SessionNotFoundError extends SpoolError {
   }
 }
 
+/**
+ * A session file that holds no session: created, and its process stopped before it wrote the first
+ * record (a SQLite file is created empty, then given its schema). Read as it is, never written to.
+ */
+export class EmptySessionError extends SpoolError {
+  constructor(readonly file: string) {
+    super(
+      "SPOOL_STORE_EMPTY",
+      `${file} holds no session: it is empty, as a process that stopped before its first write leaves it. It was left as it is; delete its directory if you do not need it.`,
+    );
+  }
+}
+
 export class SessionExistsError extends SpoolError {
   constructor(readonly what: string) {
     super("SPOOL_STORE_EXISTS", `session already exists: ${what}. Open it instead, or pick another id.`);

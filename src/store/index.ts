@@ -71,6 +71,7 @@ export { openPostgresSessionRepo, type PostgresRepoOptions } from "./postgres/re
 export {
   AddressError,
   CorruptSessionError,
+  EmptySessionError,
   MixedScopeError,
   ReadOptionsError,
   ScopeIdError,

@@ -1,7 +1,7 @@
 // The session repository: one directory per session under a root (`.spool/sessions/<id>/`), holding
 // the main log (`session.jsonl` or `session.sqlite`) next to the session's other files.
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { CorruptSessionError, SessionExistsError, SessionLockedError, SessionNotFoundError } from "./errors.js";
 import { checkSessionId, ensureDir, isSessionId, sidecarDir } from "./layout.js";
@@ -86,7 +86,8 @@ export function openSessionRepo(
    * its own. Lock and temp files are no such remains: a run killed before its log was written leaves them.
    */
   const refuseRemains = (s: SessionInfo): void => {
-    if (!existsSync(s.dir)) return;
+    // Not a directory (a file of the session's name): ensureDir says so, where readdir said ENOTDIR.
+    if (!statSync(s.dir, { throwIfNoEntry: false })?.isDirectory()) return;
     const other = MAIN_FILE[backend === "jsonl" ? "sqlite" : "jsonl"];
     if (existsSync(join(s.dir, other))) throw new SessionExistsError(`${join(s.dir, other)} (a ${backend === "jsonl" ? "SQLite" : "JSONL"} session)`);
     const log = basename(s.file);

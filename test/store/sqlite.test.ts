@@ -1,10 +1,20 @@
 // SQLite focused tests: schema, atomic retirement, rollback, next_seq, query
 // plans, shared-container isolation, forks and deletion.
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
-import { appendList, CorruptSessionError, ephemeralScope, list, openSqliteStore, retireScope, setValue, value } from "../../src/store/index.js";
+import {
+  appendList,
+  CorruptSessionError,
+  EmptySessionError,
+  ephemeralScope,
+  list,
+  openSqliteStore,
+  retireScope,
+  setValue,
+  value,
+} from "../../src/store/index.js";
 import { SQL } from "../../src/store/sqlite/schema.js";
 import { deleteSqliteSession, forkSqliteSession } from "../../src/store/sqlite/store.js";
 import { removeTempDirs, tempDir } from "./helpers/backends.js";
@@ -163,5 +173,25 @@ describe("SQLite backend", () => {
     db.exec("CREATE TABLE foreign_table (x)");
     db.close();
     await expect(openSqliteStore(other)).rejects.toThrow(/not a spool session store/);
+  });
+
+  it("a refused file is left byte for byte: a foreign database keeps its journal mode, an empty file opened without create stays empty", async () => {
+    const foreign = dbPath();
+    const db = raw(foreign);
+    db.exec("CREATE TABLE foreign_table (x)");
+    db.close();
+    const before = readFileSync(foreign);
+    for (const create of [true, false]) {
+      await expect(openSqliteStore(foreign, { create })).rejects.toThrow(/not a spool session store/);
+      // The WAL switch came first: bytes 18-19 of the header went from 1 (rollback journal) to 2.
+      expect(readFileSync(foreign).equals(before), `create: ${create}`).toBe(true);
+    }
+    const empty = dbPath();
+    writeFileSync(empty, "");
+    for (const open of [() => openSqliteStore(empty, { create: false }), async () => deleteSqliteSession(empty, "main")]) {
+      await expect(open()).rejects.toBeInstanceOf(EmptySessionError);
+      expect(statSync(empty).size).toBe(0); // it got the whole schema (16 KB) and then "session not found"
+    }
+    expect(readdirSync(dirname(empty))).toEqual(["session.sqlite"]);
   });
 });

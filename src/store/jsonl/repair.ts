@@ -11,6 +11,7 @@ import { removeCheckpoint } from "./checkpoint.js";
 import { acquireLock } from "./lock.js";
 import { readLog } from "./log-file.js";
 import { sidecarDir } from "../layout.js";
+import { checkRegularFile } from "../regular-file.js";
 import { loadSession } from "./replay.js";
 
 export interface RepairedLog {
@@ -23,6 +24,7 @@ export interface RepairedLog {
 
 /** Repairs a JSONL session; returns what was cut (empty when nothing was damaged). */
 export function repairJsonlSession(mainPath: string): RepairedLog[] {
+  checkRegularFile(mainPath, "the log");
   const release = acquireLock(`${mainPath}.lock`, mainPath);
   try {
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");

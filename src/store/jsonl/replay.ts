@@ -7,6 +7,7 @@ import { existsSync, fstatSync, openSync, closeSync, readdirSync, statSync, trun
 import { join } from "node:path";
 import { CorruptSessionError, SessionChangedError } from "../errors.js";
 import { sidecarDir } from "../layout.js";
+import { checkRegularFile } from "../regular-file.js";
 import { encodeScopeId } from "../scope.js";
 import { Boundaries, removeCheckpointTemps, type LineMark } from "./checkpoint.js";
 import { readLog, type ReadLog } from "./log-file.js";
@@ -102,6 +103,7 @@ function tryUnlink(path: string): void {
 
 /** A read-only source for `path` as it is now (its inode pinned). */
 export function readerSource(path: string): { src: LogSource; size: number } {
+  checkRegularFile(path, "the log");
   const fd = openSync(path, "r");
   try {
     const st = fstatSync(fd);
@@ -208,7 +210,7 @@ interface ListedSidecar {
 
 function readSidecar(path: string, reader: boolean): ReadLog | undefined {
   try {
-    if (!statSync(path).isFile()) throw new CorruptSessionError(path, 0, "the sidecar is not a regular file");
+    checkRegularFile(path, "the sidecar");
     return readLog(path);
   } catch (err) {
     if (reader && (err as NodeJS.ErrnoException).code === "ENOENT") return undefined;

@@ -19,6 +19,7 @@ import { LogSource } from "./log-source.js";
 import { acquireLock } from "./lock.js";
 import { encodeHeader, encodeTransaction, FORMAT_VERSION, SCOPE_FORMAT, SESSION_FORMAT, type SessionHeader } from "./records.js";
 import { sidecarDir } from "../layout.js";
+import { checkRegularFile } from "../regular-file.js";
 import { loadSession, sidecarName } from "./replay.js";
 import type { SessionState } from "./session-state.js";
 
@@ -323,6 +324,8 @@ class JsonlStore implements Store {
 export async function openJsonlStore(path: string, options: JsonlStoreOptions = {}): Promise<Store> {
   const exists = existsSync(path);
   if (!exists && options.create === false) throw new SessionNotFoundError(path);
+  // Before the lock: nothing is written beside a log that is not one.
+  if (exists) checkRegularFile(path, "the log");
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const release = acquireLock(`${path}.lock`, path);
   try {

@@ -1,12 +1,21 @@
 // The SQLite backend (the built-in node:sqlite; no native build): every commit is one BEGIN
 // IMMEDIATE transaction that reads and advances sessions.next_seq, so several connections (even
 // processes) can share a file safely.
-import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import type { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import type { Value, ValueList } from "../address.js";
-import { CorruptSessionError, SessionExistsError, SessionIdError, SessionNotFoundError, StoreClosedError, UnsupportedFormatError } from "../errors.js";
+import {
+  CorruptSessionError,
+  EmptySessionError,
+  SessionExistsError,
+  SessionIdError,
+  SessionNotFoundError,
+  StoreClosedError,
+  UnsupportedFormatError,
+} from "../errors.js";
 import { normalizeReadOptions } from "../read-options.js";
+import { checkRegularFile } from "../regular-file.js";
 import { scopeKey, type Scope } from "../scope.js";
 import type { CommitResult, Durability, ListElement, ListPage, ListReadOptions, Store, StoreStats } from "../store.js";
 import { prepareTransaction, type PreparedTransaction, type Write } from "../write.js";
@@ -48,12 +57,29 @@ function immediate<T>(db: Db, fn: () => T): T {
 
 export const pragma = (db: Db, name: string): number => Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0] as number;
 
-/** Opens a database file, creating or checking the schema. */
+/** Journal and sync mode, per connection (WAL persists in the file once set). */
+function setJournal(db: Db, durability: Durability): void {
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec(`PRAGMA synchronous = ${durability === "os" ? "FULL" : "NORMAL"}`);
+}
+
+/**
+ * Opens a database file, creating or checking the schema. Nothing is written to a file before it
+ * proves to be a spool store, or an empty one that `create` may give the schema: the WAL switch came
+ * first and rewrote a foreign database's header before refusing it, and without `create` the schema
+ * went into an empty file all the same (`spool sessions` wrote 16 KB into a 0-byte session.sqlite).
+ */
 export function openDatabase(path: string, durability: Durability, create: boolean): Db {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  if (!create && path !== ":memory:" && !existsSync(path)) throw new SessionNotFoundError(path);
-  // Created private (0600) before SQLite opens it; SQLite gives its -wal and -shm files the same mode.
-  if (create && path !== ":memory:" && !existsSync(path)) closeSync(openSync(path, "a", 0o600));
+  if (path !== ":memory:") {
+    if (create) {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      // Created private (0600) before SQLite opens it; SQLite gives its -wal and -shm files the same mode.
+      if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+    } else if (!existsSync(path)) throw new SessionNotFoundError(path);
+    checkRegularFile(path, "the database");
+    // What a process that stopped between creating the file and committing the schema leaves.
+    if (!create && statSync(path).size === 0) throw new EmptySessionError(path);
+  }
   let db: Db;
   try {
     db = new (sqlite().DatabaseSync)(path);
@@ -63,13 +89,13 @@ export function openDatabase(path: string, durability: Durability, create: boole
   }
   try {
     db.exec("PRAGMA busy_timeout = 5000");
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec(`PRAGMA synchronous = ${durability === "os" ? "FULL" : "NORMAL"}`);
     const appId = pragma(db, "application_id");
     const version = pragma(db, "user_version");
     if (appId === 0 && version === 0) {
       const tables = db.prepare("SELECT count(*) AS n FROM sqlite_schema").get() as { n: number };
       if (tables.n > 0) throw new CorruptSessionError(path, 0, "the database holds tables but is not a spool session store");
+      if (!create) throw new EmptySessionError(path);
+      setJournal(db, durability);
       immediate(db, () => {
         db.exec(SCHEMA);
         db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
@@ -79,6 +105,8 @@ export function openDatabase(path: string, durability: Durability, create: boole
       throw new CorruptSessionError(path, 0, "the database is not a spool session store");
     } else if (version !== SCHEMA_VERSION) {
       throw new UnsupportedFormatError(path, version);
+    } else {
+      setJournal(db, durability);
     }
     return db;
   } catch (e) {
