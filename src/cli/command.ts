@@ -15,6 +15,8 @@ export interface OptionSpec {
   readonly help: string;
   /** `--serve` or `--serve=PORT`: a bare flag parses as the empty string. */
   readonly optionalValue?: boolean;
+  /** Refuses a bad value (a UsageError) before the command runs, the same way in every command that takes the option. */
+  readonly check?: (value: string, flag: string) => void;
 }
 
 export type OptionValues<O extends Record<string, OptionSpec>> = {
@@ -108,6 +110,10 @@ async function parseAndRun<O extends Record<string, OptionSpec>>(spec: CommandSp
   const n = parsed.positionals.length;
   if (n < p.min) throw new UsageError(`missing ${p.name}`);
   if (n > p.max) throw new UsageError(p.max === 0 ? `unexpected argument "${parsed.positionals[0]}"` : `too many arguments: expected ${p.name}`);
+  for (const [name, o] of Object.entries(options)) {
+    const value = parsed.values[name];
+    if (o.check && typeof value === "string") o.check(value, `--${name}`);
+  }
   return spec.run(parsed.values as OptionValues<O>, parsed.positionals);
 }
 

@@ -20,7 +20,7 @@ import {
 import { DEFAULT_ROOT, newSessionId, openSessionRepo, sessionsDir, setValue } from "../store/index.js";
 import { defineCommand, intOption } from "./command.js";
 import { RUN_INFO } from "./session-view.js";
-import { ROOT } from "./shared-options.js";
+import { directoryOption, ROOT } from "./shared-options.js";
 import { tooDeep } from "./json-depth.js";
 import { UsageError } from "./usage-error.js";
 
@@ -40,7 +40,7 @@ export const compactCommand = defineCommand({
   options: {
     format: { type: "string", value: "FORMAT", help: "input format (default: auto-detect)" },
     turn: { type: "string", value: "N", help: "age results as of turn N (default: the number of assistant messages)" },
-    workspace: { type: "string", value: "DIR", help: "session directory for saved results and the archive" },
+    workspace: directoryOption("session directory for saved results and the archive"),
     root: ROOT,
   },
   positionals: { min: 1, max: 1, name: "one FILE (or - for stdin)" },

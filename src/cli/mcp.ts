@@ -11,7 +11,7 @@ import { postgresRepoOptions } from "./run-postgres.js";
 import { STORE, storeTarget } from "./store-option.js";
 import { defineCommand, intOption } from "./command.js";
 import { directorySize, newSessionView, reduceSessionView, type CallRun, type SessionSummary, type SessionView } from "./session-view.js";
-import { MAX_SPILL, MAX_SPILL_BYTES, MAX_WINDOW_BYTES, MAX_WINDOW_LINES, MIN_FREE, ROOT } from "./shared-options.js";
+import { directoryOption, MAX_SPILL, MAX_SPILL_BYTES, MAX_WINDOW_BYTES, MAX_WINDOW_LINES, MIN_FREE, ROOT } from "./shared-options.js";
 import { UsageError } from "./usage-error.js";
 import { startViewerServer, type ViewerServer } from "./viewer-server.js";
 
@@ -32,7 +32,7 @@ export const mcpCommand = defineCommand({
   options: {
     root: ROOT,
     store: STORE,
-    cwd: { type: "string", value: "DIR", help: "working directory of commands and relative read paths (default: the current one)" },
+    cwd: directoryOption("working directory of commands and relative read paths (default: the current one)"),
     "max-bytes": { type: "string", value: "N", help: "bash keeps at most N bytes of cleaned text (default 51200)" },
     "max-lines": { type: "string", value: "N", help: "bash keeps at most N lines (default 2000)" },
     "max-spill": MAX_SPILL,

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { DEFAULT_RECALL_MAX_CHARS, MIN_RECALL_MAX_CHARS, readOnlyLookup, recall, type KeyLookup } from "../context/index.js";
 import { DEFAULT_ROOT, isSessionId, sessionsDir } from "../store/index.js";
 import { defineCommand, intOption } from "./command.js";
-import { ROOT } from "./shared-options.js";
+import { directoryOption, ROOT } from "./shared-options.js";
 import { UsageError } from "./usage-error.js";
 
 export const recallCommand = defineCommand({
@@ -20,7 +20,7 @@ export const recallCommand = defineCommand({
     `(default ${DEFAULT_RECALL_MAX_CHARS}): a line longer than that is printed in slices (--column N goes on\n` +
     "inside it), and a grep match on a long line as a window around the match.",
   options: {
-    workspace: { type: "string", value: "DIR", help: "the session directory to read from (default: every session under the root)" },
+    workspace: directoryOption("the session directory to read from (default: every session under the root)"),
     root: ROOT,
     offset: { type: "string", value: "N", help: "first line to print (1-based)" },
     column: { type: "string", value: "N", help: "first character of that line to print (1-based; with --grep, matches from there on)" },

@@ -131,6 +131,8 @@ export function findSession(root: string, id: string): SessionEntry {
 }
 
 function pick(all: SessionEntry[], id: string, where: string): SessionEntry {
+  // Every id starts with "": an empty SESSION picked the only session there was (and `repair ''` repaired it).
+  if (id === "") throw new SessionLookupError("SESSION is empty; give a session id (or a unique prefix of one) from `spool sessions`");
   const exact = all.find((s) => s.id === id);
   if (exact) return exact;
   const matches = all.filter((s) => s.id.startsWith(id));

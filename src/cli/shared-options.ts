@@ -1,7 +1,17 @@
 // Options several commands share, declared once so their names and help read the same everywhere.
+import { sessionsDir } from "../store/index.js";
 import type { OptionSpec } from "./command.js";
+import { checkDirectoryOption } from "./directory-option.js";
 
-export const ROOT = { type: "string", value: "DIR", help: "spool directory (default .spool); sessions live in DIR/sessions" } as const satisfies OptionSpec;
+export const ROOT = {
+  type: "string",
+  value: "DIR",
+  help: "spool directory (default .spool); sessions live in DIR/sessions",
+  check: (value: string, flag: string) => checkDirectoryOption(value, flag, sessionsDir(value)),
+} as const satisfies OptionSpec;
+
+/** A directory-valued option: never empty, never a file. */
+export const directoryOption = (help: string) => ({ type: "string", value: "DIR", help, check: checkDirectoryOption }) as const satisfies OptionSpec;
 export const JSON_OUTPUT = { type: "boolean", help: "print one JSON document instead of text" } as const satisfies OptionSpec;
 
 /**
