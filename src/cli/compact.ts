@@ -46,6 +46,7 @@ export const compactCommand = defineCommand({
   positionals: { min: 1, max: 1, name: "one FILE (or - for stdin)" },
   async run(values, positionals) {
     const file = positionals[0]!;
+    if (file === "") throw new UsageError("FILE is empty; pass a path to a transcript, or - for stdin");
     const format = values.format ?? "auto";
     if (format !== "auto" && !(FORMATS as readonly string[]).includes(format)) {
       throw new UsageError(`unknown --format ${JSON.stringify(format)}; use auto, ${FORMATS.join(", ")}`);

@@ -16,6 +16,7 @@ export const foldCommand = defineCommand({
   positionals: { min: 0, max: 1, name: "at most one FILE" },
   async run(values, positionals) {
     const file = positionals[0];
+    if (file === "") throw new UsageError("FILE is empty; pass a path to a JSON-lines file of wire batches, or - (or nothing) for stdin");
     const input = file === undefined || file === "-" ? process.stdin : createReadStream(file);
     const source = file ?? "stdin";
     const dec = decoder();

@@ -176,4 +176,17 @@ describe("a session directory holding the wrong kind of thing", () => {
       expect(r.stdout).toBe("");
     }
   }, 30_000);
+
+  it("an empty FILE is refused by compact and fold, named as empty (the message showed a blank name)", () => {
+    const dir = tempDir("spool-odd-empty-file-");
+    for (const [command, rest] of [
+      ["compact", "pass a path to a transcript, or - for stdin"],
+      ["fold", "pass a path to a JSON-lines file of wire batches, or - (or nothing) for stdin"],
+    ]) {
+      const r = spool([command!, ""], dir);
+      expect(r.status).toBe(2);
+      expect(r.stderr.split("\n")[0]).toBe(`spool ${command}: FILE is empty; ${rest}`);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  }, 30_000);
 });
