@@ -78,7 +78,7 @@ async function timeCommits(store, makeWrites, n) {
   return Number(process.hrtime.bigint() - t0) / 1e9;
 }
 
-// SPOOL_BENCH_SECTIONS=scale (comma-separated: commit, recover, workload, scale, open, inspect) runs only those.
+// SPOOL_BENCH_SECTIONS=scale (comma-separated: commit, recover, workload, long, scale, open, inspect) runs only those.
 const want = (section) => !process.env.SPOOL_BENCH_SECTIONS || process.env.SPOOL_BENCH_SECTIONS.split(",").includes(section);
 
 // ---- 1. commit throughput --------------------------------------------------------------------
@@ -238,6 +238,7 @@ async function workload(store, { scoped, mainFile }) {
   return { sidecarBytes, peakSidecar, transcriptBytes };
 }
 const MB = (b) => b / 1e6;
+const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const pgTableBytes = async () => {
   const pg = (await import("pg")).default;
   const c = new pg.Client({ connectionString: PG_URL });
@@ -294,12 +295,118 @@ if (want("workload"))
     }
   }
 
+// ---- 3b. a long operation: what one open tool keeps on disk -------------------------------------
+// One operation that never settles (a dev server started in the background): LONG_FLUSHES durable
+// flushes as the harness writes them, a ~700-byte batch each and every 50th the 50 KB window so far as
+// a base committed with a clear of the list. Recovery needs only the last base and what follows; the
+// rows show what each backend keeps on disk for it, and what a flush costs (mean, and the slowest:
+// a JSONL sidecar rewrite happens inside one flush). JSONL runs twice: never rewriting its sidecar (as
+// before sidecars were compacted) and with the default (rewritten at 1 MiB and 4 × its last size).
+const LONG_FLUSHES = Number(process.env.SPOOL_BENCH_LONG_FLUSHES ?? 20_000);
+/** `inode` (JSONL): the sidecar's inode now, so the flushes that rewrote it can be told apart. */
+async function longOperation(store, sizeNow, inode) {
+  const scope = ephemeralScope("op:dev-server");
+  const out = list("tool_output", "call_1", scope);
+  const chunks = Array.from({ length: LONG_FLUSHES }, (_, i) => text(700, `flush${i}`));
+  const times = new Float64Array(LONG_FLUSHES);
+  let window = "";
+  let largest = 0;
+  const rewrites = [];
+  let ino = -1;
+  for (let i = 0; i < LONG_FLUSHES; i++) {
+    window = (window + chunks[i]).slice(-WINDOW);
+    const writes =
+      i % 50 === 0
+        ? [deleteList(out), appendList(out, [["r", { content: [{ type: "text", text: window }] }]], "base")]
+        : [appendList(out, [["a", ["content", 0, "text"], chunks[i]]])];
+    const t0 = process.hrtime.bigint();
+    await store.commit(writes);
+    times[i] = Number(process.hrtime.bigint() - t0) / 1e3;
+    if (inode !== undefined) {
+      const now = inode();
+      if (ino !== -1 && now !== ino) rewrites.push(times[i]);
+      ino = now;
+    }
+    if (i % 100 === 99 || i === LONG_FLUSHES - 1) largest = Math.max(largest, await sizeNow());
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  const mean = times.reduce((a, b) => a + b, 0) / LONG_FLUSHES;
+  const page = store.readList(out, { order: "desc", stopAtTag: "base", limit: 100 });
+  const rewriteMean = rewrites.reduce((a, b) => a + b, 0) / Math.max(1, rewrites.length);
+  return {
+    mean,
+    p99: pct(sorted, 99),
+    max: sorted[sorted.length - 1],
+    largest,
+    final: await sizeNow(),
+    recovered: page.elements.length,
+    rewrites: rewrites.length,
+    rewriteMean,
+  };
+}
+if (want("long")) {
+  const runs = [
+    { backend: "jsonl/process", label: "never rewritten", options: { durability: "process", sidecarCompactBytes: Number.POSITIVE_INFINITY } },
+    { backend: "jsonl/process", label: "rewritten", options: { durability: "process" } },
+    { backend: "jsonl/os", label: "never rewritten", options: { durability: "os", sidecarCompactBytes: Number.POSITIVE_INFINITY } },
+    { backend: "jsonl/os", label: "rewritten", options: { durability: "os" } },
+    { backend: "sqlite/process" },
+    { backend: "postgres/process" },
+  ];
+  for (const r of runs) {
+    const name = r.label ? `${r.backend} (${r.label})` : r.backend;
+    let store;
+    let sizeNow;
+    let inode;
+    let rows = async () => "";
+    if (r.backend.startsWith("jsonl")) {
+      const file = fresh("session.jsonl");
+      store = await openJsonlStore(file, r.options);
+      const side = join(`${file}.scopes`, `scope-${encodeURIComponent("op:dev-server")}.scope`);
+      sizeNow = async () => sizeOf(side);
+      inode = () => statSync(side).ino;
+    } else if (r.backend.startsWith("sqlite")) {
+      const file = fresh("session.sqlite");
+      store = await openSqliteStore(file, { durability: "process" });
+      sizeNow = async () => sizeOf(file) + sizeOf(`${file}-wal`);
+      rows = async () => {
+        const { DatabaseSync } = process.getBuiltinModule("node:sqlite");
+        const db = new DatabaseSync(file, { readOnly: true });
+        const n = db.prepare("SELECT count(*) AS n FROM list_values").get().n;
+        db.close();
+        return `${n} list rows at the end`;
+      };
+    } else {
+      const before = await pgTableBytes();
+      const sessionId = `long${pgSession++}`;
+      store = await openPostgresStore(PG_URL, { schema: PG_SCHEMA, sessionId, durability: "process" });
+      sizeNow = async () => (await pgTableBytes()) - before;
+      rows = async () => {
+        const pg = (await import("pg")).default;
+        const c = new pg.Client({ connectionString: PG_URL });
+        await c.connect();
+        const n = (await c.query(`SELECT count(*)::int AS n FROM ${PG_SCHEMA}.list_values WHERE session_id = $1`, [sessionId])).rows[0].n;
+        await c.end();
+        return `${n} list rows at the end; dead tuples wait for autovacuum`;
+      };
+    }
+    const x = await longOperation(store, sizeNow, inode);
+    const what = r.backend.startsWith("jsonl") ? "sidecar" : r.backend.startsWith("sqlite") ? "database + WAL" : "tables (heap + TOAST + indexes)";
+    row("long", `${LONG_FLUSHES} flushes: ${what}, largest`, name, MB(x.largest), "MB", "sampled every 100 flushes");
+    row("long", `${LONG_FLUSHES} flushes: ${what}, at the end`, name, MB(x.final), "MB", await rows());
+    row("long", `${LONG_FLUSHES} flushes: flush cost, mean`, name, x.mean, "µs", `p99 ${x.p99.toFixed(0)} µs; recovery reads ${x.recovered} elements`);
+    row("long", `${LONG_FLUSHES} flushes: slowest flush`, name, x.max / 1000, "ms");
+    if (x.rewrites > 0)
+      row("long", `${LONG_FLUSHES} flushes: a flush that rewrote the sidecar, mean`, name, x.rewriteMean / 1000, "ms", `${x.rewrites} rewrites`);
+    await store.close();
+  }
+}
+
 // ---- 4. scale: N writer processes on one PostgreSQL ---------------------------------------------
 // Each writer streams a noisy build into its own session as fast as its commits allow; one viewer
 // connection LISTENs and timestamps every notification, so commit-to-viewer latency is measured from
 // the writer calling commit() to the viewer hearing of it (one machine, one clock).
 const SCALE_SECONDS = Number(process.env.SPOOL_BENCH_SCALE_SECONDS ?? 5);
-const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 if (want("scale"))
   for (const n of (process.env.SPOOL_BENCH_SCALE ?? "1,10,50").split(",").map(Number)) {
     const schema = `${PG_SCHEMA}_n${n}`;
@@ -597,7 +704,7 @@ await cluster?.stop();
 
 if (!JSON_OUT) {
   console.log(`spool/store benchmark — node ${process.version}, ${new Date().toISOString()}`);
-  for (const section of ["commit", "recover", "workload", "scale", "open", "inspect"].filter(want)) {
+  for (const section of ["commit", "recover", "workload", "long", "scale", "open", "inspect"].filter(want)) {
     console.log(`\n## ${section}`);
     const w = Math.max(...rows.filter((r) => r.section === section).map((r) => r.name.length));
     for (const r of rows.filter((x) => x.section === section)) {

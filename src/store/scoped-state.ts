@@ -145,15 +145,16 @@ export class ScopedState {
 
   /** Every live record of every scope, one write each (scope "" is the session): what a resync rewrites. */
   *allRecords(): Generator<{ scope: string; seq: number; write: PreparedWrite }> {
-    for (const scope of this.#scopes.keys()) for (const r of this.#records(scope)) yield { scope, ...r };
+    for (const scope of this.#scopes.keys()) for (const r of this.records(scope)) yield { scope, ...r };
   }
 
   /** Session-scope records in seq order, one write each: what a fork copies. */
   *sessionRecords(): Generator<{ seq: number; write: PreparedWrite }> {
-    yield* this.#records("");
+    yield* this.records("");
   }
 
-  *#records(scope: string): Generator<{ seq: number; write: PreparedWrite }> {
+  /** One scope's live records in seq order, one write each: what a sidecar is rewritten as. */
+  *records(scope: string): Generator<{ seq: number; write: PreparedWrite }> {
     const d = this.#scopes.get(scope);
     if (d === undefined) return;
     const out: { seq: number; write: PreparedWrite }[] = [];

@@ -3,7 +3,7 @@
 // output is involved, real HTTP for the wire). Not applicable here: assistant-output streaming,
 // navigation_end resnapshots and Chord's `reset` message (spool has no such events or message).
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer as createTcpServer, connect, type Socket } from "node:net";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -266,6 +266,41 @@ describe("durability and recovery", () => {
     expect(longest).toBeLessThanOrEqual(rebaseEvery);
     const tags = commits.flatMap((t) => t.filter((w) => w.op === "appendList" && w.namespace === "tool_output").map((w) => (w as { tag?: string }).tag));
     expect(tags.filter((t) => t === "base").length).toBeGreaterThanOrEqual(Math.floor(live.length / rebaseEvery));
+  });
+
+  it("a tool that prints for a long time keeps its sidecar bounded on disk, and recovery still equals the live fold", async () => {
+    const { store, workspace, file } = await session();
+    const sidecar = join(`${file}.scopes`, `scope-${encodeURIComponent(operationScope("op").id)}.scope`);
+    let largest = 0;
+    let recoveredAtEnd: ToolOutputState | undefined;
+    const tool: ToolDefinition = {
+      name: "server",
+      description: "",
+      parameters: {},
+      async execute(_id, _a, _s, out) {
+        // 4,000 flushes of a dev server's log (a base every 50, each the 50 KB window so far): never
+        // rewritten, the sidecar grew to 5.2 MB here, however little of it recovery reads.
+        for (let i = 0; i < 4000; i++) {
+          out.write(`[${i}] GET /api/items?page=${i % 97} 200 in ${(i * 7919) % 1000} ms\n`.repeat(3));
+          out.flush({ force: true });
+          if (i % 20 === 0) await sleep(0); // lets the durable chain run, as a real producer's pacing does
+          if (existsSync(sidecar)) largest = Math.max(largest, statSync(sidecar).size);
+        }
+      },
+    };
+    const harness = createHarness({ store, workspace, tools: [tool] });
+    const live: (readonly Op[])[] = [];
+    harness.on((e) => {
+      if (e.type === "tool_update") live.push(e.ops);
+      // The sink's last durable write has landed by tool_end; the settle after it removes the sidecar.
+      if (e.type === "tool_end") recoveredAtEnd = readDurableOutput(store, "op", "c").output;
+    });
+    await harness.runTools("op", [{ toolCallId: "c", toolName: "server", args: {} }]);
+    expect(live.length).toBeGreaterThanOrEqual(4000);
+    expect(recoveredAtEnd).toEqual(fold(live));
+    // The store rewrites a sidecar once it reaches 1 MiB and 4 × what it held after its last rewrite.
+    expect(largest).toBeGreaterThan(512 * 1024);
+    expect(largest).toBeLessThan(1.1 * 1024 * 1024);
   });
 
   it("each durable stream has its own encoder: one call's list decodes alone with a fresh decoder", async () => {

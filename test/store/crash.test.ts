@@ -4,9 +4,12 @@
 // JSONL reopens also equal a replay of every line, ignoring the checkpoint: each reopen is checkpointed
 // on close and the next child appends past it and dies without updating it; a second JSONL variant
 // checkpoints as often as the store allows (checkpointBytes 1: whenever the log grew 8 × the
-// checkpoint's size, every few commits here), so kills also land inside checkpoint writes.
+// checkpoint's size, every few commits here), so kills also land inside checkpoint writes. A third
+// runs one long operation (a batch per flush, a base with a clear every 50) and rewrites its sidecar
+// compactly whenever it has grown 4 × (sidecarCompactBytes 1); half of its kills are sent the moment
+// a rewrite's temp file appears in the sidecar directory, so they land inside rewrites.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, watch } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
@@ -31,7 +34,7 @@ import { testDatabase, uniqueSchema } from "./helpers/pg.js";
 import { removeTempDirs, tempDir } from "./helpers/backends.js";
 import { compileStoreForChildren } from "./helpers/compile-store.js";
 // @ts-expect-error plain-JS fixture shared with the child process
-import { plan, SCOPES, SESSION_KEYS } from "./fixtures/crash-plan.mjs";
+import { PLANS, SCOPES, SESSION_KEYS } from "./fixtures/crash-plan.mjs";
 
 interface TxWrite {
   op: "set" | "delete" | "append" | "clear" | "retire";
@@ -143,24 +146,51 @@ function dumpStore(store: Pick<Store, "get" | "readList">): unknown {
 
 const same = (a: unknown, b: unknown) => isDeepStrictEqual(a, b);
 
-async function runChildUntilKilled(args: string[], delayMs: number): Promise<void> {
+/** Resolves when a `*.tmp` file appears in `dir` (a sidecar rewrite has begun), or after `maxMs`. */
+function tempAppears(dir: string, maxMs: number): { appeared: Promise<boolean>; stop: () => void } {
+  let stop = () => undefined as void;
+  const appeared = new Promise<boolean>((resolve) => {
+    const w = watch(dir, (_event, name) => name?.endsWith(".tmp") && resolve(true));
+    const t = setTimeout(() => resolve(false), maxMs);
+    stop = () => {
+      clearTimeout(t);
+      w.close();
+    };
+  });
+  return { appeared, stop };
+}
+
+/**
+ * Runs the child and SIGKILLs it `delayMs` after it is ready, or, with `onTempIn`, `delayMs` mod 3 ms
+ * after a temp file appears in that directory (at most 2 s after). Returns whether the kill followed a
+ * temp file.
+ */
+async function runChildUntilKilled(args: string[], delayMs: number, onTempIn?: string): Promise<boolean> {
   const p = spawn(process.execPath, [child, ...args], { stdio: ["pipe", "pipe", "pipe"] });
   live.add(p);
   let stderr = "";
   p.stderr!.on("data", (d) => (stderr += d));
   const exited = new Promise<NodeJS.Signals | number | null>((r) => p.once("exit", (code, sig) => r(sig ?? code)));
+  const watcher = onTempIn === undefined ? undefined : tempAppears(onTempIn, 2000);
+  let onTemp = false;
   try {
     await new Promise<void>((resolve, reject) => {
       p.stdout!.on("data", (d: Buffer) => d.includes("ready") && resolve());
       exited.then(() => reject(new Error(`crash child exited before it was ready: ${stderr}`)));
     });
-    await new Promise((r) => setTimeout(r, delayMs)); // on purpose: a random moment inside the commit stream
+    if (watcher !== undefined) {
+      onTemp = await watcher.appeared;
+      // 0–2 ms later: most kills land before the rename, some after it.
+      await new Promise((r) => setTimeout(r, delayMs % 3));
+    } else await new Promise((r) => setTimeout(r, delayMs)); // on purpose: a random moment inside the commit stream
   } finally {
     p.kill("SIGKILL");
+    watcher?.stop();
   }
   const how = await exited;
   live.delete(p);
   if (how !== "SIGKILL") throw new Error(`crash child ended by ${String(how)} instead of SIGKILL: ${stderr}`);
+  return onTemp;
 }
 
 type Backend = "jsonl" | "sqlite" | "postgres";
@@ -184,7 +214,27 @@ async function openPostgres(path: string, durability: Durability): Promise<Store
   }
 }
 
-async function lineage(backend: Backend, durability: Durability, lineageSeed: number, checkpointBytes?: number): Promise<{ kills: number; acked: number }> {
+interface LineageOptions {
+  /** JSONL: checkpoint whenever the store allows (1) instead of at its default interval. */
+  readonly checkpointBytes?: number;
+  /** JSONL: rewrite sidecars compactly at this size (1: whenever one has grown 4 ×). */
+  readonly sidecarCompactBytes?: number;
+  /** The transaction stream (crash-plan.mjs). */
+  readonly plan?: "random" | "rolling";
+  /** JSONL: every other kill is sent when a sidecar rewrite's temp file appears. */
+  readonly killInRewrites?: boolean;
+}
+
+interface LineageResult {
+  kills: number;
+  acked: number;
+  /** Kills sent as a rewrite's temp file appeared, and how many of those left the temp file behind. */
+  onTemp: number;
+  tempLeft: number;
+}
+
+async function lineage(backend: Backend, durability: Durability, lineageSeed: number, o: LineageOptions = {}): Promise<LineageResult> {
+  const plan = PLANS[o.plan ?? "random"] as (seed: number) => Generator<Tx>;
   const dir = tempDir("spool-crash-");
   let path = "";
   const open = () =>
@@ -200,6 +250,8 @@ async function lineage(backend: Backend, durability: Durability, lineageSeed: nu
   const random = () => (rnd = (rnd * 1103515245 + 12345) % 2147483648) / 2147483648;
   let kills = 0;
   let acked = 0;
+  let onTemp = 0;
+  let tempLeft = 0;
   for (let iter = 0; iter < KILLS_PER_LINEAGE && !stopped; iter++) {
     if (iter % KILLS_PER_SESSION === 0) {
       path =
@@ -211,9 +263,14 @@ async function lineage(backend: Backend, durability: Durability, lineageSeed: nu
     }
     const seed = lineageSeed * 10_000 + iter;
     const ackFile = join(dir, `acks-${iter}`);
-    const extra = checkpointBytes === undefined ? [] : [String(checkpointBytes)];
-    await runChildUntilKilled([storeModule, backend, path, String(seed), durability, ackFile, ...extra], Math.floor(random() * 25));
+    const extra = [String(o.checkpointBytes ?? ""), String(o.sidecarCompactBytes ?? ""), o.plan ?? "random"];
+    const scopes = `${path}.scopes`;
+    const watchTemps = o.killInRewrites === true && iter % 2 === 1;
+    if (watchTemps) mkdirSync(scopes, { recursive: true, mode: 0o700 });
+    const delay = Math.floor(random() * 25);
+    if (await runChildUntilKilled([storeModule, backend, path, String(seed), durability, ackFile, ...extra], delay, watchTemps ? scopes : undefined)) onTemp++;
     kills++;
+    if (backend === "jsonl" && existsSync(scopes) && readdirSync(scopes).some((n) => n.endsWith(".tmp"))) tempLeft++;
     const acks = existsSync(ackFile)
       ? readFileSync(ackFile, "utf8")
           .split("\n")
@@ -222,7 +279,7 @@ async function lineage(backend: Backend, durability: Durability, lineageSeed: nu
       : [];
     rmSync(ackFile, { force: true });
     acked += acks.length;
-    const stream = plan(seed) as Generator<Tx>;
+    const stream = plan(seed);
     for (let j = 0; j < acks.length; j++) {
       const tx = stream.next().value as Tx;
       // Contiguous, predicted seqs: nothing acknowledged was reused or skipped.
@@ -239,6 +296,7 @@ async function lineage(backend: Backend, durability: Durability, lineageSeed: nu
       const replayed = loadSession(path, { repair: false, ignoreCheckpoint: true }).state;
       expect(dumpStore(snapshotOf(() => replayed)), `lineage ${lineageSeed} iteration ${iter}: reopen differs from a full replay`).toEqual(got);
       expect(readdirSync(dirname(path)).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+      if (existsSync(`${path}.scopes`)) expect(readdirSync(`${path}.scopes`).filter((n) => n.endsWith(".tmp"))).toEqual([]);
     }
     const eqWithout = same(got, model.dump());
     const eqWith = same(got, withInFlight.dump());
@@ -257,18 +315,37 @@ async function lineage(backend: Backend, durability: Durability, lineageSeed: nu
     nextSeq = probe.seq + 1;
     await store.close();
   }
-  return { kills, acked };
+  return { kills, acked, onTemp, tempLeft };
 }
 
 describe("jsonl checkpointing every few commits, under SIGKILL", () => {
   it(
     `keeps every acknowledged commit, and reopens equal to a full replay, across ${LINEAGES * KILLS_PER_LINEAGE} kills`,
     async () => {
-      const runs = Array.from({ length: LINEAGES }, (_, i) => lineage("jsonl", i % 2 === 0 ? "process" : "os", i + 50, 1));
+      const runs = Array.from({ length: LINEAGES }, (_, i) => lineage("jsonl", i % 2 === 0 ? "process" : "os", i + 50, { checkpointBytes: 1 }));
       const results = await Promise.all(runs);
       const kills = results.reduce((a, r) => a + r.kills, 0);
       expect(kills).toBeGreaterThanOrEqual(LONG ? 1000 : 50);
       expect(results.reduce((a, r) => a + r.acked, 0)).toBeGreaterThan(kills);
+    },
+    LONG ? 3_600_000 : 600_000,
+  );
+});
+
+describe("jsonl rewriting a long operation's sidecar compactly, under SIGKILL", () => {
+  it(
+    `keeps every acknowledged commit, and reopens equal to a full replay, across ${LINEAGES * KILLS_PER_LINEAGE} kills, half of them inside rewrites`,
+    async () => {
+      const runs = Array.from({ length: LINEAGES }, (_, i) =>
+        lineage("jsonl", i % 2 === 0 ? "process" : "os", i + 70, { sidecarCompactBytes: 1, plan: "rolling", killInRewrites: true }),
+      );
+      const results = await Promise.all(runs);
+      const sum = (k: keyof LineageResult) => results.reduce((a, r) => a + r[k], 0);
+      expect(sum("kills")).toBeGreaterThanOrEqual(LONG ? 1000 : 50);
+      expect(sum("acked")).toBeGreaterThan(sum("kills"));
+      // The kills sent on a temp file did land inside rewrites: most found one begun and not renamed yet.
+      expect(sum("onTemp")).toBeGreaterThan(sum("kills") / 4);
+      expect(sum("tempLeft")).toBeGreaterThan(0);
     },
     LONG ? 3_600_000 : 600_000,
   );

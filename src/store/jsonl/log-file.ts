@@ -77,9 +77,10 @@ export class AppendFile {
   #size: number;
   dirty = false;
 
-  constructor(path: string, expectedSize?: number) {
+  /** `fd`: a descriptor already open for appending to `path` (a file just published whole); else `path` is opened. */
+  constructor(path: string, expectedSize?: number, fd?: number) {
     this.path = path;
-    this.#fd = openSync(path, "a");
+    this.#fd = fd ?? openSync(path, "a");
     this.#size = fstatSync(this.#fd).size;
     if (expectedSize !== undefined && expectedSize < this.#size) {
       ftruncateSync(this.#fd, expectedSize);

@@ -2,18 +2,20 @@
 // Commits are admitted (validated, seq allocated) synchronously and persisted on one serial queue,
 // so a retirement's cleanup can never race a write that reuses the scope id. The session scope is
 // indexed over the main log, not held (main-state.ts), and the index is checkpointed beside the log
-// (checkpoint.ts) on close and as the log grows, so the next open replays only what came after.
+// (checkpoint.ts) on close and as the log grows, so the next open replays only what came after. A
+// sidecar that grows past what its scope holds is rewritten as its live records (compact-sidecar.ts).
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Value, ValueList } from "../address.js";
-import { writeFileAtomic } from "../atomic-write.js";
+import { fsyncDir, writeFileAtomic } from "../atomic-write.js";
 import { SessionNotFoundError, StoreClosedError, StoreFailedError } from "../errors.js";
 import { normalizeReadOptions } from "../read-options.js";
 import { scopeKey, type Scope } from "../scope.js";
 import type { CommitResult, Durability, ListPage, ListReadOptions, Store, StoreStats } from "../store.js";
 import { prepareTransaction, type PreparedTransaction, type Write } from "../write.js";
 import { writeCheckpoint, type LineMark } from "./checkpoint.js";
+import { compactSidecarText, nextCompaction, rewriteSidecar, type SeqWrite } from "./compact-sidecar.js";
 import { AppendFile } from "./log-file.js";
 import { LogSource } from "./log-source.js";
 import { acquireLock } from "./lock.js";
@@ -38,11 +40,18 @@ export interface JsonlStoreOptions {
    * A checkpoint is also written on close and after an open that had to replay without one.
    */
   readonly checkpointBytes?: number;
+  /**
+   * Rewrite a sidecar as its live records once it has grown to this many bytes and 4 × its size after
+   * its last rewrite (default 1 MiB), so an operation that runs for hours keeps a sidecar the size of
+   * what it holds, not of everything it ever wrote.
+   */
+  readonly sidecarCompactBytes?: number;
 }
 
 const DEFAULT_CHECKPOINT_BYTES = 8 * 1024 * 1024;
 /** A checkpoint is rewritten only after the log grew this many times its size. */
 const CHECKPOINT_GROWTH = 8;
+const DEFAULT_SIDECAR_COMPACT_BYTES = 1024 * 1024;
 
 /** Publishes a complete first line under `path` via a temp file and rename, so a reader never sees half a header. */
 export function createWithHeader(path: string, headerLine: string, durable: boolean, extraLines = ""): void {
@@ -64,6 +73,9 @@ class JsonlStore implements Store {
   readonly #source: LogSource;
   readonly #main: AppendFile;
   readonly #sidecars = new Map<string, AppendFile>();
+  /** The size at which each open sidecar is next rewritten compactly. */
+  readonly #compactAt = new Map<string, number>();
+  readonly #sidecarCompactBytes: number;
   readonly #release: () => void;
   #nextSeq: number;
   #tail: Promise<unknown> = Promise.resolve();
@@ -96,6 +108,7 @@ class JsonlStore implements Store {
     this.#durable = (options.durability ?? "process") === "os";
     this.#syncIntervalMs = options.syncIntervalMs ?? 1000;
     this.#checkpointBytes = options.checkpointBytes ?? DEFAULT_CHECKPOINT_BYTES;
+    this.#sidecarCompactBytes = options.sidecarCompactBytes ?? DEFAULT_SIDECAR_COMPACT_BYTES;
     this.#source = LogSource.forWriter(path);
     let loaded: ReturnType<typeof loadSession>;
     try {
@@ -206,7 +219,11 @@ class JsonlStore implements Store {
     } else {
       this.#state.applyScoped(tx.scope, seq, tx.writes);
     }
-    this.#persistedHigh = Math.max(this.#persistedHigh, seq + tx.writes.length - 1);
+    const lastSeq = seq + tx.writes.length - 1;
+    this.#persistedHigh = Math.max(this.#persistedHigh, lastSeq);
+    if (tx.scope !== "" && file.size >= (this.#compactAt.get(tx.scope) ?? this.#sidecarCompactBytes)) {
+      this.#compact(tx.scope, file, { seq: lastSeq, write: tx.writes[tx.writes.length - 1]! });
+    }
     const retired = tx.writes.flatMap((w, i) => (w.op === "retire" ? [{ id: w.scope, seq: seq + i }] : []));
     if (retired.length === 0) {
       if (this.#durable) {
@@ -224,6 +241,7 @@ class JsonlStore implements Store {
     for (const { id, seq: at } of retired) {
       this.#sidecars.get(id)?.close();
       this.#sidecars.delete(id);
+      this.#compactAt.delete(id);
       this.#lastRetired.set(id, at);
       try {
         unlinkSync(join(sidecarDir(this.#path), sidecarName(id)));
@@ -234,6 +252,33 @@ class JsonlStore implements Store {
     }
     this.#maybeCheckpoint();
     return { seq };
+  }
+
+  /**
+   * Rewrites a sidecar as its live records (compact-sidecar.ts), right after a transaction to it was
+   * appended and applied. Best effort up to the rename: a failure leaves the old file whole and is
+   * tried again once the file has grown another step. With durability "os" the directory is synced
+   * after it, or a power cut could bring back the old file without the commits written since.
+   */
+  #compact(id: string, old: AppendFile, last: SeqWrite): void {
+    let file: AppendFile;
+    try {
+      const header = encodeHeader({ format: SCOPE_FORMAT, version: FORMAT_VERSION, sessionId: this.#sessionId, scopeId: id });
+      file = rewriteSidecar(old.path, compactSidecarText(header, id, this.#state.scoped.records(id), last));
+    } catch {
+      this.#compactAt.set(id, nextCompaction(old.size, this.#sidecarCompactBytes));
+      return;
+    }
+    old.close();
+    this.#sidecars.set(id, file);
+    this.#compactAt.set(id, nextCompaction(file.size, this.#sidecarCompactBytes));
+    if (!this.#durable) return;
+    try {
+      fsyncDir(dirname(file.path));
+    } catch (e) {
+      this.#failed = new StoreFailedError(dirname(file.path), e);
+      throw this.#failed;
+    }
   }
 
   #openSidecar(id: string): AppendFile {
