@@ -1,13 +1,16 @@
 // Rewriting a long-lived sidecar as its live records. A sidecar gains a line per durable flush until
 // its operation settles, and a clear is one more line, not a removal: the harness clears a tool's
 // list at every base, so memory holds only the batches since the last one, but the file kept every
-// batch ever flushed (a dev server or a long `spool run` grew it for hours). Once a sidecar has grown
+// batch ever flushed (a dev server or a long `spool run` grew it for hours: 37.3 MB after 20,000
+// flushes of a 50 KB window, of which recovery reads ~100 KB). Once a sidecar has grown
 // to `floor` bytes and SIDECAR_GROWTH × its size after its last rewrite, it is written again whole —
 // its header, then each live value and list element as a one-write transaction at the seq it was
 // written with — to a temp file beside it, synced and renamed over it (atomic-write.ts). A SIGKILL
 // before the rename leaves the old file and a `*.tmp` that open removes; after it, the new file;
 // either replays to the same state. The growth factor keeps it amortised: a rewrite writes at most the
 // file's live bytes, and at least (1 − 1/SIDECAR_GROWTH) of the file was appended since the last one.
+// Measured (`npm run bench:store`, section long): at the 1 MiB default the sidecar never passed
+// 1.03 MB, one flush in ~550 rewrote it, in about 2 ms: 3–4 µs a flush amortised.
 import type { PreparedWrite } from "../write.js";
 import { replaceFileForAppend } from "../atomic-write.js";
 import { AppendFile } from "./log-file.js";
