@@ -1,11 +1,14 @@
 // writeFileAtomic, the one atomic write (headers, archive entries, saved results, the CLI's code
 // cache): whole or nothing under SIGKILL at any moment, exclusive temp files that never clobber one
 // another, the temp file gone after a failure, and with `durable` the file and its directory synced.
+// replaceFileForAppend (a sidecar rewritten compactly): the same, its data always synced, and the
+// descriptor it returns appends to the new file.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { replaceFileForAppend } from "../../src/store/atomic-write.js";
 import { writeFileAtomic } from "../../src/store/index.js";
 import { removeTempDirs, tempDir } from "./helpers/backends.js";
 import { compileStoreForChildren } from "./helpers/compile-store.js";
@@ -116,5 +119,47 @@ describe("writeFileAtomic", () => {
       // The version acknowledged last is there, or the one after it (killed after its rename, before its ack).
       expect([acked, acked + 1]).toContain(got);
     }
+  });
+});
+
+describe("replaceFileForAppend", () => {
+  it("publishes the file whole and returns a descriptor that appends to it, not to the file it replaced", () => {
+    const dir = tempDir();
+    const path = join(dir, "side");
+    writeFileSync(path, "old\n");
+    const oldFd = openSync(path, "a");
+    const fd = replaceFileForAppend(path, "new\n");
+    writeSync(fd, "more\n");
+    writeSync(oldFd, "into the replaced file\n");
+    closeSync(fd);
+    closeSync(oldFd);
+    expect(readFileSync(path, "utf8")).toBe("new\nmore\n");
+    expect(readdirSync(dir)).toEqual(["side"]);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it("leaves the old file and no temp file when it fails", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "kept"), "kept");
+    const blocked = join(dir, "blocked");
+    mkdirSync(join(blocked, "inside"), { recursive: true });
+    expect(() => replaceFileForAppend(blocked, "x")).toThrow();
+    expect(readdirSync(dir).sort()).toEqual(["blocked", "kept"]);
+  });
+
+  it("syncs the data before the rename whatever the durability, and leaves the directory to the caller", () => {
+    const hasStrace = spawnSync("strace", ["-f", "-e", "trace=none", "true"]).status === 0;
+    if (!hasStrace) return;
+    const dir = tempDir();
+    const path = join(dir, "side");
+    const module = join(dirname(storeModule), "atomic-write.js");
+    const script = `const { replaceFileForAppend } = await import(${JSON.stringify(module)}); replaceFileForAppend(${JSON.stringify(path)}, "x");`;
+    const r = spawnSync("strace", ["-f", "-y", "-qq", "-e", "trace=fsync,rename", process.execPath, "--input-type=module", "-e", script], { encoding: "utf8" });
+    const lines = r.stderr.split("\n").filter((l) => /fsync|rename/.test(l));
+    const fileSync = lines.findIndex((l) => /fsync\(\d+<[^>]*side\.[^>]*\.tmp>/.test(l));
+    const rename = lines.findIndex((l) => l.includes("rename(") && l.includes(`"${path}"`));
+    expect(fileSync, lines.join("\n")).toBeGreaterThanOrEqual(0);
+    expect(rename).toBeGreaterThan(fileSync);
+    expect(lines.filter((l) => new RegExp(`fsync\\(\\d+<${dir}>`).test(l))).toEqual([]);
   });
 });
