@@ -7,6 +7,7 @@ import { DEFAULT_ROOT, gcPostgresSessions, sessionsDir } from "../store/index.js
 import { defineCommand } from "./command.js";
 import { EXIT } from "./exit.js";
 import { listSessions, loadSummary, removedSinceListed, sessionDirWarnings } from "./session-catalog.js";
+import { directorySize } from "./session-view.js";
 import { ROOT } from "./shared-options.js";
 import { STORE, storeTarget } from "./store-option.js";
 import { UsageError } from "./usage-error.js";
@@ -59,20 +60,25 @@ export const gcCommand = defineCommand({
     let failed = 0;
     for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool gc: warning: ${warning}\n`);
     for (const entry of listSessions(root)) {
-      let loaded: Awaited<ReturnType<typeof loadSummary>>;
+      let found: { live: boolean; bytes: number; status: string };
       let lastActive: number;
       try {
-        loaded = await loadSummary(entry);
+        const loaded = await loadSummary(entry);
+        found = { live: loaded.live, bytes: loaded.summary.bytes, status: loaded.summary.status };
         lastActive = Math.max(Date.parse(loaded.summary.endedAt ?? "") || 0, statSync(entry.file).mtimeMs);
       } catch (err) {
         // Another gc removed it meanwhile: neither kept nor ours to report (two gcs at once ended one of
         // them at its first such session with "ENOENT … stat", its report unprinted).
         if (removedSinceListed(entry)) continue;
-        process.stderr.write(`spool gc: skipping ${entry.id}: ${(err as Error).message}\n`);
-        kept++;
-        continue;
+        if (!emptySince(entry.file, cutoff)) {
+          process.stderr.write(`spool gc: skipping ${entry.id}: ${(err as Error).message}\n`);
+          kept++;
+          continue;
+        }
+        found = { live: false, bytes: directorySize(entry.dir), status: "empty" };
+        lastActive = 0;
       }
-      if (loaded.live || lastActive >= cutoff) {
+      if (found.live || lastActive >= cutoff) {
         kept++;
         continue;
       }
@@ -88,9 +94,9 @@ export const gcCommand = defineCommand({
           continue;
         }
       }
-      freed += loaded.summary.bytes;
+      freed += found.bytes;
       removed++;
-      process.stdout.write(`${dry ? "would remove" : "removed"} ${entry.id} (${formatBytes(loaded.summary.bytes)}, ${loaded.summary.status})\n`);
+      process.stdout.write(`${dry ? "would remove" : "removed"} ${entry.id} (${formatBytes(found.bytes)}, ${found.status})\n`);
     }
     process.stdout.write(
       `${dry ? "Would free" : "Freed"} ${formatBytes(freed)} from ${removed} session${removed === 1 ? "" : "s"}; kept ${kept} under ${sessionsDir(root)}.\n`,
@@ -98,6 +104,21 @@ export const gcCommand = defineCommand({
     return failed > 0 ? EXIT.failure : 0;
   },
 });
+
+/**
+ * A log or database of 0 bytes, last written before the cutoff: a process that stopped before its
+ * first write left it (spool publishes a JSONL log with its header, so there only a hand leaves one).
+ * Every reader skips it as holding no session, and gc once did too, so it stayed for ever; it holds
+ * nothing to lose. A writer writes its first record at once, long before any cutoff.
+ */
+function emptySince(file: string, cutoff: number): boolean {
+  try {
+    const st = statSync(file);
+    return st.isFile() && st.size === 0 && st.mtimeMs < cutoff;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The session's log (and the files named after it: checkpoint, sidecars, WAL) goes last: a removal cut

@@ -1,7 +1,7 @@
 // Sessions through the built binary: run (with and without --serve), sessions, inspect (including a
 // run SIGKILLed mid-command), gc, serve, and the error cases.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -115,6 +115,28 @@ describe("spool gc when a removal fails", () => {
     const again = spool(["gc", "--older-than", "0s"], dir);
     expect(again.status).toBe(0);
     expect(readdirSync(join(dir, ".spool", "sessions"))).toEqual([]);
+  });
+});
+
+describe("spool gc and sessions that never got a first record", () => {
+  it("removes a 0-byte log or database older than the cutoff (every reader skips it, so it stayed for ever), keeps a recent one and a damaged one", () => {
+    const dir = tempDir("spool-sessions-gc-empty-");
+    const sessions = join(dir, ".spool", "sessions");
+    const make = (id: string, file: string, text: string, ageS: number) => {
+      mkdirSync(join(sessions, id), { recursive: true });
+      writeFileSync(join(sessions, id, file), text);
+      const t = Date.now() / 1000 - ageS;
+      utimesSync(join(sessions, id, file), t, t);
+    };
+    make("old-jsonl", "session.jsonl", "", 3600);
+    make("old-sqlite", "session.sqlite", "", 3600);
+    make("new-sqlite", "session.sqlite", "", 0);
+    make("damaged", "session.jsonl", "garbage, not a header\n", 3600);
+    const gc = spool(["gc", "--older-than", "10m"], dir);
+    expect(gc.status).toBe(0);
+    expect(gc.stdout).toMatch(/^removed old-jsonl \(\S+ \S+, empty\)\nremoved old-sqlite \(\S+ \S+, empty\)\nFreed \S+ \S+ from 2 sessions; kept 2 /);
+    expect(gc.stderr).toMatch(/skipping damaged: [\s\S]*skipping new-sqlite: /);
+    expect(readdirSync(sessions).sort()).toEqual(["damaged", "new-sqlite"]);
   });
 });
 
