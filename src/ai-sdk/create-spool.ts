@@ -2,6 +2,7 @@
 // (bash, read, recall, process_output/write/kill/list), a prepareStep over the same workspace, and close(). The session lives in
 // `<root>/sessions/<id>/` like any other, so `spool sessions`, `spool inspect` and `spool serve` show
 // the agent's calls live and afterwards.
+import { resolve } from "node:path";
 import type { Store, RepoBackend } from "../store/index.js";
 import {
   contextConfigFromOptions,
@@ -29,14 +30,22 @@ import type { SpoolToolOutput } from "./tool-output.js";
 import { toAiTool, type SpoolTool } from "./tools.js";
 
 export interface CreateSpoolOptions {
-  /** The spool directory; the session goes to `<root>/sessions/<id>/` (default `.spool`). */
+  /**
+   * The spool directory; the session goes to `<root>/sessions/<id>/` (default `.spool`). A relative
+   * root is resolved against the process's working directory, not `cwd`.
+   */
   readonly root?: string;
   readonly backend?: RepoBackend;
-  /** Working directory of commands and of relative read paths (default: the process's). */
+  /**
+   * Working directory of commands and of relative read paths (default: the process's). Resolved once,
+   * when createSpool is called: a later process.chdir moves neither the commands nor the reads.
+   */
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** bash's bounded view (defaults: tail, 50 KiB, 2000 lines). */
-  /** bash's window, and `maxSpillBytes`: what a command may print before it is stopped (default: no limit). */
+  /**
+   * bash's window (defaults: tail, 50 KiB, 2000 lines; at most 64 MiB and 1,000,000 lines), and
+   * `maxSpillBytes`: what a command may print before it is stopped (default: no limit).
+   */
   readonly limits?: {
     readonly maxBytes?: number;
     readonly maxLines?: number;
@@ -88,6 +97,9 @@ export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spo
   // Checked before the session is created: a bad option throws here, once, naming the option —
   // SpoolOptionError (SPOOL_AI_SDK_OPTION), or ConfigError (SPOOL_CONTEXT_CONFIG) for `context`.
   checkSpoolOptions(options);
+  // A relative cwd was resolved again by every call, against wherever the process was by then (after
+  // a chdir, every command failed on a missing directory), and recorded as given ("sub").
+  const cwd = resolve(options.cwd ?? process.cwd());
   const config: ContextConfig = contextConfigFromOptions(options.context ?? {});
   if (config.turnBudgetChars < MIN_RECALL_MAX_CHARS) {
     // A recall answer must fit in one turn's budget, or prepareStep cuts it into a preview that names
@@ -105,7 +117,7 @@ export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spo
     ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
     archive: { archiveMaxBytes: config.archiveMaxBytes, archiveTtlMs: config.archiveTtlMs },
     tools: {
-      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      cwd,
       ...(options.env !== undefined ? { env: options.env } : {}),
       ...options.limits,
       ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),

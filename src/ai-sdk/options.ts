@@ -2,7 +2,9 @@
 // only later, on every model call, as tool text the model reads and the developer does not — and in
 // the harness's units (a timeout of -1 s reported as "timeoutMs … got -1000").
 import { statSync } from "node:fs";
-import { isWholeNumberIn, SpoolError, wholeNumberRange } from "../errors/index.js";
+import { MAX_WINDOW_BYTES, MAX_WINDOW_LINES } from "../capture/index.js";
+import { givenValue, isWholeNumberIn, SpoolError, wholeNumberRange } from "../errors/index.js";
+import { DEFAULT_ROOT, directoryProblem, sessionsDir } from "../store/index.js";
 
 /** A createSpool option that cannot work; `option` names it as the caller wrote it (e.g. "limits.maxBytes"). */
 export class SpoolOptionError extends SpoolError {
@@ -17,16 +19,27 @@ export class SpoolOptionError extends SpoolError {
 // Node's timers hold at most 2^31-1 ms; the bash tool refuses a longer timeout.
 const MAX_TIMEOUT_SECONDS = 2_147_483;
 
-export interface CheckedOptions {
-  readonly cwd?: unknown;
-  readonly limits?: unknown;
-  readonly timeout?: unknown;
-  readonly context?: unknown;
-}
+/** Every option createSpool reads; any other name is a typo that would be ignored without a word. */
+const OPTIONS = ["root", "backend", "cwd", "env", "limits", "timeout", "context", "label", "store", "workspace", "onPrepare"] as const;
+const BACKENDS = ["jsonl", "sqlite", "postgres"] as const;
 
 /** Throws SpoolOptionError for the first option of `options` that cannot work. */
-export function checkSpoolOptions(options: CheckedOptions): void {
-  const { timeout, limits, cwd, context } = options;
+export function checkSpoolOptions(options: unknown): void {
+  if (!isObject(options)) throw new SpoolOptionError("options", `must be an object (or left out), got ${show(options)}.`);
+  for (const name of Object.keys(options)) {
+    if (!(OPTIONS as readonly string[]).includes(name)) throw new SpoolOptionError(name, `is not an option; the options are ${OPTIONS.join(", ")}.`);
+  }
+  const { root, backend, timeout, limits, cwd, env, context, label, onPrepare } = options;
+  if (root !== undefined) {
+    // "" resolved to the current directory: the session went to ./sessions/ beside the caller's files.
+    if (root === "") throw new SpoolOptionError("root", `is empty; pass a directory, or leave root out for its default (${DEFAULT_ROOT}).`);
+    if (typeof root !== "string") throw new SpoolOptionError("root", `must be a directory path, got ${show(root)}.`);
+    const problem = directoryProblem(root, "root", sessionsDir(root));
+    // The CLI's words for --root; the path they name may be DIR/sessions, not the root itself.
+    if (problem !== undefined) throw new SpoolOptionError("root", `cannot hold sessions: ${problem}.`);
+  }
+  if (backend !== undefined && !(BACKENDS as readonly unknown[]).includes(backend))
+    throw new SpoolOptionError("backend", `must be ${BACKENDS.map((b) => JSON.stringify(b)).join(", ")}, got ${show(backend)}.`);
   if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0 && timeout <= MAX_TIMEOUT_SECONDS)) {
     throw new SpoolOptionError("timeout", `must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got ${show(timeout)}.`);
   }
@@ -35,9 +48,11 @@ export function checkSpoolOptions(options: CheckedOptions): void {
       throw new SpoolOptionError("limits", `must be an object { maxBytes, maxLines, maxSpillBytes, minFreeBytes, retain }, got ${show(limits)}.`);
     for (const [name, value] of Object.entries(limits)) {
       if (name === "maxBytes" || name === "maxLines" || name === "maxSpillBytes" || name === "minFreeBytes") {
+        // The same ranges as run's and mcp's --max-bytes, --max-lines, --max-spill and --min-free.
         const min = name === "minFreeBytes" ? 0 : 1;
-        if (value !== undefined && !isWholeNumberIn(value, min))
-          throw new SpoolOptionError(`limits.${name}`, `must be ${wholeNumberRange(min)}, got ${show(value)}.`);
+        const max = name === "maxBytes" ? MAX_WINDOW_BYTES : name === "maxLines" ? MAX_WINDOW_LINES : Number.MAX_SAFE_INTEGER;
+        if (value !== undefined && !isWholeNumberIn(value, min, max))
+          throw new SpoolOptionError(`limits.${name}`, `must be ${wholeNumberRange(min, max)}, got ${show(value)}.`);
       } else if (name === "retain") {
         if (value !== undefined && value !== "head" && value !== "tail")
           throw new SpoolOptionError("limits.retain", `must be "head" or "tail", got ${show(value)}.`);
@@ -54,7 +69,26 @@ export function checkSpoolOptions(options: CheckedOptions): void {
     }
     if (!isDir) throw new SpoolOptionError("cwd", `${JSON.stringify(cwd)} is not a directory; pass the directory commands should run in.`);
   }
+  if (env !== undefined) checkEnv(env);
   if (context !== undefined && !isObject(context)) throw new SpoolOptionError("context", `must be an object of context budgets, got ${show(context)}.`);
+  if (label !== undefined && (typeof label !== "string" || label === ""))
+    throw new SpoolOptionError("label", `must be a non-empty string (what \`spool sessions\` shows as the command), got ${show(label)}.`);
+  if (onPrepare !== undefined && typeof onPrepare !== "function") throw new SpoolOptionError("onPrepare", `must be a function, got ${show(onPrepare)}.`);
+}
+
+// Left to the tools, a bad environment failed every bash call as "could not start /bin/bash … check
+// that the shell exists" (a NUL byte), or was dropped without a word (a string spread into
+// {0: "F", 1: "O", …}; a name with "=").
+function checkEnv(env: unknown): void {
+  if (!isObject(env)) throw new SpoolOptionError("env", `must be an object of variable names to string values, got ${show(env)}.`);
+  for (const [name, value] of Object.entries(env)) {
+    if (name === "" || name.includes("=") || name.includes("\0"))
+      throw new SpoolOptionError("env", `has the variable name ${JSON.stringify(name)}; a name is not empty and holds no "=" or NUL.`);
+    // Numbers work (the process gets their text); anything else would reach it as "[object Object]".
+    if (value !== undefined && typeof value !== "string" && !(typeof value === "number" && Number.isFinite(value)))
+      throw new SpoolOptionError(`env.${name}`, `must be a string (or undefined to leave it out), got ${show(value)}.`);
+    if (typeof value === "string" && value.includes("\0")) throw new SpoolOptionError(`env.${name}`, "holds a NUL byte, which no environment variable can.");
+  }
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -62,5 +96,5 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 function show(v: unknown): string {
-  return typeof v === "number" || v === undefined ? String(v) : JSON.stringify(v);
+  return typeof v === "function" ? "a function" : givenValue(v);
 }

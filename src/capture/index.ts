@@ -7,7 +7,7 @@
 // `pty` runs and of the terminal model.
 export { exec, start, type RunningCommand } from "./exec.js";
 export { DEFAULT_COLS, DEFAULT_ROWS, type TerminalSize } from "./output-capture.js";
-export { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, DEFAULT_MAX_LINE_BYTES, resolveLimits } from "./limits.js";
+export { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, DEFAULT_MAX_LINE_BYTES, MAX_WINDOW_BYTES, MAX_WINDOW_LINES, resolveLimits } from "./limits.js";
 export { OutputCapture } from "./output-capture.js";
 export { AdaptivePublisher, type PublisherOptions } from "./publisher.js";
 export { applyUpdate, deriveUpdate, measureUpdate, metadataOf } from "./updates.js";

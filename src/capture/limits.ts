@@ -6,6 +6,12 @@ import type { CaptureLimits } from "./types.js";
 export const DEFAULT_MAX_BYTES = 50 * 1024;
 export const DEFAULT_MAX_LINES = 2000;
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024;
+/**
+ * The largest window a caller may ask for (--max-bytes / --max-lines, createSpool's limits): the window
+ * is held in memory several times over while it fills, and no model reads more.
+ */
+export const MAX_WINDOW_BYTES = 64 * 1024 * 1024;
+export const MAX_WINDOW_LINES = 1_000_000;
 /** The open line is held whole in memory, so its cap must itself be bounded. */
 const MAX_LINE_BYTES_CEILING = 1024 * 1024;
 

@@ -14,13 +14,8 @@ export const ROOT = {
 export const directoryOption = (help: string) => ({ type: "string", value: "DIR", help, check: checkDirectoryOption }) as const satisfies OptionSpec;
 export const JSON_OUTPUT = { type: "boolean", help: "print one JSON document instead of text" } as const satisfies OptionSpec;
 
-/**
- * The largest window --max-bytes / --max-lines may ask for, wherever a command bounds bash's output
- * (the default is 50 KiB, 2000 lines): the window is held in memory several times over while it fills,
- * and no model reads more.
- */
-export const MAX_WINDOW_BYTES = 64 * 1024 * 1024;
-export const MAX_WINDOW_LINES = 1_000_000;
+/** The largest window --max-bytes / --max-lines may ask for, wherever a command bounds bash's output. */
+export { MAX_WINDOW_BYTES, MAX_WINDOW_LINES } from "../capture/index.js";
 
 /** --max-spill, wherever bash runs commands: what a runaway command may print before it is stopped. */
 export const MAX_SPILL = {

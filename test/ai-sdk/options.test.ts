@@ -1,13 +1,15 @@
 // createSpool's options: each one takes effect, and a bad one is refused when the spool is created,
 // with an error naming the option in the units the developer passed — not later, on every model call,
 // as tool text only the model reads.
-import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ModelMessage } from "ai";
 import { afterAll, afterEach, expect, it, vi } from "vitest";
-import { createSpool, type CreateSpoolOptions } from "../../dist/ai-sdk/index.js";
+import { createSpool, type CreateSpoolOptions, type Spool, type SpoolToolOutput } from "../../dist/ai-sdk/index.js";
 import { SpoolError } from "../../dist/errors/index.js";
 import { DiskArchive } from "../../dist/context/index.js";
+import { SESSION_RECORD } from "../../dist/harness/index.js";
+import { readJsonlSnapshot } from "../../dist/store/index.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -47,6 +49,14 @@ it("context.archiveMaxBytes and archiveTtlMs bound the session's archive", async
   expect(bytes()).toBeLessThanOrEqual(60_000);
 });
 
+/** Runs one AI SDK tool as the SDK's loop does (execute is an async iterable) and returns the final output. */
+async function runTool(spool: Spool, name: string, input: Record<string, unknown>): Promise<SpoolToolOutput> {
+  let last: SpoolToolOutput | undefined;
+  const out = spool.tools[name]!.execute!(input as never, { toolCallId: `t-${name}`, messages: [], context: {} } as never) as AsyncIterable<SpoolToolOutput>;
+  for await (const o of out) last = o;
+  return last!;
+}
+
 const aFile = (): string => {
   const path = join(tempDir("spool-ai-sdk-opt-"), "file");
   writeFileSync(path, "x");
@@ -66,6 +76,64 @@ it.each<[string, () => CreateSpoolOptions, string, RegExp]>([
     () => ({ limits: { minFreeBytes: -1 } }),
     "SPOOL_AI_SDK_OPTION",
     /limits\.minFreeBytes must be a whole number of 0 or more, got -1\b/,
+  ],
+  [
+    "limits.maxBytes above the window's cap",
+    () => ({ limits: { maxBytes: 1e15 } }),
+    "SPOOL_AI_SDK_OPTION",
+    /^createSpool: limits\.maxBytes must be a whole number from 1 to 67,108,864, got 1000000000000000\.$/,
+  ],
+  [
+    "limits.maxLines above the window's cap",
+    () => ({ limits: { maxLines: 1_000_001 } }),
+    "SPOOL_AI_SDK_OPTION",
+    /limits\.maxLines .* from 1 to 1,000,000, got 1000001\b/,
+  ],
+  [
+    "a root that is a file",
+    () => ({ root: aFile() }),
+    "SPOOL_AI_SDK_OPTION",
+    /^createSpool: root cannot hold sessions: ".*\/file" is not a directory; pass a directory\.$/,
+  ],
+  [
+    "a root under a file",
+    () => ({ root: join(aFile(), ".spool") }),
+    "SPOOL_AI_SDK_OPTION",
+    /^createSpool: root cannot hold sessions: ".*\/file\/\.spool" is under ".*\/file", which is not a directory; pass a directory\.$/,
+  ],
+  ["a root that is a number", () => ({ root: 5 as unknown as string }), "SPOOL_AI_SDK_OPTION", /^createSpool: root must be a directory path, got 5\.$/],
+  [
+    "an unknown backend",
+    () => ({ backend: "mysql" as "jsonl" }),
+    "SPOOL_AI_SDK_OPTION",
+    /^createSpool: backend must be "jsonl", "sqlite", "postgres", got "mysql"\.$/,
+  ],
+  [
+    "env as a string",
+    () => ({ env: "FOO=1" as unknown as Record<string, string> }),
+    "SPOOL_AI_SDK_OPTION",
+    /^createSpool: env must be an object .*, got "FOO=1"\.$/,
+  ],
+  [
+    "an env name with =",
+    () => ({ env: { "A=B": "x" } }),
+    "SPOOL_AI_SDK_OPTION",
+    /^createSpool: env has the variable name "A=B"; a name is not empty and holds no "=" or NUL\.$/,
+  ],
+  ["an env value with a NUL byte", () => ({ env: { X: "a\0b" } }), "SPOOL_AI_SDK_OPTION", /^createSpool: env\.X holds a NUL byte/],
+  ["an env value that is an object", () => ({ env: { X: {} as string } }), "SPOOL_AI_SDK_OPTION", /^createSpool: env\.X must be a string .*, got \{\}\.$/],
+  ["an empty label", () => ({ label: "" }), "SPOOL_AI_SDK_OPTION", /^createSpool: label must be a non-empty string .*, got ""\.$/],
+  [
+    "an onPrepare that is not a function",
+    () => ({ onPrepare: true as never }),
+    "SPOOL_AI_SDK_OPTION",
+    /^createSpool: onPrepare must be a function, got true\.$/,
+  ],
+  [
+    "a misspelt option",
+    () => ({ rooot: "/tmp/elsewhere" }) as CreateSpoolOptions,
+    "SPOOL_AI_SDK_OPTION",
+    /^createSpool: rooot is not an option; the options are root, backend, cwd, /,
   ],
   ["a missing cwd", () => ({ cwd: "/nonexistent/dir" }), "SPOOL_AI_SDK_OPTION", /^createSpool: cwd "\/nonexistent\/dir" does not exist/],
   ["a cwd that is a file", () => ({ cwd: aFile() }), "SPOOL_AI_SDK_OPTION", /cwd .* is not a directory/],
@@ -122,6 +190,49 @@ it.each<[string, () => CreateSpoolOptions, string, RegExp]>([
   expect(err).toBeInstanceOf(SpoolError);
   expect(err).toMatchObject({ code, message: expect.stringMatching(message) });
   expect(existsSync(root)).toBe(false);
+});
+
+it("null options are refused in one line", async () => {
+  await expect(createSpool(null as unknown as CreateSpoolOptions)).rejects.toMatchObject({
+    code: "SPOOL_AI_SDK_OPTION",
+    message: "createSpool: options must be an object (or left out), got null.",
+  });
+});
+
+it("an empty root is refused, and nothing is written to the current directory", async () => {
+  // "" resolved to the current directory: the session went to ./sessions/ beside the caller's files.
+  const dir = tempDir("spool-ai-sdk-opt-");
+  const before = process.cwd();
+  process.chdir(dir);
+  try {
+    await expect(createSpool({ root: "" })).rejects.toMatchObject({
+      code: "SPOOL_AI_SDK_OPTION",
+      message: "createSpool: root is empty; pass a directory, or leave root out for its default (.spool).",
+    });
+  } finally {
+    process.chdir(before);
+  }
+  expect(readdirSync(dir)).toEqual([]);
+});
+
+it("a relative cwd is the directory it named when createSpool was called, for every call and in the session record", async () => {
+  const dir = tempDir("spool-ai-sdk-opt-");
+  mkdirSync(join(dir, "sub"));
+  writeFileSync(join(dir, "sub", "x.txt"), "hello\n");
+  const before = process.cwd();
+  process.chdir(dir);
+  let spool: Spool;
+  try {
+    spool = await createSpool({ root: join(dir, ".spool"), cwd: "sub" });
+  } finally {
+    process.chdir(before);
+  }
+  cleanups.push(() => spool.close());
+  // The process has moved on (as a server's other work may move it): commands and reads stay in sub/.
+  expect((await runTool(spool, "bash", { command: "pwd" })).text).toBe(`${join(dir, "sub")}\n`);
+  expect((await runTool(spool, "read", { path: "x.txt" })).text).toMatch(/^hello\n/);
+  await spool.close();
+  expect(readJsonlSnapshot(join(spool.sessionDir, "session.jsonl")).get(SESSION_RECORD)).toMatchObject({ cwd: join(dir, "sub") });
 });
 
 it("limits.maxSpillBytes stops a runaway command: the bash tool's result says why and where its output is", async () => {
