@@ -37,6 +37,12 @@ export interface CreateSpoolOptions {
   readonly root?: string;
   readonly backend?: RepoBackend;
   /**
+   * Continue this session under `root` — created when it does not exist yet, as `spool run --session`
+   * does — so one conversation served over many requests (or restarts) is one session, its calls
+   * recorded beside the earlier ones, its first start kept. Default: a new session, whose id is `sessionId`.
+   */
+  readonly session?: string;
+  /**
    * Working directory of commands and of relative read paths (default: the process's). Resolved once,
    * when createSpool is called: a later process.chdir moves neither the commands nor the reads.
    */
@@ -113,6 +119,7 @@ export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spo
     label: options.label ?? "ai-sdk",
     ...(options.root !== undefined ? { root: options.root } : {}),
     ...(options.backend !== undefined ? { backend: options.backend } : {}),
+    ...(options.session !== undefined ? { sessionId: options.session } : {}),
     ...(options.store !== undefined ? { store: options.store } : {}),
     ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
     archive: { archiveMaxBytes: config.archiveMaxBytes, archiveTtlMs: config.archiveTtlMs },

@@ -4,7 +4,7 @@
 import { statSync } from "node:fs";
 import { MAX_WINDOW_BYTES, MAX_WINDOW_LINES } from "../capture/index.js";
 import { givenValue, isWholeNumberIn, SpoolError, wholeNumberRange } from "../errors/index.js";
-import { DEFAULT_ROOT, directoryProblem, sessionsDir } from "../store/index.js";
+import { DEFAULT_ROOT, directoryProblem, isSessionId, sessionsDir } from "../store/index.js";
 
 /** A createSpool option that cannot work; `option` names it as the caller wrote it (e.g. "limits.maxBytes"). */
 export class SpoolOptionError extends SpoolError {
@@ -20,7 +20,7 @@ export class SpoolOptionError extends SpoolError {
 const MAX_TIMEOUT_SECONDS = 2_147_483;
 
 /** Every option createSpool reads; any other name is a typo that would be ignored without a word. */
-const OPTIONS = ["root", "backend", "cwd", "env", "limits", "timeout", "context", "label", "store", "workspace", "onPrepare"] as const;
+const OPTIONS = ["root", "backend", "session", "cwd", "env", "limits", "timeout", "context", "label", "store", "workspace", "onPrepare"] as const;
 const BACKENDS = ["jsonl", "sqlite", "postgres"] as const;
 
 /** Throws SpoolOptionError for the first option of `options` that cannot work. */
@@ -29,7 +29,7 @@ export function checkSpoolOptions(options: unknown): void {
   for (const name of Object.keys(options)) {
     if (!(OPTIONS as readonly string[]).includes(name)) throw new SpoolOptionError(name, `is not an option; the options are ${OPTIONS.join(", ")}.`);
   }
-  const { root, backend, timeout, limits, cwd, env, context, label, onPrepare } = options;
+  const { root, backend, session, store, timeout, limits, cwd, env, context, label, onPrepare } = options;
   if (root !== undefined) {
     // "" resolved to the current directory: the session went to ./sessions/ beside the caller's files.
     if (root === "") throw new SpoolOptionError("root", `is empty; pass a directory, or leave root out for its default (${DEFAULT_ROOT}).`);
@@ -40,6 +40,14 @@ export function checkSpoolOptions(options: unknown): void {
   }
   if (backend !== undefined && !(BACKENDS as readonly unknown[]).includes(backend))
     throw new SpoolOptionError("backend", `must be ${BACKENDS.map((b) => JSON.stringify(b)).join(", ")}, got ${show(backend)}.`);
+  if (session !== undefined) {
+    if (!isSessionId(session))
+      throw new SpoolOptionError(
+        "session",
+        `must be a session id (1-128 letters, digits, ".", "_" and "-", not starting with "." or "-"), got ${show(session)}.`,
+      );
+    if (store !== undefined) throw new SpoolOptionError("session", "cannot be given with store: a store passed in is the session; give one or the other.");
+  }
   if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0 && timeout <= MAX_TIMEOUT_SECONDS)) {
     throw new SpoolOptionError("timeout", `must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got ${show(timeout)}.`);
   }

@@ -12,6 +12,7 @@ import { createWorkspace, type ToolResultMessage, type Workspace, type Workspace
 import { applyImmutable } from "../delta/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import {
+  checkSessionId,
   currentOwner,
   DEFAULT_ROOT,
   newSessionId,
@@ -36,6 +37,11 @@ export interface AgentSessionOptions {
   /** backend "postgres": the database URL (undefined: the PG* environment) and its options. */
   readonly url?: string;
   readonly postgres?: PostgresRepoOptions;
+  /**
+   * Continue this session under `root` (created when it does not exist yet), as `spool run --session`
+   * does: its calls are recorded beside the earlier ones and its first start is kept. Default: a new session.
+   */
+  readonly sessionId?: string;
   /** What `spool sessions` shows in its COMMAND column, e.g. "mcp". */
   readonly label: string;
   /** Tool settings: cwd, bash limits and default timeout. */
@@ -99,16 +105,25 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
       ...(options.url !== undefined ? { url: options.url } : {}),
       ...(options.postgres !== undefined ? { postgres: options.postgres } : {}),
     });
-    const created = await repo.create({ id: newSessionId() });
-    ({ id, store } = created);
-    dir = created.dir;
+    if (options.sessionId !== undefined) {
+      // The session's lock keeps a second writer out ("session … is open in process N").
+      id = checkSessionId(options.sessionId);
+      store = await repo.open(id, { create: true });
+      dir = join(root, id);
+    } else {
+      const created = await repo.create({ id: newSessionId() });
+      ({ id, store } = created);
+      dir = created.dir;
+    }
     workspace = options.workspace ?? createWorkspace({ dir: join(root, id), keep: true, ...options.archive });
   }
+  // A session continued keeps its first start, as `spool run --session` keeps it across runs.
+  const previous = owned ? store.get(SESSION_RECORD) : undefined;
   const record: SessionRecord = {
     command: options.label,
     cwd: options.tools?.cwd ?? process.cwd(),
     ...currentOwner(),
-    startedAt: new Date().toISOString(),
+    startedAt: previous?.startedAt ?? new Date().toISOString(),
     endedAt: null,
     status: "running",
     exitCode: null,
