@@ -36,6 +36,8 @@ export interface CreateSpoolOptions {
    */
   readonly root?: string;
   readonly backend?: RepoBackend;
+  /** backend "postgres": the database URL (default: the PG* environment variables). */
+  readonly url?: string;
   /**
    * Continue this session under `root` — created when it does not exist yet, as `spool run --session`
    * does — so one conversation served over many requests (or restarts) is one session, its calls
@@ -119,6 +121,7 @@ export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spo
     label: options.label ?? "ai-sdk",
     ...(options.root !== undefined ? { root: options.root } : {}),
     ...(options.backend !== undefined ? { backend: options.backend } : {}),
+    ...(options.url !== undefined ? { url: options.url } : {}),
     ...(options.session !== undefined ? { sessionId: options.session } : {}),
     ...(options.store !== undefined ? { store: options.store } : {}),
     ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),

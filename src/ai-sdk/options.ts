@@ -20,7 +20,7 @@ export class SpoolOptionError extends SpoolError {
 const MAX_TIMEOUT_SECONDS = 2_147_483;
 
 /** Every option createSpool reads; any other name is a typo that would be ignored without a word. */
-const OPTIONS = ["root", "backend", "session", "cwd", "env", "limits", "timeout", "context", "label", "store", "workspace", "onPrepare"] as const;
+const OPTIONS = ["root", "backend", "url", "session", "cwd", "env", "limits", "timeout", "context", "label", "store", "workspace", "onPrepare"] as const;
 const BACKENDS = ["jsonl", "sqlite", "postgres"] as const;
 
 /** Throws SpoolOptionError for the first option of `options` that cannot work. */
@@ -29,7 +29,7 @@ export function checkSpoolOptions(options: unknown): void {
   for (const name of Object.keys(options)) {
     if (!(OPTIONS as readonly string[]).includes(name)) throw new SpoolOptionError(name, `is not an option; the options are ${OPTIONS.join(", ")}.`);
   }
-  const { root, backend, session, store, timeout, limits, cwd, env, context, label, onPrepare } = options;
+  const { root, backend, url, session, store, timeout, limits, cwd, env, context, label, onPrepare } = options;
   if (root !== undefined) {
     // "" resolved to the current directory: the session went to ./sessions/ beside the caller's files.
     if (root === "") throw new SpoolOptionError("root", `is empty; pass a directory, or leave root out for its default (${DEFAULT_ROOT}).`);
@@ -40,6 +40,11 @@ export function checkSpoolOptions(options: unknown): void {
   }
   if (backend !== undefined && !(BACKENDS as readonly unknown[]).includes(backend))
     throw new SpoolOptionError("backend", `must be ${BACKENDS.map((b) => JSON.stringify(b)).join(", ")}, got ${show(backend)}.`);
+  if (url !== undefined) {
+    if (typeof url !== "string" || url === "") throw new SpoolOptionError("url", `must be a PostgreSQL URL (postgres://…), got ${show(url)}.`);
+    // Shown without the URL: it may hold a password.
+    if (backend !== "postgres") throw new SpoolOptionError("url", `is the database URL of backend "postgres"; add backend: "postgres", or leave url out.`);
+  }
   if (session !== undefined) {
     if (!isSessionId(session))
       throw new SpoolOptionError(

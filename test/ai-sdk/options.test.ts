@@ -133,7 +133,13 @@ it.each<[string, () => CreateSpoolOptions, string, RegExp]>([
     "a misspelt option",
     () => ({ rooot: "/tmp/elsewhere" }) as CreateSpoolOptions,
     "SPOOL_AI_SDK_OPTION",
-    /^createSpool: rooot is not an option; the options are root, backend, cwd, /,
+    /^createSpool: rooot is not an option; the options are root, backend, url, session, cwd, /,
+  ],
+  [
+    "a url without backend postgres",
+    () => ({ url: "postgres://u:secret@127.0.0.1:1/db" }),
+    "SPOOL_AI_SDK_OPTION",
+    /^createSpool: url is the database URL of backend "postgres"; add backend: "postgres", or leave url out\.$/,
   ],
   ["a missing cwd", () => ({ cwd: "/nonexistent/dir" }), "SPOOL_AI_SDK_OPTION", /^createSpool: cwd "\/nonexistent\/dir" does not exist/],
   ["a cwd that is a file", () => ({ cwd: aFile() }), "SPOOL_AI_SDK_OPTION", /cwd .* is not a directory/],
@@ -190,6 +196,22 @@ it.each<[string, () => CreateSpoolOptions, string, RegExp]>([
   expect(err).toBeInstanceOf(SpoolError);
   expect(err).toMatchObject({ code, message: expect.stringMatching(message) });
   expect(existsSync(root)).toBe(false);
+});
+
+it("backend postgres connects to the url given, not the PG* environment's server", async () => {
+  vi.stubEnv("PGHOST", "127.0.0.2");
+  vi.stubEnv("PGDATABASE", "from_env");
+  try {
+    // Nothing listens on port 1: the refusal names the server and database of the url.
+    await expect(
+      createSpool({ root: join(tempDir("spool-ai-sdk-opt-"), ".spool"), backend: "postgres", url: "postgres://u:secret@127.0.0.1:1/from_url" }),
+    ).rejects.toMatchObject({
+      code: "SPOOL_STORE_DB_UNREACHABLE",
+      message: expect.stringMatching(/^PostgreSQL at 127\.0\.0\.1:1, database "from_url": cannot connect/),
+    });
+  } finally {
+    vi.unstubAllEnvs();
+  }
 });
 
 it("null options are refused in one line", async () => {
