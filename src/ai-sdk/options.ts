@@ -1,7 +1,8 @@
 // createSpool's options, checked when the spool is created. Left to the tools, a bad value failed
 // only later, on every model call, as tool text the model reads and the developer does not — and in
 // the harness's units (a timeout of -1 s reported as "timeoutMs … got -1000").
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { MAX_WINDOW_BYTES, MAX_WINDOW_LINES } from "../capture/index.js";
 import { givenValue, isWholeNumberIn, SpoolError, wholeNumberRange } from "../errors/index.js";
 import { DEFAULT_ROOT, directoryProblem, isSessionId, sessionsDir } from "../store/index.js";
@@ -52,6 +53,13 @@ export function checkSpoolOptions(options: unknown): void {
         `must be a session id (1-128 letters, digits, ".", "_" and "-", not starting with "." or "-"), got ${show(session)}.`,
       );
     if (store !== undefined) throw new SpoolOptionError("session", "cannot be given with store: a store passed in is the session; give one or the other.");
+    // The same id kept by the other local backend: say which backend continues it, as `spool run
+    // --session` does (the store said "session already exists … Open it instead").
+    const kind = backend ?? "jsonl";
+    const other = kind === "jsonl" ? "sqlite" : kind === "sqlite" ? "jsonl" : undefined;
+    const dir = join(sessionsDir(typeof root === "string" ? root : DEFAULT_ROOT), session);
+    if (other !== undefined && !existsSync(join(dir, `session.${kind}`)) && existsSync(join(dir, `session.${other}`)))
+      throw new SpoolOptionError("session", `${session} is stored in ${other === "sqlite" ? "SQLite" : "JSONL"}; pass backend: "${other}" to continue it.`);
   }
   if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0 && timeout <= MAX_TIMEOUT_SECONDS)) {
     throw new SpoolOptionError("timeout", `must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got ${show(timeout)}.`);

@@ -69,8 +69,14 @@ it("createSpool({ session }) continues a session: its calls are recorded beside 
   expect(inspect).toMatch(/call call-2 \(read\): ok[^\n]*\n\s+\$ read \{"path":"[^"]+\/spill\/call-1\.log","offset":99999\} /);
 });
 
-it("a bad session id, or a session given with a store, is refused in one line", async () => {
+it("a bad session id, a session given with a store, or a session kept by the other backend is refused in one line", async () => {
   const root = join(tempDir("spool-ai-sdk-session-"), ".spool");
+  const sqlite = await createSpool({ root, backend: "sqlite" });
+  await sqlite.close();
+  await expect(createSpool({ root, session: sqlite.sessionId })).rejects.toMatchObject({
+    code: "SPOOL_AI_SDK_OPTION",
+    message: `createSpool: session ${sqlite.sessionId} is stored in SQLite; pass backend: "sqlite" to continue it.`,
+  });
   await expect(createSpool({ root, session: "../elsewhere" })).rejects.toMatchObject({
     code: "SPOOL_AI_SDK_OPTION",
     message: expect.stringMatching(/^createSpool: session must be a session id \(.*\), got "\.\.\/elsewhere"\.$/),
