@@ -2,6 +2,8 @@
 // built binary, over sessions of every kind a root holds: finished and SIGKILLed JSONL runs, a SQLite
 // run, and the 0-byte session.sqlite a run that stopped as it began leaves (sessions and inspect wrote
 // SQLite's schema into it). Every file under the root is byte for byte, mode and mtime as it was.
+// (Not tried here: a SQLite session whose writer was SIGKILLed, whose WAL SQLite folds into the
+// database when a reader's connection, the last one, closes; no record changes. session-format.md.)
 import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
