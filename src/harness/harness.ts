@@ -185,6 +185,11 @@ export function createHarness(options: HarnessOptions): Harness {
   const open: Record<string, OpenOperation> = { ...(store.get(OPEN_OPERATIONS) ?? {}) };
   /** What a writer before this harness left open (in start order: the record keeps insertion order). */
   const leftOpen = Object.keys(open);
+  /**
+   * Operations this harness is running (runTools, resume): resume() refuses them. A resume racing
+   * another resume (or resumeLeftOpen) of one operation ran its calls twice and appended two results.
+   */
+  const running = new Set<string>();
 
   /**
    * A call's sink: each flushed batch goes to the durable list first (one chain per call keeps its
@@ -352,6 +357,30 @@ export function createHarness(options: HarnessOptions): Harness {
   });
   const background = new Map<string, { call: ToolCall; sink: ReturnType<typeof openSink> }>();
 
+  /** resume()'s work, for an operation no one in this harness runs. */
+  const resumeOpen = async (operationId: string, op: OpenOperation, runOptions: { signal?: AbortSignal }): Promise<ToolResultMessage[]> => {
+    const signal = runOptions.signal ?? new AbortController().signal;
+    emit({ type: "operation_start", operationId });
+    const records: Write[] = [];
+    const results = await Promise.all(
+      op.calls.map(async (call) => {
+        const { output } = readDurableOutput(store, operationId, call.toolCallId);
+        const tool = tools.get(call.toolName);
+        const result = tool?.replaySafe ? await runCall(operationId, call, signal, output) : interrupted(call, output, tool === undefined);
+        // The record its writer left "running" ends now (the first time known to be after it ended),
+        // as interrupted: or the viewer would time it for ever. A replay-safe call ran to the end.
+        const record = store.get(callRecord(call.toolCallId));
+        if (record?.status === "running") {
+          const status: SessionStatus = tool?.replaySafe ? (result.isError ? "failed" : "succeeded") : "interrupted";
+          records.push(setValue(callRecord(call.toolCallId), { ...record, endedAt: new Date().toISOString(), status }));
+        }
+        return result;
+      }),
+    );
+    await settle(operationId, results, records);
+    return results;
+  };
+
   const harness: Harness = {
     processes,
     close() {
@@ -363,10 +392,15 @@ export function createHarness(options: HarnessOptions): Harness {
     },
     async runTools(operationId, calls, runOptions = {}) {
       await start(operationId, calls);
-      const signal = runOptions.signal ?? new AbortController().signal;
-      const results = await Promise.all(calls.map((c) => runCall(operationId, c, signal, undefined)));
-      await settle(operationId, results);
-      return results;
+      running.add(operationId);
+      try {
+        const signal = runOptions.signal ?? new AbortController().signal;
+        const results = await Promise.all(calls.map((c) => runCall(operationId, c, signal, undefined)));
+        await settle(operationId, results);
+        return results;
+      } finally {
+        running.delete(operationId);
+      }
     },
     recover() {
       return Object.entries(open).map(([operationId, op]) => ({
@@ -378,30 +412,20 @@ export function createHarness(options: HarnessOptions): Harness {
     async resume(operationId, runOptions = {}) {
       const op = open[operationId];
       if (!op) throw new HarnessError("SPOOL_HARNESS_UNKNOWN_OPERATION", `no unsettled operation ${operationId}; recover() lists them`);
-      const signal = runOptions.signal ?? new AbortController().signal;
-      emit({ type: "operation_start", operationId });
-      const records: Write[] = [];
-      const results = await Promise.all(
-        op.calls.map(async (call) => {
-          const { output } = readDurableOutput(store, operationId, call.toolCallId);
-          const tool = tools.get(call.toolName);
-          const result = tool?.replaySafe ? await runCall(operationId, call, signal, output) : interrupted(call, output, tool === undefined);
-          // The record its writer left "running" ends now (the first time known to be after it ended),
-          // as interrupted: or the viewer would time it for ever. A replay-safe call ran to the end.
-          const record = store.get(callRecord(call.toolCallId));
-          if (record?.status === "running") {
-            const status: SessionStatus = tool?.replaySafe ? (result.isError ? "failed" : "succeeded") : "interrupted";
-            records.push(setValue(callRecord(call.toolCallId), { ...record, endedAt: new Date().toISOString(), status }));
-          }
-          return result;
-        }),
-      );
-      await settle(operationId, results, records);
-      return results;
+      if (running.has(operationId) || background.has(operationId)) {
+        throw new HarnessError("SPOOL_HARNESS_OPERATION_OPEN", `operation ${operationId} is running in this harness; it settles when its calls end`);
+      }
+      running.add(operationId);
+      try {
+        return await resumeOpen(operationId, op, runOptions);
+      } finally {
+        running.delete(operationId);
+      }
     },
     async resumeLeftOpen(runOptions = {}) {
       const results: ToolResultMessage[] = [];
-      for (const operationId of leftOpen.splice(0)) if (open[operationId]) results.push(...(await harness.resume(operationId, runOptions)));
+      for (const operationId of leftOpen.splice(0))
+        if (open[operationId] && !running.has(operationId)) results.push(...(await harness.resume(operationId, runOptions)));
       return results;
     },
     transcript() {

@@ -342,6 +342,42 @@ describe("harness: memo, recovery and seeded replay", () => {
     expect(next.transcript().map((m) => m.toolCallId)).toEqual(["old-call", "own-call"]);
   });
 
+  it("resume refuses an operation this harness runs, its own or one it is resuming: a second resume ran the calls again and appended a second result", async () => {
+    const store = createMemoryStore();
+    const workspace = createWorkspace({ dir: tempDir("spool-ws-"), keep: true });
+    let release!: () => void;
+    const replayable = (gate: Promise<void>): ToolDefinition => ({
+      name: "t",
+      description: "",
+      parameters: {},
+      replaySafe: true,
+      async execute(_id, _a, _s, out) {
+        out.write("ran\n");
+        await gate;
+      },
+    });
+    // The dead writer: it never settles.
+    const dead = createHarness({ store, workspace, tools: [replayable(new Promise(() => {}))] });
+    void dead.runTools("old", [{ toolCallId: "old-call", toolName: "t", args: {} }]);
+    await until(() => dead.recover().length === 1, "the operation to start");
+    const next = createHarness({ store, workspace, tools: [replayable(new Promise((r) => (release = r)))] });
+    const first = next.resume("old");
+    await expect(next.resume("old")).rejects.toMatchObject({ code: "SPOOL_HARNESS_OPERATION_OPEN" });
+    await expect(next.resumeLeftOpen()).resolves.toEqual([]);
+    const own = next.runTools("own", [{ toolCallId: "own-call", toolName: "t", args: {} }]);
+    await until(() => next.recover().some((o) => o.operationId === "own"), "its own operation to start");
+    await expect(next.resume("own")).rejects.toThrow(/operation own is running in this harness; it settles when its calls end/);
+    release();
+    await Promise.all([first, own]);
+    // one result each: the refused resume ran nothing
+    expect(
+      next
+        .transcript()
+        .map((m) => m.toolCallId)
+        .sort(),
+    ).toEqual(["old-call", "own-call"]);
+  });
+
   it("resumeLeftOpen on a session nothing was left open in writes nothing", async () => {
     const store = createMemoryStore();
     const before = store.stats();
