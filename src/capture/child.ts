@@ -25,14 +25,16 @@ export interface Child {
   pause(): void;
   resume(): void;
   /**
-   * Ends the output. Pipes and the terminal stop reading at once (a backgrounded grandchild may hold
-   * them open forever); a file the command writes is read to its current end first, once what its
-   * stderr pipe holds now is copied into it. onOutputClosed follows either way.
+   * Ends the output. Pipes stop reading at once (a backgrounded grandchild may hold them open
+   * forever); the terminal first reads what it holds now; a file the command writes is read to its
+   * current end first, once what its stderr pipe holds now is copied into it. onOutputClosed follows
+   * either way.
    */
   closeOutput(): void;
   /**
-   * Pipes and the terminal end by themselves when their writers close them; a file never does, so
-   * the owner calls closeOutput once the process group is gone.
+   * Pipes end by themselves when their writers close them, the terminal when its owner closes it
+   * after the exit grace (exec.ts: spool holds its slave side, see pty-child.ts); a file never does,
+   * so the owner calls closeOutput once the process group is gone.
    */
   readonly outputEndsWithGroup: boolean;
   /** Only a file's reader can fall behind its writer: true when it has, false once it has caught up. */

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { exec, start } from "../../src/capture/index.js";
+import { groupMembers } from "../support/process-group.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spool-exit-group-"));
 const survivors: number[] = [];
@@ -51,8 +52,6 @@ describe("A command's background jobs in its own process group outlive a normal 
   });
 
   it("what a background job prints to the pipes within the grace is captured (they were given up 100 ms after the exit)", async () => {
-    // Not on a pty: when the shell, its session's leader, exits, the kernel hangs the terminal up and
-    // a write to it fails (EIO), as when a terminal window closes.
     const r = await exec("(sleep 0.3; echo late) & echo early");
     expect(r.text).toBe("early\nlate\n");
     expect(r.exitCode).toBe(0);
@@ -147,5 +146,42 @@ describe("A command's background jobs in its own process group outlive a normal 
     survivors.push(pid);
     expect(r.exitCode).toBe(0);
     expect(isRunning(pid, "sleep 303")).toBe(true);
+  });
+});
+
+// On a pty the shell leads the terminal's session: at its exit the kernel sent SIGHUP to the terminal's
+// foreground group, which holds its `&` jobs (no job control in `sh -c`), and they died silently:
+// "late" never came and no note said so. Now they get the same grace as on pipes (pty-child.ts).
+describe.runIf(process.platform === "linux")("on a pty, what the command leaves running gets the same exit grace as on pipes", () => {
+  it("a job's output within the grace is captured, and nothing is said to be stopped", async () => {
+    const r = await exec("(sleep 0.5; echo late) & echo started", { pty: true });
+    expect(r.text).toBe("started\nlate\n");
+    expect(r.exitCode).toBe(0);
+    expect(r.signal).toBeNull();
+    expect(r.endedLeftovers).toBeUndefined();
+  });
+
+  it("a job still running after the grace is ended with endedLeftovers, nothing of the group is left, and the exit code is the shell's", async () => {
+    const running = start("sleep 306 & echo $!; exit 3", { pty: true });
+    const r = await running.result;
+    const pid = Number(r.text.split("\n")[0]);
+    survivors.push(pid);
+    expect(r.exitCode).toBe(3);
+    expect(r.signal).toBeNull();
+    expect(r.endedLeftovers).toBe(true);
+    expect(isRunning(pid, "sleep 306")).toBe(false);
+    expect(groupMembers(running.pid!)).toEqual([]);
+  });
+
+  it("a shell killed by a signal is reported so, and what it left is ended all the same", async () => {
+    const running = start("sleep 307 & echo $!; kill -TERM $$; sleep 5", { pty: true });
+    const r = await running.result;
+    const pid = Number(r.text.split("\n")[0]);
+    survivors.push(pid);
+    expect(r.signal).toBe("SIGTERM");
+    expect(r.exitCode).toBe(143);
+    expect(r.endedLeftovers).toBe(true);
+    expect(isRunning(pid, "sleep 307")).toBe(false);
+    expect(groupMembers(running.pid!)).toEqual([]);
   });
 });

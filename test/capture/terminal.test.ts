@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { exec, OutputCapture, resolveLimits, start, InputClosedError } from "../../src/capture/index.js";
 import { openSequenceStart } from "../../src/capture/open-sequence.js";
+import { ptyChild } from "../../src/capture/pty-child.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spool-terminal-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -335,6 +336,20 @@ printf '\\033[31mred\\033[0m\\n'; seq 1 3000`;
       const r = await exec("seq 1 3000", { pty: true, capture: { limits: { maxLines: 3 } } });
       expect(r.truncation.totalLines).toBe(3000);
       expect(r.text).toBe("2998\n2999\n3000\n");
+    }
+  });
+
+  it("the terminal closed at the moment of the exit still gives everything printed before it (closeOutput reads what it holds)", async () => {
+    // The exit can be reported before the reads of the last output: closed right then, the end of
+    // `seq 1 3000` was lost in 49 of 100 runs here; a read of the terminal until it has nothing lost none.
+    for (let i = 0; i < 20; i++) {
+      const child = ptyChild("/bin/sh", "seq 1 3000", dir, process.env, 80, 24);
+      const chunks: Buffer[] = [];
+      child.onData((c) => chunks.push(Buffer.from(c)));
+      const closed = new Promise<void>((resolve) => child.onOutputClosed(resolve));
+      await new Promise<void>((resolve) => child.onExit(() => resolve(child.closeOutput())));
+      await closed;
+      expect(Buffer.concat(chunks).toString("latin1").endsWith("2999\r\n3000\r\n")).toBe(true);
     }
   });
 

@@ -73,6 +73,20 @@ describe("spool mcp: long-running and interactive commands", () => {
     expect(done.text).toBe("early\nlate\n");
   });
 
+  it("on a pty the same: a job's output within the grace is shown, and 'server &' is stopped with the note, nothing of it left", async () => {
+    // Before, the shell's exit hung its jobs up (SIGHUP from the kernel): no "late", and no note.
+    const call = caller(await start());
+    const done = await call("bash", { command: "(sleep 0.5; echo late) & echo early", pty: true });
+    expect(done.isError).toBe(false);
+    expect(done.text).toBe("early\nlate\n");
+    const r = await call("bash", { command: "sleep 308 & echo $!; exit 5", pty: true });
+    expect(r.isError).toBe(true);
+    const pid = Number(r.text.split("\n")[0]);
+    await until(() => !alive(pid) || undefined, "the background sleep to be gone (a zombie waits on init)", 5000);
+    expect(r.text).toContain("[The command left processes running in the background (such as `… &`); they were stopped when it exited.");
+    expect(r.text).toContain("Command exited with code 5");
+  });
+
   it("bash with a setsid process writing to its output comes back and says why the rest is not there", async () => {
     const call = caller(await start());
     const began = Date.now();
