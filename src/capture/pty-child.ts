@@ -100,19 +100,30 @@ export function ptyChild(shell: string, command: string, cwd: string, env: NodeJ
   } catch (e) {
     spawnError = e instanceof Error ? e : new Error(String(e));
   }
-  const unix = term as unknown as UnixTerminal | undefined;
+  // Only where node-pty is the version these internals were read from (package.json pins it): any
+  // other keeps node-pty's own close — the exit 200 ms late, the terminal closed then, and what the
+  // command left running ended by the hangup — rather than failing every pty command.
+  const held = term as unknown as Partial<UnixTerminal> | undefined;
+  const unix =
+    held !== undefined && typeof held._emittedClose === "boolean" && typeof held.fd === "number" && typeof held._socket?.destroy === "function"
+      ? (held as UnixTerminal)
+      : undefined;
   let slave: number | undefined;
-  if (unix) {
-    // node-pty waits for the master's end of file (never, while the slave is held) or 200 ms before it
-    // reports the exit, and then destroys the master; this flag, which it sets once the master has
-    // closed, makes it report the exit at once and leave the master to closeOutput.
-    unix._emittedClose = true;
+  // node-pty waits for the master's end of file (never, while the slave is held) or 200 ms before it
+  // reports the exit, and then destroys the master; this flag, which it sets once the master has
+  // closed, makes it report the exit at once and leave the master to closeOutput.
+  if (unix) unix._emittedClose = true;
+  if (term) {
     try {
-      slave = openSync(unix.ptsName, fsConstants.O_RDWR | fsConstants.O_NOCTTY);
+      slave = openSync((term as unknown as UnixTerminal).ptsName, fsConstants.O_RDWR | fsConstants.O_NOCTTY);
     } catch {
       slave = undefined;
     }
   }
+  const closeSlave = (): void => {
+    if (slave !== undefined) closeSync(slave);
+    slave = undefined;
+  };
   let exited = false;
   let outputOpen = true;
   let paused = false;
@@ -126,6 +137,12 @@ export function ptyChild(shell: string, command: string, cwd: string, env: NodeJ
   term?.onExit(({ exitCode, signal }) => {
     if (exited) return;
     exited = true;
+    if (!unix) {
+      // node-pty's own close (see `unix`): the output ends with the exit.
+      outputOpen = false;
+      closeSlave();
+      for (const l of closedListeners) l();
+    }
     const sig = signalName(signal ?? 0);
     for (const l of exitListeners) l(sig ? null : exitCode, sig);
   });
@@ -151,8 +168,7 @@ export function ptyChild(shell: string, command: string, cwd: string, env: NodeJ
       if (!paused && unix._socket.readableLength === 0 && !unix._socket.destroyed) drain(unix.fd, deliver);
       outputOpen = false;
       unix._socket.destroy();
-      if (slave !== undefined) closeSync(slave);
-      slave = undefined;
+      closeSlave();
       for (const l of closedListeners) l();
     },
     outputEndsWithGroup: false,
