@@ -5,7 +5,7 @@
 // the transcript holds a result for every call. `inspect` shows each call with its own output, and
 // the session under the latest command. Real processes and stores: JSONL, SQLite, PostgreSQL.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { findEntry, withSnapshot } from "../../src/cli/session-catalog.js";
@@ -15,6 +15,7 @@ import { stopTestDatabase, testDatabase, uniqueSession } from "../store/helpers/
 import { runSpool, SPOOL_BIN } from "../support/cli.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
+import { stateOf } from "../support/process-group.js";
 
 const parents: ChildProcess[] = [];
 afterEach(() => {
@@ -28,15 +29,6 @@ afterAll(async () => {
 
 const env = { ...process.env, SPOOL_STORE: "" };
 const TICKS = "for i in $(seq 1 400); do echo tick $i; sleep 0.05; done";
-
-function stateOf(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0];
-  } catch {
-    return undefined;
-  }
-}
 
 /** `spool run` under a parent that never waits for it (`sh -c 'spool & exec sleep'`): its pid and its stderr so far. */
 function unreapedRun(args: readonly string[], cwd: string): { pid: () => number | undefined; err: () => string } {

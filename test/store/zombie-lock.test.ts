@@ -3,13 +3,14 @@
 // was refused ("session … is open in process N"). The writer runs under a parent that never waits
 // for it (`sh -c 'writer & exec sleep'`), so it stays a zombie for as long as the test looks.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { openSessionRepo } from "../../src/store/index.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
+import { stateOf } from "../support/process-group.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const STORE_MODULE = join(here, "../../dist/store/index.js");
@@ -22,16 +23,6 @@ afterEach(() => {
   for (const p of parents.splice(0)) p.kill("SIGKILL");
 });
 afterAll(removeTempDirs);
-
-/** State letter of /proc/PID/stat (R, S, Z…), undefined once the process is gone. */
-function stateOf(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0];
-  } catch {
-    return undefined;
-  }
-}
 
 /** A writer holding session `id`, whose parent never waits for it; resolves with its pid once it holds the lock. */
 async function unreapedWriter(root: string, backend: "jsonl" | "sqlite", id: string): Promise<number> {

@@ -26,3 +26,13 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** State letter of /proc/PID/stat (R, S, Z…), undefined once the process is gone. */
+export function stateOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0];
+  } catch {
+    return undefined;
+  }
+}
