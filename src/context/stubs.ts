@@ -60,7 +60,13 @@ export function buildPreview(
   const headLines = countLines(head);
   const tailLines = countLines(tail);
   const firstTailLine = lines - tailLines + 1;
-  const shown = tailLines > 0 ? `lines 1-${headLines} and ${firstTailLine}-${lines}` : `lines 1-${headLines}`;
+  // One line cut in two (minified JSON, a long log line) read "lines 1-1 and 1-1 of 1".
+  const shown =
+    lines === 1 && tailLines > 0
+      ? "the start and the end of line 1"
+      : tailLines > 0
+        ? `lines 1-${headLines} and ${firstTailLine}-${lines}`
+        : `lines 1-${headLines}`;
   // The budget's previews list error lines (they cut fresh results the model is acting on now), and so do old failed results.
   const found = listErrors
     ? errorLines(text, head.length, text.length - tail.length, headLines + (head.endsWith("\n") || head === "" ? 1 : 0), ERROR_LINE_LIMITS)

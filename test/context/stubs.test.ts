@@ -51,6 +51,13 @@ describe("stubs", () => {
     );
   });
 
+  it("a preview of one line cut in two says so (it read 'lines 1-1 and 1-1 of 1'), and parses back", () => {
+    const text = `{"data":[${Array.from({ length: 400 }, (_, i) => i).join(",")}]}`;
+    const preview = buildPreview("partial", text, 100, 50, { keys: [] }, "JSON")!;
+    expect(preview.split("\n")[0]).toMatch(/^\[Partial tool result — showing the start and the end of line 1 of 1 \(\d+ chars, JSON\)\. /);
+    expect(parseStub(preview)).toMatchObject({ level: "partial", lines: 1, chars: text.length, kind: "JSON" });
+  });
+
   it("a summary parses back exactly", () => {
     fc.assert(
       fc.property(fc.nat(), fc.nat(), fc.constantFrom("JSON", "Go source", "text"), fc.array(key, { maxLength: 3 }), (lines, chars, kind, keys) => {
