@@ -14,7 +14,7 @@ export interface ReadAnswer {
   readonly next?: { readonly offset: number; readonly column?: number };
 }
 
-const FOOTER = /(?:^|\n)(\[(?:Showing the first|Lines|Line \d+ has|The file has)[^\n]*\](?:\n\[[^\n]*\])*)$/;
+const FOOTER = /(?:^|\n)(\[(?:Showing the first|Lines|Line \d+ has|The file has|The file is empty)[^\n]*\](?:\n\[[^\n]*\])*)$/;
 
 export function parseReadAnswer(text: string): ReadAnswer {
   const m = FOOTER.exec(text);

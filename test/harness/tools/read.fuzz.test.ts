@@ -63,7 +63,8 @@ describe("read: following the footers", () => {
         expect(rebuilt.length).toBe(expected.length);
         expect(Buffer.from(rebuilt).equals(Buffer.from(expected))).toBe(true);
       }),
-      { numRuns: RUNS },
+      // An empty file (seed 551328477 in CI): its answer is the note "[The file is empty.]" alone.
+      { numRuns: RUNS, examples: [[""]] },
     );
     // The runs did read long lines in slices, not only whole-line pages.
     expect(slices).toBeGreaterThan(RUNS / 2);
