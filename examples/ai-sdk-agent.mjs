@@ -54,6 +54,8 @@ process.stderr.write(`spool: session ${spool.sessionId}${viewer ? `; watch it at
 const abort = new AbortController();
 process.once("SIGINT", () => abort.abort());
 let exitCode = 0;
+/** How the run ended, for the session's record (`spool sessions`: failed, interrupted, …). */
+let error;
 try {
   const result = streamText({
     model,
@@ -74,13 +76,15 @@ try {
         process.stderr.write(`  ← ${out.status}: ${out.totalLines} lines${out.truncated ? " (cut; the rest is in its spill file)" : ""}\n`);
     } else if (part.type === "tool-error") process.stderr.write(`  ← error: ${String(part.error)}\n`);
     else if (part.type === "error") throw part.error;
+    else if (part.type === "abort") error = abort.signal.reason;
   }
   process.stdout.write("\n");
 } catch (err) {
   process.stderr.write(`agent: ${err instanceof Error ? err.message : String(err)}\n`);
   exitCode = 1;
+  error = err;
 } finally {
-  await spool.close();
+  await spool.close({ error });
   viewer?.close();
 }
 process.exitCode = exitCode;

@@ -27,6 +27,7 @@ import type { Tool } from "ai";
 import { checkSpoolOptions } from "./options.js";
 import { createPrepareStep, type SpoolPrepareStep } from "./prepare-step.js";
 import type { SpoolToolOutput } from "./tool-output.js";
+import { statusOfError } from "./status-of-error.js";
 import { toAiTool, type SpoolTool } from "./tools.js";
 
 export interface CreateSpoolOptions {
@@ -97,8 +98,15 @@ export interface Spool {
   /** The session directory (spill/, results/, archive/ and the log). */
   readonly sessionDir: string;
   readonly session: AgentSession;
-  /** Aborts running calls, then records the session as finished. */
-  close(): Promise<void>;
+  /**
+   * Aborts running calls, ends background processes, then records how the session ended. spool does
+   * not see the model calls, so it learns that the run failed only from you: pass what generateText
+   * threw (or streamText's onError error, or the abort reason of onAbort) as `{ error }`, and the
+   * session is recorded as "failed" — "interrupted" for an abort, "timed out" for the SDK's `timeout`.
+   * Without an error it is "succeeded" ("interrupted" when calls were still running). Idempotent: the
+   * first call decides.
+   */
+  close(options?: { readonly error?: unknown }): Promise<void>;
 }
 
 export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spool> {
@@ -158,6 +166,19 @@ export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spo
     sessionId: session.id,
     sessionDir: session.dir,
     session,
-    close: () => session.close(),
+    close: (options) => {
+      const error = closeError(options);
+      return session.close(error === undefined ? undefined : { status: statusOfError(error) });
+    },
   };
+}
+
+/**
+ * The error close() was given: `{ error }`, or an Error itself (`.catch(spool.close)`, which would
+ * otherwise record a failed run as "succeeded"). Anything else — no argument, what an event or
+ * `.then(spool.close)` passes — is no error.
+ */
+function closeError(options: unknown): unknown {
+  if (options instanceof Error) return options;
+  return typeof options === "object" && options !== null && "error" in options ? options.error : undefined;
 }

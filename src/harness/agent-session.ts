@@ -82,8 +82,18 @@ export interface AgentSession {
    * times, status and exit code); a live view uses it to time its calls. Returns the unsubscribe.
    */
   onCallRecord(listener: (toolCallId: string, record: SessionRecord) => void): () => void;
-  /** Aborts running calls, waits for them to settle, records the end and closes the store. Idempotent. */
-  close(): Promise<void>;
+  /**
+   * Aborts running calls, waits for them to settle, records the end and closes the store. Idempotent:
+   * the first call decides. The session is recorded as `end.status` when given (how the caller's run
+   * ended: e.g. "failed" when its model call threw), else "interrupted" when calls were still running,
+   * else "succeeded".
+   */
+  close(end?: AgentSessionEnd): Promise<void>;
+}
+
+/** How the caller's run ended, for close() to record; anything but "running". */
+export interface AgentSessionEnd {
+  readonly status?: Exclude<SessionStatus, "running">;
 }
 
 export async function openAgentSession(options: AgentSessionOptions): Promise<AgentSession> {
@@ -201,15 +211,15 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
     }
   };
 
-  const close = (): Promise<void> =>
+  const close = (end?: AgentSessionEnd): Promise<void> =>
     (closing ??= (async () => {
-      const interrupted = running.size > 0;
+      const status: SessionStatus = end?.status ?? (running.size > 0 ? "interrupted" : "succeeded");
       for (const r of running.values()) r.abort.abort();
       await Promise.all([...running.values()].map((r) => r.done));
       // Background processes end with the session; each settles with its output and how it ended.
       await harness.close();
       if (!owned) return;
-      await store.commit([setValue(SESSION_RECORD, { ...record, endedAt: new Date().toISOString(), status: interrupted ? "interrupted" : "succeeded" })]);
+      await store.commit([setValue(SESSION_RECORD, { ...record, endedAt: new Date().toISOString(), status })]);
       await store.close();
     })());
 

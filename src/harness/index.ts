@@ -20,6 +20,7 @@ export {
   AgentSessionClosedError,
   type AgentSession,
   type AgentSessionOptions,
+  type AgentSessionEnd,
   type AgentCallOutcome,
   type AgentCallOptions,
 } from "./agent-session.js";
