@@ -1,14 +1,18 @@
-// What an AI SDK tool of spool yields: while a command runs, preliminary outputs carrying the bounded
-// view as it grows (a UI on streamText shows them); at the end, the final output, whose `text` is the
-// model-facing text. Only the final one reaches the model, as text — or as error-text when the call
+// What an AI SDK tool of spool yields: while a command runs, preliminary outputs carrying the last
+// lines of its output so far and its totals (a UI on streamText shows them); at the end, the final
+// output, whose `text` is the model-facing text. Only the final one reaches the model, as text — or as error-text when the call
 // failed, so the history keeps the error flag that spool's context layer reads back.
 import { bashDetails, type AgentCallOutcome } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
+import { tailPreview } from "./tail-preview.js";
 
 export interface SpoolToolOutput {
   /** running: a preliminary view; done / failed: final. */
   readonly status: "running" | "done" | "failed";
-  /** running: the bounded view so far; final: the model-facing text (kept window + footer). */
+  /**
+   * running: the last lines of the output so far (at most 20 lines and 2,048 chars; the totals below
+   * count all of it); final: the model-facing text (the kept window and its footer).
+   */
   readonly text: string;
   readonly isError: boolean;
   readonly totalBytes: number;
@@ -28,7 +32,7 @@ function counts(state: ToolOutputState | undefined): Pick<SpoolToolOutput, "tota
 }
 
 export function runningOutput(state: ToolOutputState): SpoolToolOutput {
-  return { status: "running", text: state.content[0].text, isError: false, ...counts(state) };
+  return { status: "running", text: tailPreview(state.content[0].text), isError: false, ...counts(state) };
 }
 
 export function finalOutput(outcome: AgentCallOutcome): SpoolToolOutput {
