@@ -66,7 +66,7 @@ export const mcpCommand = defineCommand({
     const session = await openAgentSession({
       root,
       ...(target.kind === "postgres"
-        ? { backend: "postgres" as const, url: target.url, postgres: postgresRepoOptions({ announceFallback: true }) }
+        ? { backend: "postgres" as const, url: target.url, postgres: postgresRepoOptions({ announceEnd: true }) }
         : { backend: target.kind }),
       label: "mcp",
       // The client keeps its own history, so spool cuts nothing from it: there is nothing to recall.

@@ -4,14 +4,19 @@
 import type { PostgresRepoOptions, PostgresStore, Store } from "../store/index.js";
 import type { SpillTail } from "./spill-tail.js";
 
-/** SPOOL_PG_RECONNECT_SECONDS: how long a run waits for a lost database before it keeps the session locally (default 30). */
-export function postgresRepoOptions(options: { readonly announceFallback?: boolean } = {}): PostgresRepoOptions {
+/**
+ * SPOOL_PG_RECONNECT_SECONDS: how long a run waits for a lost database before it keeps the session
+ * locally (default 30). `announceEnd`: say a fallback or a failure (another writer took the session) at
+ * once, for a server that runs on; otherwise they are left to the line a run ends with.
+ */
+export function postgresRepoOptions(options: { readonly announceEnd?: boolean } = {}): PostgresRepoOptions {
   const seconds = Number(process.env.SPOOL_PG_RECONNECT_SECONDS);
   return {
     ...(Number.isFinite(seconds) && seconds > 0 ? { reconnectTimeoutMs: seconds * 1000 } : {}),
     onConnection: (e) => {
-      // `spool run` says it once at the end instead, with the command that reads the local session.
-      if (e.type !== "fallback" || options.announceFallback) process.stderr.write(`spool: ${e.message}\n`);
+      // `spool run` says these once at the end instead: the fallback with the command that reads the
+      // local session, the failure as the error its next commit fails with (the same sentence twice otherwise).
+      if ((e.type !== "fallback" && e.type !== "failed") || options.announceEnd) process.stderr.write(`spool: ${e.message}\n`);
     },
   };
 }

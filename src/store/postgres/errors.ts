@@ -34,13 +34,18 @@ export class DatabaseError extends SpoolError {
   }
 }
 
-/** The session's writer lease (advisory lock) was lost while its connection was down and someone else took it. */
+/**
+ * The session's writer lease (advisory lock) was lost while its connection was down and another writer
+ * opened the session meanwhile (it may hold it still): this writer wrote nothing more, so nothing of
+ * the other's was overwritten.
+ */
 export class LeaseLostError extends SpoolError {
   constructor(target: DatabaseTarget, sessionId: string) {
     super(
       "SPOOL_STORE_LEASE_LOST",
-      `${describeTarget(target)}: another writer took session ${JSON.stringify(sessionId)} while this process was disconnected; ` +
-        "this process stopped writing to it. Open the session again once the other writer is done.",
+      `${describeTarget(target)}: another writer opened session ${JSON.stringify(sessionId)} while this process was disconnected from the database; ` +
+        "this process stopped writing to it so as not to overwrite that writer's commits (its own commits since the disconnection were not saved). " +
+        "Open the session again to continue from what it holds now.",
     );
   }
 }

@@ -63,12 +63,18 @@ export function commitText(schema: string, sid: string, txs: readonly QueuedTx[]
   return out.join(";\n") + ";";
 }
 
-/** Replaces everything stored for the session with `records` (a resync after a reconnect). */
-export function resyncText(schema: string, sid: string, records: Iterable<{ scope: string; seq: number; write: PreparedWrite }>, nextSeq: number): string {
+/** Replaces everything stored for the session with `records` (a resync after a reconnect); `stamp` is the writer's SET list (lease.ts). */
+export function resyncText(
+  schema: string,
+  sid: string,
+  records: Iterable<{ scope: string; seq: number; write: PreparedWrite }>,
+  nextSeq: number,
+  stamp: string,
+): string {
   const S = literal(sid);
   const out = ["BEGIN", `DELETE FROM ${schema}.scalar_values WHERE session_id = ${S}`, `DELETE FROM ${schema}.list_values WHERE session_id = ${S}`];
   for (const r of records) writeStatements(schema, sid, { seq: r.seq, scope: r.scope, writes: [r.write] }, out);
-  out.push(`UPDATE ${schema}.sessions SET next_seq = ${nextSeq}, updated_at = now() WHERE session_id = ${S}`);
+  out.push(`UPDATE ${schema}.sessions SET next_seq = ${nextSeq}, updated_at = now(), ${stamp} WHERE session_id = ${S}`);
   out.push("COMMIT");
   return out.join(";\n") + ";";
 }

@@ -5,7 +5,9 @@
 // sends every queued commit as one transaction in one round trip (group commit).
 // If the connection drops, the pump reconnects with backoff, takes the lease again and makes the
 // database match memory; if the database stays down past `reconnectTimeoutMs`, the store either
-// moves the session to a local JSONL log (`fallbackPath`) and carries on there, or fails.
+// moves the session to a local JSONL log (`fallbackPath`) and carries on there, or fails. Memory is
+// authoritative only while nobody else wrote: the lease ends with the connection, so another writer
+// may have opened the session in between; the row's stamp (lease.ts) tells, and then the store stops.
 import type { Client } from "pg";
 import type { Value, ValueList } from "../address.js";
 import { SessionExistsError, SessionLockedError, SessionNotFoundError, StoreClosedError } from "../errors.js";
@@ -18,7 +20,7 @@ import { prepareTransaction, type Write } from "../write.js";
 import { classify, connect, toDatabaseError, type ConnectOptions, type Connection } from "./connect.js";
 import { DatabaseError, describeTarget, LeaseLostError, type DatabaseTarget } from "./errors.js";
 import { toWrites, writeFallback } from "./fallback.js";
-import { takeLease } from "./lease.js";
+import { lockLease, newWriter, readStamp, stamp as stampOf, takeLease, type Stamp, type Writer } from "./lease.js";
 import { checkSchemaName, ensureSchema } from "./schema.js";
 import { commitText, resyncText, type QueuedTx } from "./sql.js";
 import { fromPgText, literal } from "./text.js";
@@ -79,6 +81,8 @@ class PgStore implements PostgresStore {
   readonly #url: string | undefined;
   readonly #options: PostgresStoreOptions;
   readonly #state: ScopedState;
+  /** The stamp this store put on the session's row when it opened it. */
+  readonly #writer: Writer;
   #conn: Connection | undefined;
   #nextSeq: number;
   /** next_seq as of the last transaction the database acknowledged. */
@@ -92,8 +96,18 @@ class PgStore implements PostgresStore {
   #fallback: PostgresStore["fallback"];
   #dirtySync = false;
 
-  constructor(url: string | undefined, conn: Connection, sid: string, schema: string, state: ScopedState, nextSeq: number, options: PostgresStoreOptions) {
+  constructor(
+    url: string | undefined,
+    conn: Connection,
+    sid: string,
+    schema: string,
+    state: ScopedState,
+    nextSeq: number,
+    writer: Writer,
+    options: PostgresStoreOptions,
+  ) {
     this.#url = url;
+    this.#writer = writer;
     this.#conn = conn;
     this.target = conn.target;
     this.sessionId = sid;
@@ -269,9 +283,12 @@ class PgStore implements PostgresStore {
    * Reconnects with backoff, retakes the lease, and reconciles: returns true when the database
    * already holds everything up to `pendingNext` (the lost transaction landed). Otherwise the
    * database is made to hold exactly what memory holds (acknowledged commits), ready for a resend.
+   * Throws LeaseLostError, having written nothing, when another writer opened the session meanwhile.
    */
   async #reconnect(pendingNext?: number): Promise<boolean> {
     if (this.#conn !== undefined || this.#local !== undefined) return false;
+    // Given up already (by the reconnect of a dropped idle connection, with commits queued behind it).
+    if (this.#failed !== undefined) throw this.#failed;
     const deadline = Date.now() + (this.#options.reconnectTimeoutMs ?? 30_000);
     let delay = 100;
     let lastError: unknown;
@@ -284,22 +301,31 @@ class PgStore implements PostgresStore {
         });
         // The server may have come back without our latest commits, or without the session row
         // or schema at all (it crashed before flushing them): recreate, then reconcile below.
-        await ensureSchema(conn.client, this.schema);
+        await ensureSchema(conn.client, this.schema, "writer");
+        // A row that exists is left alone (DO NOTHING writes nothing); a lost or deleted one comes back bare.
         await conn.client.query(
           `INSERT INTO ${this.schema}.sessions (session_id, next_seq) VALUES (${literal(this.sessionId)}, 1) ON CONFLICT (session_id) DO NOTHING`,
         );
         await setup(conn.client, this.#options.durability);
-        await takeLease(conn.client, this.schema, this.sessionId, `${describeTarget(this.target)} session ${JSON.stringify(this.sessionId)}`).catch((e) => {
+        await lockLease(conn.client, this.schema, this.sessionId, `${describeTarget(this.target)} session ${JSON.stringify(this.sessionId)}`).catch((e) => {
           throw e instanceof SessionLockedError ? new LeaseLostError(this.target, this.sessionId) : e;
         });
-        const r = await conn.client.query<{ next_seq: string }>(`SELECT next_seq FROM ${this.schema}.sessions WHERE session_id = ${literal(this.sessionId)}`);
+        const r = await conn.client.query<Stamp & { next_seq: string }>(
+          `SELECT next_seq, writer_token, writer_host, writer_pid FROM ${this.schema}.sessions WHERE session_id = ${literal(this.sessionId)}`,
+        );
+        // Read under the lease, so no writer can come in between this check and the writes after it.
+        const stamp = readStamp(r.rows[0], this.#writer);
+        if (stamp === "taken") throw new LeaseLostError(this.target, this.sessionId);
         const dbNext = Number(r.rows[0]?.next_seq ?? -1);
         let landed = false;
-        if (pendingNext !== undefined && dbNext === pendingNext) landed = true;
-        else if (dbNext !== this.#durableNext) {
-          // The server lost acknowledged commits (it crashed with synchronous_commit off) or the
-          // row is gone: memory is authoritative, so rewrite the session from it.
-          await conn.client.query(resyncText(this.schema, this.sessionId, this.#state.allRecords(), this.#durableNext));
+        if (stamp === "mine" && pendingNext !== undefined && dbNext === pendingNext) landed = true;
+        else if (stamp === "gone" || dbNext !== this.#durableNext) {
+          // Still stamped by this writer but behind memory: the server lost acknowledged commits (it
+          // crashed with synchronous_commit off; the stamp, a synchronous commit at open, outlives
+          // them). Or the row is gone and was made again bare. Either way memory is the session:
+          // rewrite it from memory, stamp included. Trap: a session deleted (`spool gc`, delete)
+          // while its writer was away comes back this way, as it did before the stamp.
+          await conn.client.query(resyncText(this.schema, this.sessionId, this.#state.allRecords(), this.#durableNext, stampOf(this.#writer)));
         }
         this.#conn = conn;
         this.#watch(conn);
@@ -307,6 +333,8 @@ class PgStore implements PostgresStore {
         return landed;
       } catch (e) {
         await conn?.client.end().catch(() => {});
+        // Not moved to the fallback either: the database is up and the session there has moved on;
+        // a local log written from memory would be a second, diverging copy under the same id.
         if (e instanceof LeaseLostError) {
           this.#failed = e;
           this.#event({ type: "failed", message: e.message });
@@ -456,7 +484,7 @@ export async function openPostgresStore(url: string | undefined, options: Postgr
   try {
     // Schema and session row are created with synchronous commit; only data commits follow `durability`.
     await conn.client.query("SET standard_conforming_strings = on");
-    await ensureSchema(conn.client, schema);
+    await ensureSchema(conn.client, schema, "writer");
     const create = options.create ?? true;
     const inserted = create
       ? await conn.client.query(`INSERT INTO ${schema}.sessions (session_id, next_seq) VALUES (${literal(sid)}, 1) ON CONFLICT (session_id) DO NOTHING`)
@@ -464,12 +492,14 @@ export async function openPostgresStore(url: string | undefined, options: Postgr
     if (create === "new" && inserted?.rowCount === 0) throw new SessionExistsError(where);
     const r = await conn.client.query<{ next_seq: string }>(`SELECT next_seq FROM ${schema}.sessions WHERE session_id = ${literal(sid)}`);
     if (r.rows.length === 0) throw new SessionNotFoundError(where);
-    await takeLease(conn.client, schema, sid, where);
+    // Stamped with a synchronous commit, so a server crash that loses this writer's last commits keeps it (#reconnect).
+    const writer = newWriter();
+    await takeLease(conn.client, schema, sid, where, writer);
     await setup(conn.client, options.durability);
     // Read after the lease: a previous writer's last commit is in.
     const r2 = await conn.client.query<{ next_seq: string }>(`SELECT next_seq FROM ${schema}.sessions WHERE session_id = ${literal(sid)}`);
     const state = await loadState(conn.client, schema, sid);
-    return new PgStore(url, conn, sid, schema, state, Number(r2.rows[0]!.next_seq), options);
+    return new PgStore(url, conn, sid, schema, state, Number(r2.rows[0]!.next_seq), writer, options);
   } catch (e) {
     await conn.client.end().catch(() => {});
     throw toDatabaseError(e, conn.target, conn.password);
