@@ -6,6 +6,7 @@
 // after its own turn. Parts that name a call without being one — an AI SDK `tool-approval-request` in
 // the assistant message, a `tool-approval-response` carried among its results — are renamed with it:
 // left behind, an approval named the earlier call that kept the id, and the SDK ran that call's input.
+import { freshCallId } from "./fresh-call-id.js";
 import type { AssistantPart, ContentPart, Message, ToolResultMessage } from "./messages.js";
 
 export interface IdRewrite {
@@ -30,7 +31,6 @@ export function rewriteCollidingIds(messages: readonly Message[]): { messages: r
   if (all.size === calls) return { messages, rewrites };
 
   const seen = new Set<string>();
-  /** Per id, the suffix to try next: a `call_0` reused in every one of 10,000 turns costs 10,000 lookups, not 50 million. */
   const nextSuffix = new Map<string, number>();
   let out: Message[] | undefined;
   for (let i = 0; i < messages.length; i++) {
@@ -48,7 +48,7 @@ export function rewriteCollidingIds(messages: readonly Message[]): { messages: r
         content.push(part);
         continue;
       }
-      const to = freshId(part.id, all, nextSuffix);
+      const to = freshCallId(part.id, all, nextSuffix);
       all.add(to);
       seen.add(to);
       renamed.set(part.id, to);
@@ -90,14 +90,4 @@ function renamedRef<P extends AssistantPart | ContentPart>(part: P, renamed: Rea
   if (!CALL_REFERENCES.has(value["type"]) || typeof value["toolCallId"] !== "string") return part;
   const to = renamed.get(value["toolCallId"]);
   return to === undefined ? part : { ...part, value: { ...value, toolCallId: to } };
-}
-
-/** `<id>_2`, `<id>_3`, … — the first that no call uses. Kept within Anthropic's id alphabet when the id is. */
-function freshId(id: string, taken: ReadonlySet<string>, nextSuffix: Map<string, number>): string {
-  for (let n = nextSuffix.get(id) ?? 2; ; n++) {
-    const candidate = `${id}_${n}`;
-    if (taken.has(candidate)) continue;
-    nextSuffix.set(id, n + 1);
-    return candidate;
-  }
 }

@@ -4,7 +4,15 @@
 // result. A result is claimed only between its assistant message and the next one.
 // A repair touches only the turn that is broken: every other turn is copied message for message, so
 // its provider bytes (and the prompt cache behind them) stay the same.
+// Two calls with one id in one assistant message (models and proxies emit it; every provider rejects
+// it, Anthropic with "tool_use ids must be unique") are two calls: the first keeps the id, each later
+// one is renamed `<id>_2`, `<id>_3`, … (the first name nothing in the history uses), and the turn's
+// results with that id answer them in order — a third result is a duplicate, a call left over gets the
+// missing-result answer. Dropping the second call, as this did first, took its input out of the history
+// and its output out of the model's sight, with no marker to read it back.
 import { archiveKey, formatMarker } from "./archive-key.js";
+import { freshCallId } from "./fresh-call-id.js";
+import type { IdRewrite } from "./id-collisions.js";
 import { lateResult } from "./late-result.js";
 import type { AssistantMessage, AssistantPart, Message, ToolCallPart, ToolResultMessage, UserMessage } from "./messages.js";
 import { textOf, toolResult } from "./messages.js";
@@ -21,6 +29,7 @@ export interface PairingReport {
   orphanResultsRemoved: number;
   /** Second (third, …) results for a call that already has one. */
   duplicateResultsRemoved: number;
+  /** Calls with an empty id, dropped (a repeated id is renamed instead: callIdsRenamed). */
   duplicateToolUsePruned: number;
   resultsRelocated: number;
   /** Results that came after the next assistant message: removed, and their call told where the text is. */
@@ -34,6 +43,11 @@ export interface PairingReport {
   orphanToolResultIds: string[];
   duplicateResultIds: string[];
   lateResultIds: string[];
+  /**
+   * Calls that repeated an id earlier in their own message, renamed with the result that answers them
+   * (the n-th result with the id answers the n-th call); `index` is the assistant message in the output.
+   */
+  callIdsRenamed: IdRewrite[];
   /** Every result that was dropped (orphan, duplicate or late), so a caller can archive its text. Late results' markers point at it. */
   removedResults: ToolResultMessage[];
 }
@@ -60,6 +74,7 @@ export function emptyPairingReport(): PairingReport {
     orphanToolResultIds: [],
     duplicateResultIds: [],
     lateResultIds: [],
+    callIdsRenamed: [],
     removedResults: [],
   };
 }
@@ -91,7 +106,8 @@ export function hasRepairs(report: PairingReport): boolean {
       report.duplicateResultsRemoved +
       report.duplicateToolUsePruned +
       report.resultsRelocated +
-      report.lateResults >
+      report.lateResults +
+      report.callIdsRenamed.length >
     0
   );
 }
@@ -206,11 +222,15 @@ function callsInclude(message: AssistantMessage, id: string): boolean {
 
 interface Block {
   readonly index: number;
-  /** The assistant message, with empty and repeated call ids pruned. */
+  /** The assistant message, with empty call ids pruned and repeated ones renamed. */
   readonly message: AssistantMessage;
   readonly calls: readonly ToolCallPart[];
+  /** Calls renamed in this message (a repeated id), in call order. */
+  readonly renames: readonly { readonly from: string; readonly to: string }[];
   /** Indexes of the claimed results, in the order they appear. */
   readonly results: number[];
+  /** Claimed result index → the renamed call it answers. */
+  readonly renamedResults: Map<number, string>;
   readonly missing: string[];
   /** True when the assistant message and its adjacent results are already valid: they are copied as they are. */
   intact: boolean;
@@ -239,19 +259,33 @@ export function ensureToolResultPairing(messages: readonly Message[], options: P
   /** Results answering a call kept by the provider (PairingOptions.externalCalls): left where they are. */
   const kept = new Uint8Array(messages.length);
   const external = (id: string): boolean => options.externalCalls === true && id !== "" && !callers.has(id);
+  const names: CallNames = { messages, nextSuffix: new Map() };
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
     if (message.role !== "assistant" || !hasAnyCall(message)) continue;
-    const pruned = pruneInvalidCalls(message, report);
+    const { message: pruned, renames } = uniqueCalls(message, report, names);
     const calls = pruned.content.filter((p): p is ToolCallPart => p.type === "toolCall");
-    const block: Block = { index: i, message: pruned, calls, results: [], missing: [], intact: pruned === message, late: new Map() };
+    const block: Block = {
+      index: i,
+      message: pruned,
+      calls,
+      renames,
+      results: [],
+      renamedResults: new Map(),
+      missing: [],
+      intact: pruned === message,
+      late: new Map(),
+    };
     blocks.set(i, block);
     for (const call of calls) {
       const list = callers.get(call.id);
       if (list === undefined) callers.set(call.id, [block]);
       else list.push(block);
     }
-    const wanted = new Set(calls.map((c) => c.id));
+    /** The id a result carries → the calls it may answer, in call order (more than one when the id was repeated). */
+    const wanted = new Map<string, string[]>();
+    for (const call of calls) wanted.set(call.id, [call.id]);
+    for (const { from, to } of renames) wanted.get(from)!.push(to);
     const answered = new Set<string>();
     let adjacent = true;
     let j = i + 1;
@@ -275,13 +309,15 @@ export function ensureToolResultPairing(messages: readonly Message[], options: P
         kept[j] = 1;
         continue;
       }
-      if (next.toolCallId === "" || !wanted.has(next.toolCallId) || answered.has(next.toolCallId)) {
+      const answers = next.toolCallId === "" ? undefined : wanted.get(next.toolCallId)?.find((id) => !answered.has(id));
+      if (answers === undefined) {
         if (adjacent) block.intact = false;
         continue;
       }
-      answered.add(next.toolCallId);
+      answered.add(answers);
       claimed[j] = 1;
       block.results.push(j);
+      if (answers !== next.toolCallId) block.renamedResults.set(j, answers);
       if (!adjacent) {
         block.intact = false;
         report.resultsRelocated++;
@@ -360,8 +396,13 @@ export function ensureToolResultPairing(messages: readonly Message[], options: P
       out.push(message);
       continue;
     }
+    for (const { from, to } of block.renames) report.callIdsRenamed.push({ from, to, index: out.length });
     out.push(block.message);
-    const results: ToolResultMessage[] = block.results.map((k) => messages[k] as ToolResultMessage);
+    const results: ToolResultMessage[] = block.results.map((k) => {
+      const result = messages[k] as ToolResultMessage;
+      const to = block.renamedResults.get(k);
+      return to === undefined ? result : { ...result, toolCallId: to };
+    });
     for (const call of block.calls) {
       if (!block.missing.includes(call.id)) continue;
       const late = block.late.get(call.id);
@@ -447,24 +488,61 @@ function hasAnyCall(message: AssistantMessage): boolean {
   return false;
 }
 
-/** Drops calls with an empty id and later calls repeating an id within the same message (first wins). */
-function pruneInvalidCalls(message: AssistantMessage, report: PairingReport): AssistantMessage {
+/** What renaming a repeated call id needs: every id of the history (gathered on the first rename) and the next suffix per id. */
+interface CallNames {
+  readonly messages: readonly Message[];
+  taken?: Set<string>;
+  readonly nextSuffix: Map<string, number>;
+}
+
+/** Every call and result id of the history: a new name must answer no other call and claim no other result. */
+function takenIds(messages: readonly Message[]): Set<string> {
+  const taken = new Set<string>();
+  for (const m of messages) {
+    if (m.role === "tool") taken.add(m.toolCallId);
+    else if (m.role === "assistant") for (const part of m.content) if (part.type === "toolCall") taken.add(part.id);
+  }
+  return taken;
+}
+
+/**
+ * Drops calls with an empty id (nothing can answer them by id) and renames later calls repeating an
+ * id within the same message (the first keeps it), deterministically: the same history gets the same names.
+ */
+function uniqueCalls(
+  message: AssistantMessage,
+  report: PairingReport,
+  names: CallNames,
+): { message: AssistantMessage; renames: { from: string; to: string }[] } {
   const seen = new Set<string>();
   let dropped = 0;
+  const renames: { from: string; to: string }[] = [];
   const content: AssistantPart[] = [];
   for (const part of message.content) {
-    if (part.type === "toolCall") {
-      if (part.id === "" || seen.has(part.id)) {
-        dropped++;
-        continue;
-      }
-      seen.add(part.id);
+    if (part.type !== "toolCall") {
+      content.push(part);
+      continue;
     }
-    content.push(part);
+    if (part.id === "") {
+      dropped++;
+      continue;
+    }
+    if (!seen.has(part.id)) {
+      seen.add(part.id);
+      content.push(part);
+      continue;
+    }
+    const taken = (names.taken ??= takenIds(names.messages));
+    const to = freshCallId(part.id, taken, names.nextSuffix);
+    taken.add(to);
+    renames.push({ from: part.id, to });
+    // an AI SDK approval request names the id, so it stays with the first call; the renamed one waits for nothing
+    const { approvalRequested: _approval, ...renamed } = part;
+    content.push({ ...renamed, id: to });
   }
-  if (dropped === 0) return message;
+  if (dropped === 0 && renames.length === 0) return { message, renames };
   report.duplicateToolUsePruned += dropped;
-  return { ...message, content };
+  return { message: { ...message, content }, renames };
 }
 
 /** Calls of the last assistant message with calls that have no result after it (the batch still open). */

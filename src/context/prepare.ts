@@ -68,7 +68,11 @@ export interface PrepareReport {
   readonly microcompact: MicrocompactReport;
   /** Archive keys of the results pairing removed (orphans, duplicates, late results). */
   readonly orphanKeys: readonly string[];
-  /** Tool call ids renamed because an earlier call used them (call and result together). */
+  /**
+   * Tool call ids renamed because an earlier call used them (call and result together): by pairing, a
+   * call repeating an id of its own message (every format); then, for Anthropic, the AI SDK or no
+   * format, a call reusing an id of an earlier turn. `index` is the assistant message in the output.
+   */
   readonly idsRewritten: readonly IdRewrite[];
   /**
    * Characters of tool results (and agent feedback) before and after, measured as budgets measure
@@ -159,7 +163,7 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
       budget: archiveErrors.length > 0 ? { ...budgeted.report, errors: [...archiveErrors, ...budgeted.report.errors] } : budgeted.report,
       microcompact: compacted.report,
       orphanKeys,
-      idsRewritten: unique.rewrites,
+      idsRewritten: paired.report.callIdsRenamed.length > 0 ? [...paired.report.callIdsRenamed, ...unique.rewrites] : unique.rewrites,
       charsBefore: resultChars(messages),
       charsAfter: resultChars(compacted.messages),
       resultsBefore: resultCount(messages),

@@ -30,7 +30,7 @@ export function describePrepareReport(r: PrepareReport, ctx: ReportContext): str
   if (p.placeholdersInserted > 0)
     repairs.push(`${count(p.placeholdersInserted, "user message")} naming removed results kept where they stood between two assistant messages`);
   if (p.resultsRelocated > 0) repairs.push(`${count(p.resultsRelocated, "result")} moved back next to the call`);
-  if (p.duplicateToolUsePruned > 0) repairs.push(`${count(p.duplicateToolUsePruned, "duplicate or empty-id call")} pruned`);
+  if (p.duplicateToolUsePruned > 0) repairs.push(`${count(p.duplicateToolUsePruned, "empty-id call")} pruned`);
   if (r.idsRewritten.length > 0)
     repairs.push(`${count(r.idsRewritten.length, "reused call id")} renamed (${r.idsRewritten.map((w) => `${w.from} → ${w.to}`).join(", ")})`);
   lines.push(`  repairs: ${repairs.length > 0 ? repairs.join("; ") : "none needed"}`);

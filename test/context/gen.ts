@@ -1,6 +1,15 @@
 // Deterministic generators for random histories and their damage, driven by a seed so thousands of
 // histories stay cheap (fast-check picks seeds and damage lists; text comes from a tiny PRNG).
-import { assistant, toolResult, userText, type AssistantMessage, type AssistantPart, type Message, type ToolResultMessage } from "../../src/context/index.js";
+import {
+  assistant,
+  toolResult,
+  userText,
+  type AssistantMessage,
+  type AssistantPart,
+  type Message,
+  type ToolCallPart,
+  type ToolResultMessage,
+} from "../../src/context/index.js";
 
 export function rng(seed: number): () => number {
   let x = seed >>> 0 || 0x9e3779b9;
@@ -112,11 +121,22 @@ function approvalResponse(approvalId: string): ToolResultMessage {
   };
 }
 
-export type Damage = "drop" | "duplicateResult" | "duplicateCall" | "dropCall" | "pastProse" | "pastAssistant" | "orphan" | "hugeResult" | "emptyResult";
+export type Damage =
+  | "drop"
+  | "duplicateResult"
+  | "duplicateCall"
+  | "sharedId"
+  | "dropCall"
+  | "pastProse"
+  | "pastAssistant"
+  | "orphan"
+  | "hugeResult"
+  | "emptyResult";
 export const DAMAGES: readonly Damage[] = [
   "drop",
   "duplicateResult",
   "duplicateCall",
+  "sharedId",
   "dropCall",
   "pastProse",
   "pastAssistant",
@@ -159,6 +179,33 @@ export function damage(h: readonly Message[], kind: Damage, a: number, b: number
       const [m, i] = asst[a % asst.length]!;
       const calls = m.content.filter((p): p is Extract<AssistantPart, { type: "toolCall" }> => p.type === "toolCall");
       out[i] = { ...m, content: [...(m.content as AssistantPart[]), calls[b % calls.length]!] } as Message;
+      break;
+    }
+    case "sharedId": {
+      // two different calls with one id in one message, each with its own result (a model or proxy reusing
+      // an id within a turn): the second call takes the first's id, and so does its result
+      const asst = callMessages(out);
+      if (asst.length === 0) break;
+      const [m, i] = asst[a % asst.length]!;
+      // a call awaiting approval keeps its id: its approval request names it (approval parts are the client's)
+      const calls = m.content.filter((p): p is ToolCallPart => p.type === "toolCall" && p.approvalRequested !== true);
+      if (calls.length === 0) break;
+      const first = calls[b % calls.length]!;
+      const other = calls.length > 1 ? calls[(b + 1) % calls.length]! : undefined;
+      if (other === undefined || other === first) {
+        // one call: a second one with the same id and other input, answered right after the first's result
+        const second: ToolCallPart = { ...first, input: { again: b } };
+        out[i] = { ...m, content: [...m.content, second] };
+        let j = i + 1;
+        while (j < out.length && out[j]!.role === "tool") j++;
+        out.splice(j, 0, toolResult(first.id, text(rng(seed + b), 10 + (b % 400)), { toolName: first.name }));
+        break;
+      }
+      out[i] = { ...m, content: m.content.map((p) => (p === other ? { ...other, id: first.id } : p)) };
+      for (let j = i + 1; j < out.length && out[j]!.role !== "assistant"; j++) {
+        const r = out[j]!;
+        if (r.role === "tool" && r.carried !== true && r.toolCallId === other.id) out[j] = { ...r, toolCallId: first.id };
+      }
       break;
     }
     case "dropCall": {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   archiveKey,
+  assistant,
   countPendingToolCalls,
   lateResultText,
   ensureToolResultPairing,
@@ -19,6 +20,7 @@ const tool = (m: Message | undefined): ToolResultMessage => {
   expect(m?.role).toBe("tool");
   return m as ToolResultMessage;
 };
+const call = (id: string, q: string) => ({ id, name: "bash", input: { q } });
 const text = (m: Message | undefined): string => (m?.content[0]?.type === "text" ? m.content[0].text : "");
 
 describe("ensureToolResultPairing — repairs", () => {
@@ -86,13 +88,49 @@ describe("ensureToolResultPairing — repairs", () => {
     expect(texts3(messages)).toEqual(["real", SYNTHETIC_RESULT_TEXT, SYNTHETIC_RESULT_TEXT]);
   });
 
-  it("IntraMessageDuplicatePruned: a repeated id within one message keeps only the first call", () => {
-    const h = [A("dup:0", "dup:0"), T("dup:0", "once")];
+  it("a repeated id within one message: the second call is renamed and the results answer the calls in order", () => {
+    const h = [U("go"), assistant("", [call("dup:0", "ls"), call("dup:0", "pwd")]), T("dup:0", "ls output"), T("dup:0", "pwd output")];
     const { messages, report } = ensureToolResultPairing(h);
-    expect(report.duplicateToolUsePruned).toBe(1);
-    expect(messages).toHaveLength(2);
-    expect(toolCallsOf(messages[0]!)).toHaveLength(1);
-    expect(text(messages[1])).toBe("once");
+    expect(report.duplicateToolUsePruned).toBe(0);
+    expect(report.callIdsRenamed).toEqual([{ from: "dup:0", to: "dup:0_2", index: 1 }]);
+    expect(report.removedResults).toEqual([]);
+    expect(toolCallsOf(messages[1]!).map((c) => [c.id, (c.input as { q: string }).q])).toEqual([
+      ["dup:0", "ls"],
+      ["dup:0_2", "pwd"],
+    ]);
+    expect(messages.slice(2).map((m) => [tool(m).toolCallId, text(m)])).toEqual([
+      ["dup:0", "ls output"],
+      ["dup:0_2", "pwd output"],
+    ]);
+    expect(validatePairing(messages)).toEqual([]);
+    const again = ensureToolResultPairing(messages);
+    expect(again.messages).toBe(messages);
+    expect(hasRepairs(again.report)).toBe(false);
+  });
+
+  it("a repeated id with one result: the first call keeps it, the renamed one is answered as missing; a third result is a duplicate", () => {
+    const one = ensureToolResultPairing([A("d", "d"), T("d", "only")]);
+    expect(one.messages.slice(1).map((m) => [tool(m).toolCallId, text(m)])).toEqual([
+      ["d", "only"],
+      ["d_2", SYNTHETIC_RESULT_TEXT],
+    ]);
+    expect(one.report.missingToolUseIds).toEqual(["d_2"]);
+    const three = ensureToolResultPairing([A("d", "d"), T("d", "1"), T("d", "2"), T("d", "3")]);
+    expect(three.messages.slice(1).map((m) => [tool(m).toolCallId, text(m)])).toEqual([
+      ["d", "1"],
+      ["d_2", "2"],
+    ]);
+    expect(three.report.duplicateResultIds).toEqual(["d"]);
+    expect(three.report.removedResults.map(text)).toEqual(["3"]);
+  });
+
+  it("a renamed call takes a name no call or result of the history uses, the same one every time", () => {
+    // d_2 is a later turn's call, d_3 an orphan result's id: the repeat becomes d_4
+    const h = [A("d", "d", "d"), T("d", "a"), T("d", "b"), T("d", "c"), A("d_2"), T("d_2", "x"), T("d_3", "ghost")];
+    const first = ensureToolResultPairing(h);
+    expect(first.report.callIdsRenamed.map((r) => r.to)).toEqual(["d_4", "d_5"]);
+    expect(first.messages.slice(1, 4).map((m) => tool(m).toolCallId)).toEqual(["d", "d_4", "d_5"]);
+    expect(ensureToolResultPairing(h).messages).toEqual(first.messages);
   });
 
   it("ResultBeyondNextAssistantNotClaimed: a result past the next assistant is not claimed; its call is told where the late text is", () => {

@@ -21,6 +21,7 @@ import {
   SYNTHETIC_ERROR_CODE,
   SYNTHETIC_RESULT_TEXT,
   textOf,
+  toolCallsOf,
   validatePairing,
   validateWire,
   type Format,
@@ -198,7 +199,7 @@ function approvalParts(wire: readonly Json[]): string[] {
   return parts;
 }
 
-const seen = { compacted: 0, runs: 0, repaired: 0, placeholders: 0, kept: 0, awaiting: 0, approvals: 0, splits: 0, late: 0, unchangedValid: 0 };
+const seen = { compacted: 0, runs: 0, repaired: 0, placeholders: 0, kept: 0, awaiting: 0, approvals: 0, splits: 0, late: 0, unchangedValid: 0, sharedIds: 0 };
 
 /** The pairing layer alone: valid, idempotent, lossless, and a report that adds up. */
 function checkPairing(input: readonly Message[], options: PairingOptions): void {
@@ -217,13 +218,25 @@ function checkPairing(input: readonly Message[], options: PairingOptions): void 
   expect(report.duplicateResultIds.length).toBe(report.duplicateResultsRemoved);
   expect(report.lateResultIds.length).toBe(report.lateResults);
   expect(report.missingToolUseIds.length).toBe(report.syntheticResultsInjected);
+  // no call is lost but one with an empty id (nothing can answer it): two calls sharing an id are two calls
+  expect(report.duplicateToolUsePruned).toBe(callIds(input).filter((id) => id === "").length);
   expect(callIds(out).length).toBe(callIds(input).length - report.duplicateToolUsePruned);
   expect(out.filter(isNote).length - input.filter(isNote).length).toBe(report.placeholdersInserted);
 
-  // every result is kept (as the model reads it) or reported removed; only synthetic and late answers are new
+  // a call repeating an id of its own message is renamed, with the result answering it: the name is new, the call is the input's
+  const renamedFrom = new Map(report.callIdsRenamed.map((r) => [r.to, r.from]));
+  for (const r of report.callIdsRenamed) {
+    expect(callIds(input)).not.toContain(r.to);
+    expect(toolCallsOf(out[r.index]!).map((c) => c.id)).toContain(r.to);
+    expect(toolCallsOf(out[r.index]!).map((c) => c.id)).toContain(r.from);
+  }
+  const original = (id: string) => renamedFrom.get(id) ?? id;
+  const asInput = (m: ToolResultMessage) => resultKey({ ...m, toolCallId: original(m.toolCallId) });
+
+  // every result is kept (as the model reads it, its call perhaps renamed) or reported removed; only synthetic and late answers are new
   const removed = new Set<Message>(report.removedResults);
   for (const r of report.removedResults) expect(input).toContain(r);
-  const made = multiset(out.filter(isResult).map(resultKey));
+  const made = multiset(out.filter(isResult).map(asInput));
   for (const m of input) {
     if (!isResult(m) || removed.has(m)) continue;
     const key = resultKey(m);
@@ -233,7 +246,7 @@ function checkPairing(input: readonly Message[], options: PairingOptions): void 
   const fresh = [...made].flatMap(([key, n]) => Array<ToolResultMessage>(n).fill(JSON.parse(key) as ToolResultMessage));
   expect(fresh.length).toBe(report.syntheticResultsInjected + report.lateResults);
   expect(fresh.filter((m) => m.errorCode === SYNTHETIC_ERROR_CODE && textOf(m) === SYNTHETIC_RESULT_TEXT).length).toBe(report.syntheticResultsInjected);
-  expect(fresh.map((m) => m.toolCallId).sort()).toEqual([...report.missingToolUseIds, ...report.lateResultIds].sort());
+  expect(fresh.map((m) => m.toolCallId).sort()).toEqual([...report.missingToolUseIds, ...report.lateResultIds].map(original).sort());
 
   // a turn with nothing wrong in it is copied message for message, whatever happens to the others
   const problems = validatePairing(input, options).map((p) => p.index);
@@ -273,6 +286,7 @@ function checkPairing(input: readonly Message[], options: PairingOptions): void 
   if (hasRepairs(report)) seen.repaired++;
   if (report.placeholdersInserted > 0) seen.placeholders++;
   if (report.lateResults > 0) seen.late++;
+  if (report.callIdsRenamed.length > 0) seen.sharedIds++;
   if (awaiting.length > 0) seen.awaiting++;
 }
 
@@ -365,7 +379,7 @@ describe("pairing properties over real client shapes", () => {
       );
       // every shape was exercised, broken and whole
       if (LONG) console.log("property-shapes:", JSON.stringify(seen));
-      for (const key of ["compacted", "repaired", "placeholders", "kept", "awaiting", "approvals", "splits", "late", "unchangedValid"] as const)
+      for (const key of ["compacted", "repaired", "placeholders", "kept", "awaiting", "approvals", "splits", "late", "unchangedValid", "sharedIds"] as const)
         expect(seen[key] / seen.runs, `share of runs with ${key}`).toBeGreaterThan(0.02);
     },
     TIMEOUT,

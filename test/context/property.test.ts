@@ -63,7 +63,7 @@ function viaFormat(format: Format | "neutral", h: readonly Message[]): readonly 
 }
 
 /** How often each path was exercised, so the property cannot pass vacuously. */
-const seen = { runs: 0, repaired: 0, budgetCut: 0, truncated: 0, summarized: 0, orphansArchived: 0, recalled: 0, approvalsRenamed: 0 };
+const seen = { runs: 0, repaired: 0, budgetCut: 0, truncated: 0, summarized: 0, orphansArchived: 0, recalled: 0, approvalsRenamed: 0, sharedIds: 0 };
 
 /** Every AI SDK approval request names a call of its own assistant message; returns how many name a renamed call. */
 function checkApprovals(wire: readonly Record<string, unknown>[], renamed: ReadonlySet<string>): number {
@@ -95,7 +95,16 @@ function check(s: Scenario, options: PrepareOptions, lookup: KeyLookup, snapshot
   const out = first.messages;
   const r = first.report;
   seen.runs++;
-  if (r.pairing.syntheticResultsInjected + r.pairing.orphanResultsRemoved + r.pairing.duplicateToolUsePruned + r.pairing.resultsRelocated > 0) seen.repaired++;
+  if (
+    r.pairing.syntheticResultsInjected +
+      r.pairing.orphanResultsRemoved +
+      r.pairing.duplicateToolUsePruned +
+      r.pairing.resultsRelocated +
+      r.pairing.callIdsRenamed.length >
+    0
+  )
+    seen.repaired++;
+  if (r.pairing.callIdsRenamed.length > 0) seen.sharedIds++;
   if (r.budget.resultsTruncated > 0) seen.budgetCut++;
   if (r.microcompact.truncated > 0) seen.truncated++;
   if (r.microcompact.summarized > 0) seen.summarized++;
@@ -161,7 +170,7 @@ describe("prepareHistory properties", () => {
         { numRuns: LONG ? 20_000 : 2_000 },
       );
       expect(seen.runs).toBeGreaterThanOrEqual(2_000);
-      for (const key of ["repaired", "budgetCut", "truncated", "summarized", "orphansArchived"] as const) {
+      for (const key of ["repaired", "budgetCut", "truncated", "summarized", "orphansArchived", "sharedIds"] as const) {
         expect(seen[key] / seen.runs, `share of runs where ${key}`).toBeGreaterThan(0.05);
       }
       expect(seen.recalled).toBeGreaterThan(seen.runs);

@@ -7,8 +7,12 @@ import { describe, expect, it } from "vitest";
 import {
   adapters,
   continuesServerState,
+  describePrepareReport,
+  FORMATS,
   MemoryArchive,
   prepareHistory,
+  SYNTHETIC_RESULT_TEXT,
+  textOf,
   validateForProvider,
   validatePairing,
   validateWire,
@@ -330,5 +334,101 @@ describe("AI SDK tool approval (v6+): requests and responses survive, a call awa
       content: [response, expect.objectContaining({ type: "tool-result", toolCallId: "a", output: expect.objectContaining({ type: "error-text" }) })],
     });
     expect(out.wire[3]).toEqual(wire[3]);
+  });
+});
+
+describe("two calls with one id in one assistant message (models and proxies emit it)", () => {
+  /** The same turn in each format: `ls` and `pwd` both called `call_0`, with `results` results after them. */
+  function turn(format: Format, results: number): unknown[] {
+    const outputs = ["ls output", "pwd output"].slice(0, results);
+    const args = [{ command: "ls" }, { command: "pwd" }];
+    switch (format) {
+      case "anthropic":
+        return [
+          { role: "user", content: "go" },
+          { role: "assistant", content: args.map((input) => ({ type: "tool_use", id: "call_0", name: "bash", input })) },
+          { role: "user", content: outputs.map((content) => ({ type: "tool_result", tool_use_id: "call_0", content })) },
+        ];
+      case "openai-chat":
+        return [
+          { role: "user", content: "go" },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: args.map((a) => ({ id: "call_0", type: "function", function: { name: "bash", arguments: JSON.stringify(a) } })),
+          },
+          ...outputs.map((content) => ({ role: "tool", tool_call_id: "call_0", content })),
+        ];
+      case "openai-responses":
+        return [
+          { role: "user", content: "go" },
+          ...args.map((a) => ({ type: "function_call", call_id: "call_0", name: "bash", arguments: JSON.stringify(a) })),
+          ...outputs.map((output) => ({ type: "function_call_output", call_id: "call_0", output })),
+        ];
+      case "ai-sdk":
+        return [
+          { role: "user", content: "go" },
+          { role: "assistant", content: args.map((input) => ({ type: "tool-call", toolCallId: "call_0", toolName: "bash", input })) },
+          {
+            role: "tool",
+            content: outputs.map((value) => ({ type: "tool-result", toolCallId: "call_0", toolName: "bash", output: { type: "text", value } })),
+          },
+        ];
+    }
+  }
+
+  it("the provider would reject the turn as it is, in every format", () => {
+    for (const format of FORMATS) {
+      const rules = validateWire(turn(format, 2), format).map((p) => p.rule);
+      expect(
+        rules.some((r) => r === "unique_call_ids" || r === "call_answered_once"),
+        format,
+      ).toBe(true);
+    }
+  });
+
+  it("the second call is renamed call_0_2 and keeps its input; the results answer the calls in order", () => {
+    for (const format of FORMATS) {
+      const out = compact(format, turn(format, 2));
+      expect(validateWire(out.wire, format), format).toEqual([]);
+      expect(
+        out.report.idsRewritten.map((w) => `${w.from}→${w.to}`),
+        format,
+      ).toEqual(["call_0→call_0_2"]);
+      const calls = out.messages.flatMap((m) => (m.role === "assistant" ? m.content.filter((p) => p.type === "toolCall") : []));
+      expect(
+        calls.map((c) => [c.id, c.input]),
+        format,
+      ).toEqual([
+        ["call_0", { command: "ls" }],
+        ["call_0_2", { command: "pwd" }],
+      ]);
+      const results = out.messages.flatMap((m) => (m.role === "tool" ? [[m.toolCallId, textOf(m)]] : []));
+      expect(results, format).toEqual([
+        ["call_0", "ls output"],
+        ["call_0_2", "pwd output"],
+      ]);
+      expect(out.report.pairing.removedResults, format).toEqual([]);
+      expect(compact(format, out.wire).report.changed, format).toBe(false);
+    }
+  });
+
+  it("with one result, the first call keeps it and the second is answered as missing", () => {
+    for (const format of FORMATS) {
+      const out = compact(format, turn(format, 1));
+      expect(validateWire(out.wire, format), format).toEqual([]);
+      expect(out.report.pairing.missingToolUseIds, format).toEqual(["call_0_2"]);
+      const results = out.messages.flatMap((m) => (m.role === "tool" ? [[m.toolCallId, textOf(m)]] : []));
+      expect(results, format).toEqual([
+        ["call_0", "ls output"],
+        ["call_0_2", SYNTHETIC_RESULT_TEXT],
+      ]);
+    }
+  });
+
+  it("spool compact's report names the rename", () => {
+    const out = compact("anthropic", turn("anthropic", 2));
+    const printed = describePrepareReport(out.report, { format: "anthropic", messagesIn: 3, messagesOut: 3 });
+    expect(printed).toContain("1 reused call id renamed (call_0 → call_0_2)");
   });
 });
