@@ -32,7 +32,7 @@ export interface Scan {
    * caps under 64 are left to the caller.
    */
   mayBeLong: boolean;
-  /** ESC, CR and backspace bytes in the input (for the caller's choice of `sparse`). */
+  /** ESC, CR, backspace and NUL bytes in the input (for the caller's choice of `sparse`). */
   specials: number;
 }
 

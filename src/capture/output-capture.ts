@@ -26,6 +26,13 @@ const NL = 0x0a;
 const KERNEL_MIN_CAP = 64;
 /** Carriage return or backspace: the line assembler has to replay them. */
 const FRAMING = /[\r\b]/;
+/**
+ * What a NUL in text is shown as (U+2400 SYMBOL FOR NULL): `find -print0` output read as names glued
+ * together when NUL went the way of the other control characters (removed from the view). Counted
+ * in the view's bytes (3 each), so the limits bound what is shown. The terminal model drops NUL as a
+ * terminal does (curses pads with it); the spill keeps the raw byte.
+ */
+const NUL_SYMBOL = "\u2400";
 export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 40;
 
@@ -244,6 +251,8 @@ export class OutputCapture {
 
   private pushLines(text: string): void {
     if (text === "") return;
+    // (the byte path hands every read with a NUL to this one: see wasm/kernel.ts)
+    if (text.includes("\0")) text = text.replaceAll("\0", NUL_SYMBOL);
     const stripped = !this.ansi.holding && !text.includes("\x1b") ? text : this.ansi.push(text);
     // Coloured output without progress frames is plain once stripped: commit its lines in bulk.
     if (this.lines.canTakePlain && !FRAMING.test(stripped)) this.pushPlainText(stripped);

@@ -42,7 +42,7 @@ export interface Truncation {
 
 export interface CaptureMetadata {
   readonly truncation: Truncation;
-  /** Output looked binary (NUL bytes or mostly invalid UTF-8 in its first 4 KiB): no text is rendered. */
+  /** Output looked binary (two NULs in a row, or mostly NULs and invalid UTF-8, in its first 4 KiB: binary.ts): no text is rendered. A lone NUL in text is shown as U+2400. */
   readonly binary: boolean;
   /** Raw bytes received from the process, before cleaning. */
   readonly rawBytes: number;

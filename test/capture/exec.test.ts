@@ -174,6 +174,15 @@ describe("exec", () => {
     expect(statSync(r.spillPath!).size).toBe(200000);
   });
 
+  it("a program's lone NUL is text shown as U+2400; two in a row (a real binary) are binary", async () => {
+    const text = await exec("printf 'a\\0b\\n'; seq 1 1000");
+    expect(text.binary).toBe(false);
+    expect(text.text.startsWith("a\u2400b\n1\n")).toBe(true);
+    expect(text.text.endsWith("\n1000\n")).toBe(true);
+    const elf = await exec(`head -c 3000 ${process.execPath}; seq 1 5`);
+    expect(elf.binary).toBe(true);
+  });
+
   it("head retention keeps the start, tail retention keeps the end", async () => {
     const head = await exec("seq 1 10000", { capture: { limits: { retain: "head", maxLines: 5 } } });
     expect(head.text).toBe("1\n2\n3\n4\n5\n");

@@ -170,13 +170,47 @@ describe("cleaning", () => {
     }
   });
 
-  it("binary output (a NUL byte) stops text rendering and reports binary with the raw size", () => {
-    const v = run(["hello\n", Buffer.from([1, 2, 0, 3]), "more text\n"]);
+  it("binary output (two NUL bytes in a row) stops text rendering and reports binary with the raw size", () => {
+    const v = run(["hello\n", Buffer.from([1, 2, 0, 0, 3]), "more text\n"]);
     expect(v.binary).toBe(true);
     expect(v.text).toBe("");
     expect(v.truncation.truncatedBy).toBe("binary");
-    expect(v.truncation.totalBytes).toBe(6 + 4 + 10);
-    expect(v.rawBytes).toBe(20);
+    expect(v.truncation.totalBytes).toBe(6 + 5 + 10);
+    expect(v.rawBytes).toBe(21);
+  });
+
+  it("two NULs in a row are binary even split across two reads", () => {
+    expect(run(["hello\0", "\0world\n"]).binary).toBe(true);
+    expect(run(["hello\0", "world\0", "\n"]).binary).toBe(false);
+  });
+
+  it("a lone NUL in text is shown as U+2400 and the lines after it are all there, on either side of the sniff window", () => {
+    const lines = Array.from({ length: 1000 }, (_, i) => `${i + 1}\n`).join("");
+    for (const chunks of [["a\0b\n", lines], [`a\0b\n${lines}`], [lines, "a\0b\n"]]) {
+      const v = run(chunks, { maxLines: 2000, maxBytes: 100_000 });
+      expect(v.binary).toBe(false);
+      expect(v.text).toContain("a\u2400b\n");
+      expect(v.text).toContain("\n1000\n");
+      expect(v.truncation.truncatedBy).toBe(null);
+      // the symbol is counted as it is shown (3 bytes), so the limits bound the view
+      expect(v.truncation.totalBytes).toBe(Buffer.byteLength(lines) + 6);
+    }
+  });
+
+  it("NUL-separated output (find -print0, env -0, /proc/*/cmdline) is text with its separators visible", () => {
+    const names = Array.from({ length: 300 }, (_, i) => `./src/dir${i % 7}/file-${i}.ts`);
+    // (past the 4 KiB sniff window: one line, under a cap that keeps it whole)
+    const v = run([names.join("\0") + "\0"], { maxLineBytes: 100_000, maxBytes: 100_000 });
+    expect(v.binary).toBe(false);
+    expect(v.text).toBe(names.join("\u2400") + "\u2400");
+    expect(run(["node\0/srv/app.js\0--port\0" + "8080\0"]).text).toBe("node\u2400/srv/app.js\u2400--port\u24008080\u2400");
+  });
+
+  it("UTF-16 text (every other byte NUL) and mostly-NUL data stay binary", () => {
+    expect(run([Buffer.from("hello world, this is UTF-16 text\n".repeat(4), "utf16le")]).binary).toBe(true);
+    const sparse = Buffer.alloc(200, 0x61);
+    for (let i = 0; i < sparse.length; i += 3) sparse[i] = 0;
+    expect(run([sparse]).binary).toBe(true);
   });
 
   it("mostly-invalid UTF-8 is binary, a few Latin-1 bytes are not", () => {

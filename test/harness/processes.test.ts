@@ -263,6 +263,23 @@ describe("background processes", () => {
     expect(seen).toContain("exited with code 0");
   });
 
+  it("one NUL early in plain text: the foreground call and the background process both show it as text, every line, the NUL as U+2400", async () => {
+    const { call } = await setup();
+    const command = "printf 'a\\0b\\n'; seq 1 1000";
+    const foreground = textOf(await call("bash", { command }));
+    const started = await call("bash", { command, background: true });
+    const id = processIdOf(started);
+    let background = textOf(started);
+    for (let i = 0; i < 20 && !background.includes("exited"); i++) background += textOf(await call("process_output", { processId: id, waitSeconds: 5 }));
+    const numbers = Array.from({ length: 1000 }, (_, i) => String(i + 1));
+    for (const seen of [foreground, background]) {
+      expect(seen).not.toContain("Binary output");
+      // (the background reads may fall between the printf and seq's write: lines, not one string)
+      expect(seen).toContain("a\u2400b\n");
+      expect(seen.split("\n").filter((l) => /^\d+$/.test(l))).toEqual(numbers);
+    }
+  });
+
   it("input to a process that closed its stdin is refused on the first write, with a sentence the model can act on", async () => {
     const { call } = await setup();
     const started = await call("bash", { command: "exec 0<&-; echo closed; sleep 30", background: true });

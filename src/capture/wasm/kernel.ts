@@ -3,7 +3,8 @@
 // its complete CSI colour sequences and without the `\r` of each `\r\n`; its newlines are counted,
 // and lines that may be longer than the cap are flagged.
 // Anything the line assembler or the terminal model has to see — another escape, a cursor-moving CSI,
-// a lone `\r`, a backspace — fails the read, which then takes the string path whole.
+// a lone `\r`, a backspace, a NUL (shown as U+2400 there) — fails the read, which then takes the
+// string path whole.
 //
 // The rules are those of the JavaScript byte path it replaced (and of ansi-regex's CSI rule on decoded
 // text): ESC `[`, parameter bytes 0x30–0x3f, intermediate bytes 0x20–0x2f, a final byte 0x40–0x7e.
@@ -25,9 +26,12 @@ function mask64(a: v128, b: v128, c: v128, d: v128): u64 {
   return (i8x16.bitmask(a) as u64) | ((i8x16.bitmask(b) as u64) << 16) | ((i8x16.bitmask(c) as u64) << 32) | ((i8x16.bitmask(d) as u64) << 48);
 }
 
-/** ESC, CR or backspace bytes of a vector (0xff where one is). */
+/** ESC, CR, backspace or NUL bytes of a vector (0xff where one is). */
 function specials(v: v128): v128 {
-  return v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x1b)), i8x16.eq(v, i8x16.splat(0x0d))), i8x16.eq(v, i8x16.splat(0x08)));
+  return v128.or(
+    v128.or(i8x16.eq(v, i8x16.splat(0x1b)), i8x16.eq(v, i8x16.splat(0x0d))),
+    v128.or(i8x16.eq(v, i8x16.splat(0x08)), i8x16.eq(v, i8x16.splat(0x00))),
+  );
 }
 
 /** Copies 64 bytes from `from` to `to` (the caller's buffers have room past their ends for it). */
@@ -53,7 +57,7 @@ function copyRun(to: usize, from: usize, n: i32): void {
  * cap of 64 or more a long line is never missed.
  *
  * Two passes. The first, 64 bytes at a time and without a branch on the data, counts newlines,
- * checks line lengths and lists the positions of the special bytes (ESC, CR, backspace). The second
+ * checks line lengths and lists the positions of the special bytes (ESC, CR, backspace, NUL). The second
  * goes down that list: it copies the run before each special byte, 64 bytes at a time, and handles
  * the byte (a CSI sequence's parameters found with one vector compare). Branches on the data
  * (whether a block has a newline, how many special bytes it has, where a run ends) were what it
