@@ -8,17 +8,25 @@
 // next one scrolled in, where one with room allocates a row (emptying it after every slice made every
 // scroll allocate: a tenth of the model's time in cloning rows, and ~250 MB peak RSS on 32 MiB of
 // redrawn output). The screen itself is rendered only when a view is built. The alternate screen
-// keeps no scrollback, so a full-screen program leaves nothing behind.
+// keeps no scrollback, so a full-screen program leaves nothing behind — neither the rows its
+// newlines scroll off nor those a scroll-up (`CSI n S`) drops — and leaving it (`CSI ? 1049 l`)
+// brings the normal screen back as it was.
+// On the normal screen a scroll-up with the scroll region at the top row sends the rows it scrolls
+// off to the scrollback, as xterm does; xterm.js dropped them (its own FIXME), so `seq 30; tput indn 5`
+// on 24 rows lost lines 8–12 from the captured output.
 import { createRequire } from "node:module";
 import type { IBuffer, Terminal as XTerminal } from "@xterm/headless";
 import { openSequenceStart } from "./open-sequence.js";
 
 /** Text fed to the emulator per synchronous write; bounds how many rows one write can scroll. */
 const SLICE = 2048;
-/** The emulator's internals used here: a synchronous write, and the normal buffer's row list. */
+/** The emulator's internals used here: a synchronous write, the normal buffer's row list, and a newline's scroll (for SU). */
 interface Core {
   writeSync(data: string): void;
   readonly buffers: { readonly normal: { readonly lines: RowList } };
+  /** `scroll` moves the scroll region up one row, the top row into the scrollback when the region starts at the top. */
+  readonly _bufferService: { scroll(eraseAttr: unknown): void; readonly buffer: { readonly scrollTop: number; readonly scrollBottom: number } };
+  readonly _inputHandler: { _eraseAttrData(): unknown };
 }
 /** Fires with the number of rows dropped from the top (a full list recycling its oldest, an erase). */
 interface RowList {
@@ -65,8 +73,13 @@ export class TerminalScreen {
     // The public write() parses later, on a timer; capture views are synchronous and the parser must
     // keep pace with the process (the process waits while we parse, which bounds memory).
     this.core = (this.term as unknown as { _core: Core })._core;
-    if (typeof this.core?.writeSync !== "function" || typeof this.core.buffers?.normal?.lines?.onTrim !== "function") {
-      throw new Error("@xterm/headless no longer offers a synchronous write and row trims; pin the version spool was built with");
+    if (
+      typeof this.core?.writeSync !== "function" ||
+      typeof this.core.buffers?.normal?.lines?.onTrim !== "function" ||
+      typeof this.core._bufferService?.scroll !== "function" ||
+      typeof this.core._inputHandler?._eraseAttrData !== "function"
+    ) {
+      throw new Error("@xterm/headless no longer offers a synchronous write, row trims and a newline's scroll; pin the version spool was built with");
     }
     this.watchTrims();
     // A program's own scrollback erase (`ESC [ 3 J`) or full reset (`ESC c`) would drop rows that
@@ -80,6 +93,7 @@ export class TerminalScreen {
     };
     this.term.parser.registerCsiHandler({ final: "J" }, beforeErase);
     this.term.parser.registerCsiHandler({ prefix: "?", final: "J" }, beforeErase);
+    this.term.parser.registerCsiHandler({ final: "S" }, (params) => this.scrollUp(params));
     this.term.parser.registerEscHandler({ final: "c" }, () => {
       if (this.finishing) {
         this.collect(this.finishing);
@@ -90,6 +104,24 @@ export class TerminalScreen {
       }
       return false;
     });
+  }
+
+  /**
+   * `CSI n S` on the normal screen with the scroll region at the top: n newlines' scrolls at the bottom
+   * of the region (the cursor stays), so the rows go to the scrollback as xterm's do, at most the
+   * region's height (xterm clamps there too: more scrolls only blank rows). Harvested at once, so a
+   * run of them in one slice cannot scroll rows out of the scrollback before they are passed on.
+   * Anything else (the alternate screen, a region below the top) is xterm.js's own: rows dropped.
+   */
+  private scrollUp(params: (number | number[])[]): boolean {
+    const buffer = this.core._bufferService.buffer;
+    if (this.term.buffer.active.type !== "normal" || buffer.scrollTop !== 0) return false;
+    const asked = typeof params[0] === "number" && params[0] > 0 ? params[0] : 1;
+    const n = Math.min(asked, buffer.scrollBottom - buffer.scrollTop + 1);
+    const erase = this.core._inputHandler._eraseAttrData();
+    for (let i = 0; i < n; i++) this.core._bufferService.scroll(erase);
+    if (this.finishing) this.collect(this.finishing);
+    return true;
   }
 
   /** Feeds decoded output; returns the lines that were finished by scrolling off the screen. */

@@ -1,6 +1,6 @@
 // The pseudo-terminal and the terminal model, with real processes: programs see a terminal, redrawn
 // displays end as their final frame, the alternate screen leaves nothing, the spill keeps the raw bytes.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -30,6 +30,15 @@ async function waitFor(cond: () => boolean, what: string): Promise<void> {
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+/** Before, a full-screen spell that scrolls its alternate screen 60 rows by newlines and 8 by CSI S, after. */
+const ALT_BYTES =
+  "before 1\nbefore 2\nbefore 3\n\x1b[?1049h\x1b[H\x1b[2J" +
+  Array.from({ length: 60 }, (_, i) => `ALT row ${i}\r\n`).join("") +
+  "\x1b[5S\x1b[10;1HALT after scroll\x1b[3S\x1b[24;1H" +
+  Array.from({ length: 30 }, (_, i) => `ALT more ${i}\n`).join("") +
+  "\x1b[?1049lafter 1\nafter 2\n";
+const ALT_PROGRAM = `process.stdout.write(${JSON.stringify(ALT_BYTES)});\n`;
 
 /** The view of a capture that was pushed `reads`, one push each. */
 function viewOf(limits: ReturnType<typeof resolveLimits>, reads: readonly Buffer[]) {
@@ -133,6 +142,51 @@ describe("terminal model", () => {
       },
     );
     expect(r.text).toBe("before\nafter\n");
+  });
+
+  it("a full-screen program that scrolls its alternate screen (newlines, CSI S) leaves none of it, and leaving brings the normal screen back", async () => {
+    // A real program on a pty of 24 rows: 60 rows of newlines and two scroll-ups on the alternate screen.
+    writeFileSync(join(dir, "alt.mjs"), ALT_PROGRAM);
+    const r = await exec(`node ${join(dir, "alt.mjs")}`, { pty: true, cols: 80, rows: 24 });
+    expect(r.text).toBe("before 1\nbefore 2\nbefore 3\nafter 1\nafter 2\n");
+    // and the same bytes however a pipe splits them
+    const bytes = Buffer.from(ALT_BYTES);
+    const view = (reads: Buffer[]) => viewOf(resolveLimits({}), reads).text;
+    for (let k = 0; k <= bytes.length; k += 7) expect(view(splitAt(bytes, [k]))).toBe("before 1\nbefore 2\nbefore 3\nafter 1\nafter 2\n");
+  });
+
+  it("a scroll-up (CSI S) on the normal screen keeps the rows it scrolls off, as xterm's scrollback does", async () => {
+    const numbers = Array.from({ length: 30 }, (_, i) => String(i + 1));
+    // xterm.js drops them: lines 8-12 were missing from the capture
+    const r = await exec("seq 1 30; printf '\\033[5S'; echo end", { pty: true, cols: 80, rows: 24 });
+    expect(r.text.split("\n").filter((l) => l !== "")).toEqual([...numbers, "end"]);
+    // a count past the screen scrolls it all off once; a run of them in one write keeps every row, however the reads fall
+    const c = new OutputCapture(resolveLimits({}), { cols: 80, rows: 24 });
+    c.push(Buffer.from(`${numbers.join("\n")}\n\x1b[99999Send\n`));
+    c.end();
+    expect(
+      c
+        .view()
+        .text.split("\n")
+        .filter((l) => l !== ""),
+    ).toEqual([...numbers, "end"]);
+    const run = Buffer.from(Array.from({ length: 400 }, (_, i) => `row ${i}\n\x1b[3S`).join(""));
+    const lim = resolveLimits({ maxLines: 100_000, maxBytes: 1 << 20 });
+    const whole = viewOf(lim, [run]).text;
+    expect(whole.split("\n").filter((l) => l !== "")).toEqual(Array.from({ length: 400 }, (_, i) => `row ${i}`));
+    for (const k of [1, 999, 2048, 4000]) expect(viewOf(lim, splitAt(run, [k])).text).toBe(whole);
+  });
+
+  it("a scroll-up inside a scroll region below the top row drops its rows, as a terminal does", () => {
+    const c = new OutputCapture(resolveLimits({}), { cols: 80, rows: 10 });
+    c.push(Buffer.from("\x1b[H\x1b[2J1\n2\n3\n4\n5\x1b[2;4r\x1b[2S\x1b[r\x1b[10;1Hend\n"));
+    c.end();
+    expect(
+      c
+        .view()
+        .text.split("\n")
+        .filter((l) => l !== ""),
+    ).toEqual(["1", "4", "5", "end"]);
   });
 
   it("plain appended output keeps the fast path, under a pipe and under a pty", () => {

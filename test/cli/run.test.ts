@@ -64,6 +64,28 @@ describe("spool run", () => {
     expect(piped.text).toBe("piped\n");
   });
 
+  it("--pty: a full-screen spell that scrolls its alternate screen leaves nothing; a scroll-up on the normal screen loses no line", () => {
+    // A node program writing the escapes itself, sized to the terminal spool gives it.
+    const program = [
+      "const w = (s) => process.stdout.write(s); const rows = process.stdout.rows;",
+      "w('before\\n\\x1b[?1049h\\x1b[H');",
+      "for (let i = 0; i < rows * 2; i++) w(`ALT ${i}\\r\\n`);",
+      "w('\\x1b[5S\\x1b[?1049l');",
+      "for (let i = 1; i <= rows + 10; i++) w(`${i}\\n`);",
+      "w('\\x1b[5Send\\n');",
+    ].join("\n");
+    writeFileSync(join(cwd, "screens.mjs"), program);
+    const r = spool(["run", "--pty", "--json", "-q", "--", "node screens.mjs"]);
+    expect(r.status).toBe(0);
+    const lines = (JSON.parse(r.stdout) as { text: string }).text.split("\n").filter((l) => l !== "");
+    expect(lines[0]).toBe("before");
+    expect(lines.some((l) => l.startsWith("ALT"))).toBe(false);
+    expect(lines.at(-1)).toBe("end");
+    const numbers = lines.slice(1, -1);
+    expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => String(i + 1)));
+    expect(numbers.length).toBeGreaterThan(10);
+  });
+
   it("exits with the command's status and prints the status sentence once", () => {
     const r = spool(["run", "--", "sh -c 'echo out; exit 3'"]);
     expect(r.status).toBe(3);
