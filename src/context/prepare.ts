@@ -9,6 +9,7 @@ import type { ArchiveStore } from "./archive-store.js";
 import { enforceToolResultBudget, type BudgetReport } from "./budget.js";
 import { contextConfigFromEnv, type ContextConfig } from "./config.js";
 import { ConfigError, PairingInvariantError, ProviderRuleError } from "./errors.js";
+import { resolveExternalCalls } from "./external-calls.js";
 import { rewriteCollidingIds, type IdRewrite } from "./id-collisions.js";
 import type { Message } from "./messages.js";
 import { textOf } from "./messages.js";
@@ -58,6 +59,9 @@ export interface PrepareOptions {
    * Calls may live with the provider, outside the history (OpenAI Responses with
    * `previous_response_id`, `conversation` or `item_reference`; `continuesServerState(body)` says so):
    * a result whose id no call before it made is kept in place (and budgeted), not removed as an orphan.
+   * Not given: true when the history holds an `item_reference`; with `format: "openai-responses"`, a
+   * result that answers no call before it throws ConfigError (SPOOL_CONTEXT_CONFIG) — only the request
+   * body says which it is; false otherwise (no other API keeps calls).
    */
   readonly externalCalls?: boolean;
 }
@@ -102,7 +106,8 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
     );
   }
 
-  const pairingOptions = { externalCalls: options.externalCalls === true };
+  const externalCalls = resolveExternalCalls(messages, options.externalCalls, options.format);
+  const pairingOptions = { externalCalls };
   const paired = ensureToolResultPairing(messages, pairingOptions);
   const orphanKeys: string[] = [];
   const archiveErrors: string[] = [];
@@ -129,7 +134,7 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
     ...(results !== undefined ? { results } : resultsDir !== undefined ? { resultsDir } : {}),
     ...(options.workspace !== undefined && options.absolutePaths !== true ? { workspaceDir: options.workspace.dir } : {}),
     archive,
-    ...(options.externalCalls === true ? { externalCalls: true } : {}),
+    ...(externalCalls ? { externalCalls: true } : {}),
   };
   const budgeted = enforceToolResultBudget(unique.messages, budgetOptions);
 

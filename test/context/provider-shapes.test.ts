@@ -6,6 +6,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import {
   adapters,
+  ConfigError,
   continuesServerState,
   describePrepareReport,
   FORMATS,
@@ -195,10 +196,44 @@ describe("OpenAI Responses: outputs answering calls the provider keeps", () => {
     expect(out.wire[0]!["call_id"]).toBe("call_1");
   });
 
-  it("without stored state such an output is still an orphan", () => {
-    const out = compact("openai-responses", [output]);
+  it("without stored state (externalCalls: false) such an output is still an orphan", () => {
+    const out = compact("openai-responses", [output], { externalCalls: false });
     expect(out.report.pairing.orphanResultsRemoved).toBe(1);
     expect(out.wire).toEqual([]);
+  });
+
+  it("a library caller that does not say: an output answering no call is an error naming the call and the option, not a silent removal", () => {
+    // The second turn of an agent on previous_response_id: the input is the output alone. Removed as an
+    // orphan it left an empty input (the stored call without its output: a 400) and a model that never saw it.
+    const archive = new MemoryArchive();
+    const messages = adapters["openai-responses"].fromProvider([output, { role: "user", content: "and?" }]);
+    let caught: unknown;
+    try {
+      prepareHistory(messages, { archive, format: "openai-responses" });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).code).toBe("SPOOL_CONTEXT_CONFIG");
+    expect((caught as Error).message).toContain("call_1");
+    expect((caught as Error).message).toContain("externalCalls: continuesServerState(body)");
+    expect((caught as Error).message).not.toContain("\n");
+    expect(archive.stats().entries).toBe(0);
+  });
+
+  it("not said, and nothing to ask: an item_reference keeps the output; a history whose outputs all have calls, or no format, repairs as before", () => {
+    const referenced = compact("openai-responses", [{ type: "item_reference", id: "fc_1" }, output]);
+    expect(referenced.wire).toEqual([{ type: "item_reference", id: "fc_1" }, output]);
+    expect(referenced.report.changed).toBe(false);
+    const whole = [
+      { role: "user", content: "weather?" },
+      { type: "function_call", call_id: "call_1", name: "weather", arguments: "{}" },
+      output,
+      { type: "function_call_output", call_id: "call_1", output: "again" },
+    ];
+    expect(compact("openai-responses", whole).report.pairing.duplicateResultsRemoved).toBe(1);
+    const neutral = prepareHistory(adapters["openai-responses"].fromProvider([output]), { archive: new MemoryArchive() });
+    expect(neutral.report.pairing.orphanResultsRemoved).toBe(1);
   });
 });
 
