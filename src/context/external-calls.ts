@@ -5,22 +5,16 @@
 // treating such an output as an orphan removed it: `prepareHistory` sent the API an empty input (the
 // stored call then has no output: a 400), and the model never saw the tool's result. So:
 // an `item_reference` among the messages says so itself (continuesServerState counts it too); else, in
-// the Responses format, an output that answers no call before it is a question only the caller can
-// answer, and the error says how; every other format has no stored calls.
+// the Responses format, an input that holds results but not one call of its own is such a turn (a
+// whole history always carries its calls); a history with calls of its own whose result lost its call
+// is damage, and the orphan is removed as before. Every other format has no stored calls.
 import type { Format } from "./adapters/index.js";
-import { ConfigError } from "./errors.js";
 import type { Message } from "./messages.js";
 
 export function resolveExternalCalls(messages: readonly Message[], given: boolean | undefined, format: Format | undefined): boolean {
   if (given !== undefined) return given;
   if (referencesStoredItems(messages)) return true;
-  if (format !== "openai-responses") return false;
-  const id = outputWithoutCall(messages);
-  if (id === undefined) return false;
-  throw new ConfigError(
-    "externalCalls",
-    `the output for call ${id} answers no call in the history: pass externalCalls: continuesServerState(body) — true when the request continues stored state (previous_response_id, conversation) and the call is kept by OpenAI, false to remove such outputs as orphans.`,
-  );
+  return format === "openai-responses" && resultsWithoutAnyCall(messages);
 }
 
 /** An OpenAI Responses `item_reference` item (carried as a raw part): the request names items the provider stores. */
@@ -35,13 +29,13 @@ function referencesStoredItems(messages: readonly Message[]): boolean {
   return false;
 }
 
-/** The id of the first result whose id no call before it made (what pairing would remove as an orphan, or keep as external). */
-function outputWithoutCall(messages: readonly Message[]): string | undefined {
-  const called = new Set<string>();
+/** Results (not carried, with an id) and no call anywhere: the turn of a request that continues stored state. */
+function resultsWithoutAnyCall(messages: readonly Message[]): boolean {
+  let results = false;
   for (const m of messages) {
     if (m.role === "assistant") {
-      for (const part of m.content) if (part.type === "toolCall") called.add(part.id);
-    } else if (m.role === "tool" && m.carried !== true && m.toolCallId !== "" && !called.has(m.toolCallId)) return m.toolCallId;
+      for (const part of m.content) if (part.type === "toolCall") return false;
+    } else if (m.role === "tool" && m.carried !== true && m.toolCallId !== "") results = true;
   }
-  return undefined;
+  return results;
 }

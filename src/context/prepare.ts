@@ -59,9 +59,9 @@ export interface PrepareOptions {
    * Calls may live with the provider, outside the history (OpenAI Responses with
    * `previous_response_id`, `conversation` or `item_reference`; `continuesServerState(body)` says so):
    * a result whose id no call before it made is kept in place (and budgeted), not removed as an orphan.
-   * Not given: true when the history holds an `item_reference`; with `format: "openai-responses"`, a
-   * result that answers no call before it throws ConfigError (SPOOL_CONTEXT_CONFIG) — only the request
-   * body says which it is; false otherwise (no other API keeps calls).
+   * Not given: true when the history holds an `item_reference`, or, with `format: "openai-responses"`,
+   * results but not one call (the turn of a request on stored state); false otherwise (a history with
+   * calls of its own is whole, and no other API keeps calls).
    */
   readonly externalCalls?: boolean;
 }

@@ -6,7 +6,6 @@ import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import {
   adapters,
-  ConfigError,
   continuesServerState,
   describePrepareReport,
   FORMATS,
@@ -202,23 +201,14 @@ describe("OpenAI Responses: outputs answering calls the provider keeps", () => {
     expect(out.wire).toEqual([]);
   });
 
-  it("a library caller that does not say: an output answering no call is an error naming the call and the option, not a silent removal", () => {
+  it("a library caller that does not say: an input of outputs and no call is a turn on stored state, and its outputs stay", () => {
     // The second turn of an agent on previous_response_id: the input is the output alone. Removed as an
     // orphan it left an empty input (the stored call without its output: a 400) and a model that never saw it.
     const archive = new MemoryArchive();
-    const messages = adapters["openai-responses"].fromProvider([output, { role: "user", content: "and?" }]);
-    let caught: unknown;
-    try {
-      prepareHistory(messages, { archive, format: "openai-responses" });
-    } catch (err) {
-      caught = err;
-    }
-    expect(caught).toBeInstanceOf(ConfigError);
-    expect((caught as ConfigError).code).toBe("SPOOL_CONTEXT_CONFIG");
-    expect((caught as Error).message).toContain("call_1");
-    expect((caught as Error).message).toContain("externalCalls: continuesServerState(body)");
-    expect((caught as Error).message).not.toContain("\n");
-    expect(archive.stats().entries).toBe(0);
+    const wire = [output, { role: "user", content: "and?" }];
+    const out = prepareHistory(adapters["openai-responses"].fromProvider(wire), { archive, format: "openai-responses", assertValid: true });
+    expect(out.report.pairing.orphanResultsRemoved).toBe(0);
+    expect(adapters["openai-responses"].toProvider(out.messages)).toEqual(wire);
   });
 
   it("not said, and nothing to ask: an item_reference keeps the output; a history whose outputs all have calls, or no format, repairs as before", () => {
@@ -234,6 +224,16 @@ describe("OpenAI Responses: outputs answering calls the provider keeps", () => {
     expect(compact("openai-responses", whole).report.pairing.duplicateResultsRemoved).toBe(1);
     const neutral = prepareHistory(adapters["openai-responses"].fromProvider([output]), { archive: new MemoryArchive() });
     expect(neutral.report.pairing.orphanResultsRemoved).toBe(1);
+    // calls of its own, and an output whose call was lost (a window cut from the front): damage, repaired
+    const cut = [
+      { role: "user", content: "weather?" },
+      { type: "function_call_output", call_id: "call_0", output: "lost its call" },
+      { type: "function_call", call_id: "call_1", name: "weather", arguments: "{}" },
+      output,
+    ];
+    const repaired = compact("openai-responses", cut);
+    expect(repaired.report.pairing.orphanResultsRemoved).toBe(1);
+    expect(repaired.wire).toEqual([cut[0], cut[2], output]);
   });
 });
 
