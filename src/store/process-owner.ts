@@ -76,12 +76,46 @@ const PF_EXITING = 0x4;
  * A process whose main thread is exiting or has exited: a zombie (Z) waits to be reaped, and kill(pid,
  * 0) still succeeds on it, so a SIGKILLed writer whose parent had not waited for it yet (a harness that
  * kills spool and restarts it at once; this sandbox's init reaps after a second or more) held its lock.
- * Measured on a SIGKILLed Node: R for up to 5 ms, then R with PF_EXITING, then Z with 2–4 threads for
- * up to 26 ms while its other threads exit, then Z alone. Every session write (JSONL lines, SQLite) is
- * made synchronously by the main thread, so once it is exiting nothing more reaches the session. (A
- * program whose main thread alone ends with pthread_exit is Z too and runs on; Node never does.)
+ * Measured on a SIGKILLed Node: R for up to 5 ms (with the SIGKILL pending: killPending below), then
+ * R with PF_EXITING, then Z with 2–4 threads for up to 26 ms while its other threads exit, then Z
+ * alone. Every session write (JSONL lines, SQLite) is made synchronously by the main thread, so once
+ * it is exiting nothing more reaches the session. (A program whose main thread alone ends with
+ * pthread_exit is Z too and runs on; Node never does.)
  */
 const exited = (s: { state: string; flags: number }): boolean => s.state === "Z" || s.state === "X" || (s.flags & PF_EXITING) !== 0;
+
+/** SIGKILL's bit in the SigPnd/ShdPnd masks of /proc/PID/status (bit n-1 for signal n = 9). */
+const SIGKILL_BIT = 0x100;
+
+/**
+ * Whether a /proc/PID/status shows a SIGKILL pending: the process is doomed but has not run far enough
+ * to be exiting. kill(pid, SIGKILL) queues it in the shared set (ShdPnd, which stays set through Z) and,
+ * being fatal, in every thread's own set (SigPnd); a SIGKILL cannot be blocked, ignored or survived
+ * (a namespace's init, the one process that may refuse it, never has it queued). Measured on a
+ * SIGKILLed Node (6.18 kernel, 2 cores): read at once, its main thread was still R without PF_EXITING
+ * in 1 of 30 kills, and in 24 of 30 when it was stopped (SIGSTOP) first, every time with SIGKILL in
+ * both masks. The main thread's file is enough: only a SIGKILL sent to one thread (tgkill, which
+ * nothing here does) leaves ShdPnd empty, and the main thread clears its SigPnd only on its way
+ * into do_exit, a few instructions before PF_EXITING is set. Trap: a doomed process may still finish
+ * the system call it is in. A write() to a file stops at its next page once a fatal signal is pending
+ * (microseconds, long before a new writer has read the log); a wait the kill cannot end (state D, an
+ * unanswered network disk) can last, and a write may land when it wakes, so ownerLiveness does not
+ * count a D process as dead on its pending SIGKILL. SQLite's own file locks hold until the exit anyway.
+ */
+function killPending(status: string): boolean {
+  // 16 hex digits, signal 1 in the lowest bit: the last 8 hold signals 1–32
+  for (const m of status.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm)) if ((Number.parseInt(m[1]!.slice(-8), 16) & SIGKILL_BIT) !== 0) return true;
+  return false;
+}
+
+/** killPending for a pid; a process gone before its status is read is as good as killed. */
+function pidKillPending(pid: number): boolean {
+  try {
+    return killPending(readFileSync(`/proc/${pid}/status`, "latin1"));
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
 
 /** This process as a session's owner. */
 export function currentOwner(): { pid: number; host: string; boot?: string; pidns?: string; start?: number } {
@@ -150,7 +184,8 @@ function nestedProcessAlive(pid: number, pidns: string, start: number | undefine
     // NSpid: its pid in each namespace from this one inward; the last is its pid in its own.
     const nspid = /^NSpid:\s*(.*)$/m.exec(status)?.[1]?.trim().split(/\s+/);
     if (nspid === undefined) return undefined; // a kernel older than 4.1 says nothing of namespaces
-    if (nspid.length < 2 || Number(nspid[nspid.length - 1]) !== pid || /^State:\s*Z/m.test(status)) continue;
+    if (nspid.length < 2 || Number(nspid[nspid.length - 1]) !== pid || /^State:\s*Z/m.test(status) || (killPending(status) && !/^State:\s*D/m.test(status)))
+      continue;
     if (start !== undefined) {
       if (statOf(entry)?.start === start) return true;
       continue;
@@ -176,7 +211,9 @@ export function ownerLiveness(owner: ProcessOwner): Liveness {
     const now = statOf(String(owner.pid));
     if (now !== undefined && exited(now)) return "dead";
     // its pid, taken again by another process since it died
-    return now !== undefined && owner.start !== undefined && now.start !== owner.start ? "dead" : "alive";
+    if (now !== undefined && owner.start !== undefined && now.start !== owner.start) return "dead";
+    // SIGKILLed a moment ago (a harness that kills spool and starts it again at once), not exiting yet
+    return now !== undefined && now.state !== "D" && pidKillPending(owner.pid) ? "dead" : "alive";
   }
   if (here !== INITIAL_NAMESPACE) return "unknown";
   const alive = nestedProcessAlive(owner.pid, owner.pidns, owner.start);
