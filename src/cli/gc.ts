@@ -3,7 +3,7 @@
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { formatBytes } from "../capture/index.js";
 import { basename, join } from "node:path";
-import { DEFAULT_ROOT, gcPostgresSessions, sessionsDir } from "../store/index.js";
+import { DEFAULT_ROOT, gcPostgresSessions, lockHolder, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
 import { EXIT } from "./exit.js";
 import { listSessions, loadSummary, removedSinceListed, sessionDirWarnings } from "./session-catalog.js";
@@ -75,6 +75,12 @@ export const gcCommand = defineCommand({
           kept++;
           continue;
         }
+        // A writer between its lock and its first record: SQLite creates the database empty, then writes
+        // (a `gc --older-than 0s` in those milliseconds removed a live session). Kept, as running.
+        if (lockHolder(`${entry.file}.lock`) !== undefined) {
+          kept++;
+          continue;
+        }
         found = { live: false, bytes: directorySize(entry.dir), status: "empty" };
         lastActive = 0;
       }
@@ -109,7 +115,8 @@ export const gcCommand = defineCommand({
  * A log or database of 0 bytes, last written before the cutoff: a process that stopped before its
  * first write left it (spool publishes a JSONL log with its header, so there only a hand leaves one).
  * Every reader skips it as holding no session, and gc once did too, so it stayed for ever; it holds
- * nothing to lose. A writer writes its first record at once, long before any cutoff.
+ * nothing to lose. A writer writes its first record at once, long before any cutoff but a tiny one
+ * (`--older-than 0s`): one that holds the session's lock is kept.
  */
 function emptySince(file: string, cutoff: number): boolean {
   try {

@@ -38,6 +38,7 @@ export { openSqliteStore, type SqliteStoreOptions } from "./sqlite/store.js";
 export { followSqliteSession, type SqliteFollower } from "./sqlite/follow.js";
 export { writeFileAtomic, type AtomicWriteOptions } from "./atomic-write.js";
 export { currentOwner, ownerLiveness, type Liveness, type ProcessOwner } from "./process-owner.js";
+export { lockHolder } from "./jsonl/lock.js";
 export { DEFAULT_ROOT, SESSION_ID, checkSessionId, ensureDir, isSessionId, newSessionId, sessionsDir, sidecarDir } from "./layout.js";
 export { directoryProblem } from "./directory-problem.js";
 export { openSessionRepo, type RepoBackend, type SessionInfo, type SessionOpenOptions, type SessionRepo } from "./repo.js";

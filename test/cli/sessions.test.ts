@@ -3,8 +3,9 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { acquireLock } from "../../src/store/jsonl/lock.js";
 import { killStarted, runSpool, SPOOL_BIN, startServing, startSpool } from "../support/cli.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
@@ -138,6 +139,33 @@ describe("spool gc and sessions that never got a first record", () => {
     expect(gc.stderr).toMatch(/skipping damaged: [\s\S]*skipping new-sqlite: /);
     expect(readdirSync(sessions).sort()).toEqual(["damaged", "new-sqlite"]);
   });
+});
+
+describe("spool gc and a 0-byte session whose writer holds its lock", () => {
+  it.each(["session.sqlite", "session.jsonl"])(
+    "%s: kept while a live process holds the lock (a writer before its first record), removed once it is released",
+    (file) => {
+      const dir = tempDir("spool-sessions-gc-held-");
+      const log = join(dir, ".spool", "sessions", "starting", file);
+      mkdirSync(dirname(log), { recursive: true });
+      writeFileSync(log, "");
+      const t = Date.now() / 1000 - 3600;
+      utimesSync(log, t, t);
+      const release = acquireLock(`${log}.lock`, log); // held by this test's process, alive
+      try {
+        const gc = spool(["gc", "--older-than", "0s"], dir);
+        expect(gc.status).toBe(0);
+        expect(gc.stderr).toBe("");
+        expect(gc.stdout).toMatch(/^Freed \S+ \S+ from 0 sessions; kept 1 /);
+        expect(existsSync(log)).toBe(true);
+      } finally {
+        release();
+      }
+      const gc = spool(["gc", "--older-than", "0s"], dir);
+      expect(gc.stdout).toMatch(/^removed starting \(\S+ \S+, empty\)\nFreed \S+ \S+ from 1 session; kept 0 /);
+      expect(existsSync(dirname(log))).toBe(false);
+    },
+  );
 });
 
 describe("spool inspect on odd files", () => {
