@@ -81,6 +81,11 @@ export const mcpCommand = defineCommand({
       },
     });
     const server = createMcpServer(session, { version: packageVersion() });
+    // SIGINT and SIGTERM end it as the end of input does: every command and background process ended,
+    // the session settled, exit 0. SIGTERM is a normal close, not an interruption to report as 128+n
+    // (`spool run`'s 143 for a command it cut short): the MCP spec's stdio shutdown is "close the
+    // server's input, then SIGTERM, then SIGKILL", and the SDK client (StdioClientTransport.close,
+    // 1.32.2) does exactly that, 2 s apart, and never reads the exit code. `spool serve` also exits 0.
     const stop = (): void => void server.close().catch(() => undefined);
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);

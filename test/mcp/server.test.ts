@@ -1,13 +1,14 @@
 // `spool mcp` driven by the MCP SDK's own client over stdio: the pinned tools, bounded bash output with
 // a spill file that `read` pages through byte-identically, paced progress, cancellation that kills the
 // process group and is recorded, errors as tool errors, recall, and disconnect handling.
-import { execFileSync } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { callRecord, readTranscript, SESSION_RECORD } from "../../dist/harness/index.js";
 import { readJsonlSnapshot } from "../../dist/store/index.js";
 import { runSpool } from "../support/cli.js";
+import { groupMembers } from "../support/process-group.js";
 import { followReads } from "../support/read-pages.js";
 import { alive, connect, textOf, until, type Connected } from "./helpers.js";
 
@@ -15,6 +16,11 @@ const open: Connected[] = [];
 afterEach(async () => {
   while (open.length) await open.pop()!.close();
 });
+/** The process group of `pid`, from /proc/PID/stat. */
+function groupOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+}
 async function start(args: string[] = []): Promise<Connected> {
   const c = await connect(args);
   open.push(c);
@@ -272,6 +278,34 @@ describe("spool mcp", () => {
     expect(Date.now() - t0).toBeLessThan(1900);
     expect(alive(serverPid)).toBe(false);
     await until(() => !alive(pid), "the background process to be gone", 3000);
+    const inspected = runSpool(["inspect", "--root", c.root, basename(c.sessionDir())], { cwd: c.dir });
+    expect(inspected.stdout + inspected.stderr).not.toMatch(/UNSETTLED|still open|missing/);
+  });
+
+  it("SIGTERM (a client's second step of closing, before SIGKILL) ends every process the server started, settles the session and exits 0", async () => {
+    const c = await start();
+    // The SDK keeps its child private (and never reads its exit code): reached here for how it ended.
+    const server = (c.transport as unknown as { _process: ChildProcess })._process;
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      server.once("exit", (code, signal) => resolve({ code, signal })),
+    );
+    const bgFile = join(c.dir, "bg.pid");
+    const fgFile = join(c.dir, "fg.pid");
+    // Each command leaves a grandchild that ignores SIGTERM behind its shell: only its group's end takes it.
+    const stubborn = "(trap '' TERM; sleep 300) & sleep 300 & wait";
+    await c.client.callTool({ name: "bash", arguments: { command: `echo $$ > ${bgFile}; ${stubborn}`, background: true } });
+    void c.client.callTool({ name: "bash", arguments: { command: `echo $$ > ${fgFile}; ${stubborn}` } }).catch(() => undefined);
+    const groups = [bgFile, fgFile].map((f) =>
+      until(() => existsSync(f) && readFileSync(f, "utf8").endsWith("\n") && groupOf(Number(readFileSync(f, "utf8"))), f),
+    );
+    const pgids = await Promise.all(groups);
+    await until(() => pgids.every((g) => groupMembers(g).length >= 3), "each command's shell and its two sleeps");
+    process.kill(server.pid!, "SIGTERM");
+    const how = await exited;
+    for (const g of pgids) expect(groupMembers(g), `process group ${g}`).toEqual([]);
+    expect(how).toEqual({ code: 0, signal: null });
+    const record = readJsonlSnapshot(join(c.sessionDir(), "session.jsonl")).get(SESSION_RECORD);
+    expect(record).toMatchObject({ command: "mcp", status: "interrupted" });
     const inspected = runSpool(["inspect", "--root", c.root, basename(c.sessionDir())], { cwd: c.dir });
     expect(inspected.stdout + inspected.stderr).not.toMatch(/UNSETTLED|still open|missing/);
   });
