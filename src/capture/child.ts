@@ -37,6 +37,12 @@ export interface Child {
    * so the owner calls closeOutput once the process group is gone.
    */
   readonly outputEndsWithGroup: boolean;
+  /**
+   * Only the terminal: spool holds it open, so it never ends by itself, and closeOutput reads all it
+   * holds first. The exit grace closes it as soon as it can tell nothing is left to write, rather than
+   * at its first look.
+   */
+  readonly heldOpen?: true;
   /** Only a file's reader can fall behind its writer: true when it has, false once it has caught up. */
   onBacklog?(listener: (behind: boolean) => void): void;
   /** Only a file can be cut under its reader (see file-tail.ts): what was cut is gone from it. */

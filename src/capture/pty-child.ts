@@ -70,7 +70,8 @@ const DRAIN_BYTES = 1024 * 1024;
  *
  * The exit is reported when the shell exits, and the terminal is read on until the owner closes it
  * (closeOutput: exec.ts does so once the group is gone and the output has been quiet for 100 ms, as on
- * pipes), so what the command left running writes through its grace. node-pty by itself reported the
+ * pipes; at once when the group is gone at the exit and nothing came in the 100 ms before it), so what
+ * the command left running writes through its grace. node-pty by itself reported the
  * exit only when the master reported end of file or 200 ms later, and closed the master then.
  *
  * We hold the terminal's slave side open ourselves until the output is closed. Without that, a
@@ -172,6 +173,8 @@ export function ptyChild(shell: string, command: string, cwd: string, env: NodeJ
       for (const l of closedListeners) l();
     },
     outputEndsWithGroup: false,
+    // Only with the slave held and closeOutput draining (unix); node-pty's own close ends it at the exit.
+    ...(unix ? { heldOpen: true as const } : {}),
     write: (data, end) => {
       if (!term || exited) return false;
       if (data !== "") lineStart = LINE_START_AFTER.test(data);

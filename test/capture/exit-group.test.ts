@@ -161,6 +161,37 @@ describe.runIf(process.platform === "linux")("on a pty, what the command leaves 
     expect(r.endedLeftovers).toBeUndefined();
   });
 
+  it("a command that leaves nothing running ends at once, not at the exit grace's first look 100 ms on", async () => {
+    // spool holds the terminal open, so only the exit grace closes it; it did so at its first timer, so
+    // `true` took 100 ms and more (median 112 ms over 25 runs, 9 ms now). The fastest of 10 is asked.
+    const took: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const t0 = performance.now();
+      const r = await exec("true", { pty: true });
+      took.push(performance.now() - t0);
+      expect(r.exitCode).toBe(0);
+    }
+    expect(Math.min(...took)).toBeLessThan(90);
+  });
+
+  it("closed at once, the terminal still gives every byte written before the exit, with the event loop busy", async () => {
+    // A loop blocked 150 ms every 100 ms reads late: the exit can come before the output is read, and
+    // closing then reads it from the terminal (pty-child.ts, drain).
+    const busy = setInterval(() => {
+      const ends = performance.now() + 150;
+      while (performance.now() < ends);
+    }, 100);
+    try {
+      const seq = Array.from({ length: 3000 }, (_, i) => `${i + 1}\n`).join("");
+      for (let i = 0; i < 4; i++) {
+        const r = await exec("echo a; sleep 0.2; seq 1 3000", { pty: true, capture: { limits: { maxBytes: 1e6, maxLines: 1e6 } } });
+        expect(r.text).toBe(`a\n${seq}`);
+      }
+    } finally {
+      clearInterval(busy);
+    }
+  });
+
   it("a job still running after the grace is ended with endedLeftovers, nothing of the group is left, and the exit code is the shell's", async () => {
     const running = start("sleep 306 & echo $!; exit 3", { pty: true });
     const r = await running.result;
