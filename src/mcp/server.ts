@@ -5,6 +5,7 @@
 // group; the harness records the call as aborted with its output so far.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { givenValue } from "../errors/index.js";
 import type { AgentSession } from "../harness/index.js";
 import { createProgressPacer } from "./progress.js";
 import { BASH_OUTPUT_SCHEMA, errorResult, toCallToolResult } from "./result.js";
@@ -34,7 +35,7 @@ export function createMcpServer(session: AgentSession, options: McpServerOptions
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
-    if (!known.has(name)) return errorResult(`Unknown tool "${name}". This server offers: ${[...known].join(", ")}.`);
+    if (!known.has(name)) return errorResult(`Unknown tool ${givenValue(name)}. This server offers: ${[...known].join(", ")}.`);
     const token = request.params._meta?.progressToken;
     const pacer =
       token === undefined

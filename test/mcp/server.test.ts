@@ -243,6 +243,32 @@ describe("spool mcp", () => {
     expect((await client.callTool({ name: "bash", arguments: { command: "echo alive" } })).isError).toBeFalsy();
   });
 
+  it("a bad argument's value is shown clipped: a 1 MB value or a 100,000-char path comes back as one short line", async () => {
+    const { client } = await start();
+    const big = "9".repeat(1_000_000);
+    const background = await client.callTool({ name: "bash", arguments: { command: "sleep 30", background: true } });
+    const processId = (background.structuredContent as { processId: string }).processId;
+    // Each was echoed whole: a 1 MB error for a wrong `timeout`, 200 KB (the path twice) for a long path.
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ["bash", { command: "true", timeout: big }, /^bash "timeout" must be a number of seconds .* got "9{50,}…$/],
+      ["bash", { command: "true", yieldSeconds: Array.from({ length: 100_000 }, (_, i) => i) }, /^bash "yieldSeconds" must be .* got \[0,1,2,.*…$/],
+      ["bash", { command: "true", pty: big }, /^bash "pty" must be true or false, got "9+…$/],
+      ["read", { path: "x", offset: big }, /^read "offset" must be .* got "9+…$/],
+      ["read", { path: `a\0${big}` }, /^read: the path "a\\u00009+… contains a NUL character/],
+      ["read", { path: "x".repeat(100_000) }, /^read: the path "x+… \(100000 characters\) is too long to be a file's: .*\(ENAMETOOLONG\)$/],
+      ["read", { path: "y".repeat(300) }, /^read: the path "y+… \(300 characters\) is too long to be a file's/],
+      ["process_output", { processId, waitSeconds: big }, /^process_output: "waitSeconds" must be .* got "9+…$/],
+      ["process_write", { processId, input: "", end: big }, /^process_write: "end" must be true or false, got "9+…$/],
+      ["x".repeat(100_000), {}, /^Unknown tool "x+…\. This server offers: bash, read/],
+    ];
+    for (const [name, args, message] of cases) {
+      const r = await client.callTool({ name, arguments: args });
+      expect(r.isError, name.slice(0, 20)).toBe(true);
+      expect(textOf(r)).toMatch(message);
+      expect(textOf(r).length, textOf(r).slice(0, 100)).toBeLessThan(300);
+    }
+  });
+
   it("a client that disconnects ends every running command; the session shows as interrupted, then lists", async () => {
     const c = await start();
     const pidFile = join(c.dir, "child.pid");

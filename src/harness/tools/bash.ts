@@ -14,6 +14,7 @@ import {
   type CaptureView,
   type ExecResult,
 } from "../../capture/index.js";
+import { givenValue } from "../../errors/index.js";
 import type { ToolOutput } from "../../output/index.js";
 import { mirrorUpdate } from "../capture-target.js";
 import { MAX_WAIT_SECONDS } from "../processes.js";
@@ -107,18 +108,18 @@ function checkArgs(args: BashArgs): void {
   if (args.timeout !== undefined && !(typeof args.timeout === "number" && args.timeout > 0 && args.timeout <= MAX_TIMEOUT_SECONDS)) {
     throw new HarnessError(
       "SPOOL_HARNESS_BAD_CALL",
-      `bash "timeout" must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got ${JSON.stringify(args.timeout)}`,
+      `bash "timeout" must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got ${givenValue(args.timeout)}`,
     );
   }
   if (args.yieldSeconds !== undefined && !(typeof args.yieldSeconds === "number" && args.yieldSeconds >= 0 && args.yieldSeconds <= MAX_WAIT_SECONDS)) {
     throw new HarnessError(
       "SPOOL_HARNESS_BAD_CALL",
-      `bash "yieldSeconds" must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}, got ${JSON.stringify(args.yieldSeconds)}`,
+      `bash "yieldSeconds" must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}, got ${givenValue(args.yieldSeconds)}`,
     );
   }
   for (const flag of ["background", "pty"] as const) {
     if (args[flag] !== undefined && typeof args[flag] !== "boolean") {
-      throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `bash "${flag}" must be true or false, got ${JSON.stringify(args[flag])}`);
+      throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `bash "${flag}" must be true or false, got ${givenValue(args[flag])}`);
     }
   }
 }

@@ -2,6 +2,7 @@
 // process_write (input, then what is new), process_kill and process_list. Every argument comes from
 // a model, so each is checked and refused with one clear sentence.
 import { formatBytes } from "../../capture/index.js";
+import { givenValue } from "../../errors/index.js";
 import { describeStatus, MAX_WAIT_SECONDS, type ProcessRead, type ProcessStatus } from "../processes.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
 
@@ -61,7 +62,7 @@ function checkWait(tool: string, args: unknown, fallback: number): number {
   const w = (args as { waitSeconds?: unknown }).waitSeconds;
   if (w === undefined) return fallback * 1000;
   if (typeof w !== "number" || !Number.isFinite(w) || w < 0 || w > MAX_WAIT_SECONDS) {
-    throw bad(tool, `"waitSeconds" must be a number from 0 to ${MAX_WAIT_SECONDS}, got ${JSON.stringify(w)}`);
+    throw bad(tool, `"waitSeconds" must be a number from 0 to ${MAX_WAIT_SECONDS}, got ${givenValue(w)}`);
   }
   return w * 1000;
 }
@@ -120,7 +121,7 @@ export function createProcessTools(): ToolDefinition<never>[] {
       const input = (args as { input?: unknown }).input;
       if (typeof input !== "string" || input.length > 1024 * 1024) throw bad("process_write", 'needs an "input" string of at most 1 MiB');
       const end = (args as { end?: unknown }).end;
-      if (end !== undefined && typeof end !== "boolean") throw bad("process_write", `"end" must be true or false, got ${JSON.stringify(end)}`);
+      if (end !== undefined && typeof end !== "boolean") throw bad("process_write", `"end" must be true or false, got ${givenValue(end)}`);
       report(out, await ctx.processes.write(id, input, checkWait("process_write", args, 1), signal, end === true));
     },
   };

@@ -13,7 +13,7 @@ import { existsSync, statSync, type Stats } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, describeTruncation, formatBytes, resolveLimits } from "../../capture/index.js";
 import { describeLinePart } from "../../context/index.js";
-import { isWholeNumberIn, wholeNumberRange } from "../../errors/index.js";
+import { givenValue, isWholeNumberIn, wholeNumberRange } from "../../errors/index.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
 import { readPage } from "./read-page.js";
 
@@ -31,7 +31,7 @@ const DEFAULT_LIMIT = DEFAULT_MAX_LINES;
 
 function positive(name: string, v: unknown): number | undefined {
   if (v === undefined) return undefined;
-  if (!isWholeNumberIn(v, 1)) throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read "${name}" must be ${wholeNumberRange(1)}, got ${JSON.stringify(v)}`);
+  if (!isWholeNumberIn(v, 1)) throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read "${name}" must be ${wholeNumberRange(1)}, got ${givenValue(v)}`);
   return v;
 }
 
@@ -49,6 +49,13 @@ function checkFile(path: string, given: string): void {
     stats = statSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    // The OS's message repeats the whole path: a 100,000-char path from a model came back twice (200 KB).
+    if (code === "ENAMETOOLONG") {
+      throw new HarnessError(
+        "SPOOL_HARNESS_BAD_CALL",
+        `read: the path ${givenValue(given)} (${given.length} characters) is too long to be a file's: a path holds at most 4095 bytes and each name in it 255 (ENAMETOOLONG)`,
+      );
+    }
     throw new HarnessError(
       "SPOOL_HARNESS_BAD_CALL",
       code === "ENOENT" ? `read: no file ${given} (resolved to ${path})` : `read: cannot open ${given}: ${(err as Error).message}`,
@@ -107,7 +114,7 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
       if (typeof args?.path !== "string" || args.path === "") throw new HarnessError("SPOOL_HARNESS_BAD_CALL", 'read needs a "path" string argument');
       // The OS refuses it with a message about Node's arguments; say what is wrong with the path.
       if (args.path.includes("\0"))
-        throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read: the path ${JSON.stringify(args.path)} contains a NUL character (\\u0000); no file has one`);
+        throw new HarnessError("SPOOL_HARNESS_BAD_CALL", `read: the path ${givenValue(args.path)} contains a NUL character (\\u0000); no file has one`);
       const offset = positive("offset", args.offset) ?? 1;
       const column = positive("column", args.column) ?? 1;
       const limit = positive("limit", args.limit) ?? DEFAULT_LIMIT;
