@@ -1,7 +1,9 @@
 // A finished call as an MCP `CallToolResult`: the model-facing text (kept window + footer naming the
-// spill file) as the one text block, `isError` when the command failed, timed out or the arguments were
-// bad, and for bash the pinned `structuredContent` a client can branch on without parsing text.
+// spill file; never empty or only whitespace) as the one text block, `isError` when the command
+// failed, timed out or the arguments were bad, and for bash the pinned `structuredContent` a client
+// can branch on without parsing text.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { givenValue } from "../errors/index.js";
 import { bashDetails, type AgentCallOutcome } from "../harness/index.js";
 
 export interface BashStructured {
@@ -54,9 +56,21 @@ export function bashStructured(outcome: AgentCallOutcome): BashStructured {
   };
 }
 
+/**
+ * The result text a client passes on to its model, never empty or only whitespace: the Anthropic API
+ * refuses such a text block ("text content blocks must contain non-whitespace text"), so a client
+ * that forwards MCP content as it is failed its next request after `mkdir x` (text "") or `echo`
+ * ("\n"). A command that printed nothing says so, as `spool run` does; whitespace is shown escaped.
+ */
+export function visibleText(text: string): string {
+  if (text === "") return "(no output)";
+  if (text.trim() !== "") return text;
+  return `(only whitespace${text.length > 40 ? `, ${text.length} characters` : ""}: ${givenValue(text)})`;
+}
+
 export function toCallToolResult(toolName: string, outcome: AgentCallOutcome): CallToolResult {
   return {
-    content: [{ type: "text", text: outcome.text }],
+    content: [{ type: "text", text: visibleText(outcome.text) }],
     ...(outcome.isError ? { isError: true } : {}),
     ...(toolName === "bash" ? { structuredContent: bashStructured(outcome) } : {}),
   };

@@ -243,6 +243,18 @@ describe("spool mcp", () => {
     expect((await client.callTool({ name: "bash", arguments: { command: "echo alive" } })).isError).toBeFalsy();
   });
 
+  it("a result is never empty or only whitespace (an API refuses such a text block): a silent command says '(no output)', blank output is shown escaped", async () => {
+    const c = await start();
+    const text = async (name: string, args: Record<string, unknown>) => textOf(await c.client.callTool({ name, arguments: args }));
+    expect(await text("bash", { command: "mkdir made" })).toBe("(no output)");
+    expect(await text("bash", { command: "echo" })).toBe('(only whitespace: "\\n")');
+    expect(await text("bash", { command: "printf ' \\t \\n\\n'" })).toBe('(only whitespace: " \\t \\n\\n")');
+    writeFileSync(join(c.dir, "blank.txt"), "\n".repeat(100));
+    expect(await text("read", { path: "blank.txt" })).toBe(`(only whitespace, 100 characters: "${"\\n".repeat(29)}…)`);
+    // Text with anything visible in it is as it was.
+    expect(await text("bash", { command: "echo; echo x" })).toBe("\nx\n");
+  });
+
   it("a bad argument's value is shown clipped: a 1 MB value or a 100,000-char path comes back as one short line", async () => {
     const { client } = await start();
     const big = "9".repeat(1_000_000);
