@@ -1,6 +1,9 @@
 // Progress notifications for one call, paced: at most one per `minIntervalMs` (default 100 ms, so
 // ≤ 10 per second whatever the command prints), the latest value winning, and never a value that does
-// not grow (the protocol requires progress to increase with each notification).
+// not grow (the protocol requires progress to increase with each notification). Progress is the
+// cleaned output's size, one more for a redraw that adds no bytes: a `\r` progress bar keeps its line
+// the same length (or one char longer at 10%), so sending only when the size grew froze the client's
+// line at "13%" while the bar ran to 100% (2 notifications in 1.7 s).
 import type { ToolOutputState } from "../output/index.js";
 
 export interface ProgressUpdate {
@@ -31,19 +34,23 @@ export function latestLine(text: string): string {
 export function createProgressPacer(send: (update: ProgressUpdate) => void, minIntervalMs = 100): ProgressPacer {
   let lastSentAt = -Infinity;
   let lastProgress = -1;
+  let lastBytes = -1;
+  let lastMessage: string | undefined;
   let pending: ToolOutputState | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const fire = (): void => {
     timer = undefined;
     if (stopped || pending === undefined) return;
-    const progress = pending.truncation.totalBytes;
-    const text = pending.content[0].text;
+    const bytes = pending.truncation.totalBytes;
+    const message = latestLine(pending.content[0].text);
     pending = undefined;
-    if (progress <= lastProgress) return;
-    lastProgress = progress;
+    if (bytes <= lastBytes && message === lastMessage) return;
+    lastBytes = Math.max(lastBytes, bytes);
+    lastMessage = message;
+    lastProgress = Math.max(bytes, lastProgress + 1);
     lastSentAt = performance.now();
-    send({ progress, message: latestLine(text) });
+    send({ progress: lastProgress, message });
   };
   return {
     update(state) {

@@ -32,14 +32,26 @@ describe("progress pacer", () => {
     pacer.stop();
   });
 
-  it("never repeats a progress value", async () => {
+  it("never repeats a progress value: a redraw that adds no bytes counts one more, an unchanged state sends nothing", async () => {
     const sent: ProgressUpdate[] = [];
     const pacer = createProgressPacer((u) => sent.push(u), 10);
-    pacer.update(state("a\n", 5));
-    await new Promise((r) => setTimeout(r, 30)); // on purpose here and below: past the 10 ms interval
-    pacer.update(state("a\nb\n", 5));
-    await new Promise((r) => setTimeout(r, 30));
-    expect(sent).toEqual([{ progress: 5, message: "a" }]);
+    const settle = () => new Promise((r) => setTimeout(r, 30)); // on purpose: past the 10 ms interval
+    pacer.update(state("[#   ] 25%", 10));
+    await settle();
+    pacer.update(state("[##  ] 50%", 10)); // a `\r` frame of the same length
+    await settle();
+    pacer.update(state("[##  ] 50%", 10)); // nothing new
+    await settle();
+    pacer.update(state("[####] 100%\n", 12));
+    await settle();
+    pacer.update(state("[####] 100%\n\n", 13)); // a blank line: bytes grew, the same line
+    await settle();
+    expect(sent).toEqual([
+      { progress: 10, message: "[#   ] 25%" },
+      { progress: 11, message: "[##  ] 50%" },
+      { progress: 12, message: "[####] 100%" },
+      { progress: 13, message: "[####] 100%" },
+    ]);
     pacer.stop();
   });
 

@@ -134,6 +134,21 @@ describe("spool mcp", () => {
     expect(seen.at(-1)!.progress).toBeLessThanOrEqual((result.structuredContent as { totalBytes: number }).totalBytes);
   });
 
+  it("a \\r progress bar's redraws reach the client as progress, though its line never grows", async () => {
+    const { client } = await start();
+    const seen: { progress: number; message?: string }[] = [];
+    // 15 frames of one length over 1.5 s, coloured and erased to the end of the line as real bars are.
+    const frames = "for i in $(seq 10 24); do printf '\\r\\e[32mbuilding %d/24\\e[0m\\e[K' $i; sleep 0.1; done; echo";
+    const result = await client.callTool({ name: "bash", arguments: { command: frames } }, undefined, {
+      onprogress: (p) => seen.push({ progress: p.progress, ...(p.message !== undefined ? { message: p.message } : {}) }),
+    });
+    expect(textOf(result)).toBe("building 24/24\n");
+    // A frame went out only when the output's size grew: 2 in 1.5 s, the line stuck at its first frames.
+    expect(new Set(seen.map((p) => p.message)).size).toBeGreaterThanOrEqual(4);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.progress).toBeGreaterThan(seen[i - 1]!.progress);
+    for (const p of seen) expect(p.message).toMatch(/^building \d\d\/24$/);
+  });
+
   it("cancellation kills the command's whole process group and the session records the call as aborted", async () => {
     const c = await start();
     const pidFile = join(c.dir, "child.pid");
