@@ -45,6 +45,15 @@ describe("spool mcp", () => {
     expect(client.getInstructions()).toMatch(/page through it with `read` \(offset\/limit; column inside a line too long for one answer\)/);
     expect(client.getInstructions()).toMatch(/a pty command that stops at a prompt returns at once with a processId to answer/);
     expect(byName["bash"]!.outputSchema?.required).toEqual(["exitCode", "signal", "timedOut", "truncated", "totalLines", "totalBytes", "spillPath"]);
+    // What a model reads holds no control character: bash's said "ANSI codes removed, <CR> redraws collapsed".
+    const texts: string[] = [];
+    JSON.stringify({ tools, instructions: client.getInstructions() }, (_key, v: unknown) => (typeof v === "string" && texts.push(v), v));
+    expect(texts.filter((t) => /[\u0000-\u0009\u000b-\u001f\u007f]/.test(t))).toEqual([]);
+    expect(byName["bash"]!.description).toContain("\\r redraws collapsed");
+    // A prompt in a foreground command meets an empty stdin: the model learns it here, not from a cut-short run.
+    expect(byName["bash"]!.description).toContain("Its stdin is empty, so a prompt gets end of file at once");
+    // read gives its bound in numbers, as bash does.
+    expect(byName["read"]!.description).toContain("An answer holds at most 2000 lines or 50.0 KB");
   });
 
   it("tool descriptions give the limits in numbers, as this server is set (the window, the timeout's default and range, waits, input size)", async () => {
@@ -191,6 +200,9 @@ describe("spool mcp", () => {
     expect(await read("a\0b")).toEqual({ isError: true, text: 'read: the path "a\\u0000b" contains a NUL character (\\u0000); no file has one' });
     writeFileSync(join(c.dir, "empty.txt"), "");
     expect(await read("empty.txt")).toEqual({ isError: false, text: "[The file is empty.]" });
+    writeFileSync(join(c.dir, "one.txt"), "only\n");
+    const past = await c.client.callTool({ name: "read", arguments: { path: "one.txt", offset: 5 } });
+    expect(textOf(past)).toBe("[The file has 1 line; offset 5 is past the end.]");
   });
 
   it("a file the OS refuses to read names the file (it was the bare 'EIO: i/o error, read')", async () => {

@@ -175,7 +175,11 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
   return {
     name: "bash",
     description:
-      `Run a shell command. Output (stdout and stderr interleaved) is cleaned (ANSI codes removed, \r redraws collapsed) and bounded to ${kept}, whichever is less; when it is cut, the result says what was kept and names a file with the full output that the read tool can page through. ` +
+      // "\\r": a template's "\r" put a raw carriage return in the description every client shows its model.
+      `Run a shell command. Output (stdout and stderr interleaved) is cleaned (ANSI codes removed, \\r redraws collapsed) and bounded to ${kept}, whichever is less; when it is cut, the result says what was kept and names a file with the full output that the read tool can page through. ` +
+      (options.inheritStdin === true
+        ? ""
+        : "Its stdin is empty, so a prompt gets end of file at once: pipe the answer in (printf 'y\\n' | cmd) or use pty (below). ") +
       "For servers, watchers and long builds pass background: true (or yieldSeconds): the call returns with a processId and the command keeps running; read it with process_output, type into it with process_write (pty: true gives it a terminal, for prompts and REPLs; a pty command that stops at a prompt returns at once with a processId to answer), stop it with process_kill.",
     parameters: {
       type: "object",

@@ -90,7 +90,7 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
   return {
     name: "read",
     description: options.anyFile
-      ? "Read a text file by line offset and limit — any file, including the spill files named in cut bash output. The answer is bounded like any tool result and says which lines it shows and how to get the next ones (offset=N; a line too long for one answer comes in parts, and column=N reads on inside it)."
+      ? `Read a text file by line offset and limit — any file, including the spill files named in cut bash output. An answer holds at most ${DEFAULT_LIMIT} lines or ${formatBytes(output.maxBytes)} and says which lines it shows and how to get the next ones (offset=N; a line too long for one answer comes in parts, and column=N reads on inside it). Binary files, directories and devices are refused with what they are.`
       : "Read a text file saved in the session workspace (spill files of cut command output, saved tool results) by line offset and limit. The answer says which lines it shows and how to get the next ones (a line too long for one answer comes in parts, and column=N reads on inside it).",
     parameters: {
       type: "object",
@@ -162,7 +162,7 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
         shownTo = Math.min(shownTo, Math.max(offset, offset + t.outputLines - 1 - (t.lastLinePartial ? 1 : 0)));
       }
       if (totalLines === 0) notes.push("[The file is empty.]");
-      else if (offset > totalLines) notes.push(`[The file has ${totalLines} lines; offset ${offset} is past the end.]`);
+      else if (offset > totalLines) notes.push(`[The file has ${totalLines} line${totalLines === 1 ? "" : "s"}; offset ${offset} is past the end.]`);
       else if (page.column > page.lineChars + 1) notes.push(`[Line ${offset} has ${page.lineChars} chars; column ${page.column} is past its end.]`);
       else if (page.nextColumn !== undefined) {
         const part = describeLinePart(offset, page.lineChars, page.column, page.nextColumn);
