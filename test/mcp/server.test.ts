@@ -29,7 +29,7 @@ async function start(args: string[] = []): Promise<Connected> {
 
 describe("spool mcp", () => {
   it("lists bash, read and the process tools with their pinned arguments and model-facing descriptions (no recall: nothing is cut from an MCP client's history)", async () => {
-    const { client } = await start();
+    const { client, dir } = await start();
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(["bash", "process_kill", "process_list", "process_output", "process_write", "read"]);
@@ -52,6 +52,9 @@ describe("spool mcp", () => {
     expect(byName["bash"]!.description).toContain("\\r redraws collapsed");
     // A prompt in a foreground command meets an empty stdin: the model learns it here, not from a cut-short run.
     expect(byName["bash"]!.description).toContain("Its stdin is empty, so a prompt gets end of file at once");
+    // Where commands run, and that nothing carries over: `cd sub` in one call, the build in the next, ran in the wrong place.
+    const command = (byName["bash"]!.inputSchema.properties as Record<string, { description: string }>)["command"]!.description;
+    expect(command).toBe(`The command line, run with bash -c in ${dir}: each call is a fresh shell, so cd and variables do not carry over (cd dir && …).`);
     // read gives its bound in numbers, as bash does.
     expect(byName["read"]!.description).toContain("An answer holds at most 2000 lines or 50.0 KB");
   });

@@ -184,7 +184,11 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
     parameters: {
       type: "object",
       properties: {
-        command: { type: "string", description: "The command line, run with bash -c." },
+        // Said because a model used to a persistent shell runs `cd sub` in one call and the build in the next.
+        command: {
+          type: "string",
+          description: `The command line, run with bash -c in ${options.cwd ?? process.cwd()}: each call is a fresh shell, so cd and variables do not carry over (cd dir && …).`,
+        },
         timeout: {
           type: "number",
           description: `Seconds before the command's process group is killed (above 0, at most ${MAX_TIMEOUT_SECONDS}; default ${options.timeout !== undefined ? `${options.timeout}` : "none"}).`,
