@@ -140,6 +140,9 @@ export const mcpCommand = defineCommand({
         const http = await serveHttp(server, { port: httpPort });
         process.stderr.write(`spool mcp: MCP over HTTP at ${http.url} (header "Authorization: Bearer ${http.token}")\n`);
         await http.ended;
+        // Closed first, as after stdio's end: waiting for the lingering connections (up to 1 s) let a
+        // call the client's DELETE cut off settle first, and the session read "succeeded".
+        await session.close();
         await http.close();
       }
     } finally {
