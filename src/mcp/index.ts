@@ -5,5 +5,5 @@
 export { createMcpServer, type McpServerOptions } from "./server.js";
 export { serveStdio, type DisconnectReason } from "./stdio.js";
 export { createProgressPacer, latestLine, type ProgressPacer, type ProgressUpdate } from "./progress.js";
-export { toCallToolResult, visibleText, bashStructured, BASH_OUTPUT_SCHEMA, type BashStructured } from "./result.js";
+export { toCallToolResult, bashStructured, BASH_OUTPUT_SCHEMA, type BashStructured } from "./result.js";
 export { serveHttp, type HttpServing } from "./http.js";
