@@ -377,10 +377,12 @@ describe("pairing properties over real client shapes", () => {
         }),
         { numRuns: RUNS },
       );
-      // every shape was exercised, broken and whole
+      // every shape was exercised, broken and whole: the rarest (placeholders) lands near 2% of runs
+      // since shared ids became a damage of their own, and a bound of 2% failed one run in ~20 (1.93%); 0.5% is
+      // still ~8 runs of 1,500
       if (LONG) console.log("property-shapes:", JSON.stringify(seen));
       for (const key of ["compacted", "repaired", "placeholders", "kept", "awaiting", "approvals", "splits", "late", "unchangedValid", "sharedIds"] as const)
-        expect(seen[key] / seen.runs, `share of runs with ${key}`).toBeGreaterThan(0.02);
+        expect(seen[key] / seen.runs, `share of runs with ${key}`).toBeGreaterThan(0.005);
     },
     TIMEOUT,
   );
