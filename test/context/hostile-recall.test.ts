@@ -112,9 +112,11 @@ describe("Quadratic key extraction", () => {
     const tSmall = bestMs(() => expect(extractRecallKeys(small)).toEqual([]));
     const tLarge = bestMs(() => expect(extractRecallKeys(large)).toEqual([]));
     // Linear is ~10x for 10x the input; quadratic is ~100x. The bounds are generous (timing noise on
-    // a shared machine); bench/context.bench.mjs reports the real figures.
+    // a shared machine); bench/context.bench.mjs reports the real figures. The small run is floored at
+    // 0.25 ms: near 0.1 ms one descheduling tipped the ratio to 52 (a loaded CI run); quadratic work on
+    // 100 KB would take seconds, far past both bounds.
     expect(tLarge).toBeLessThan(500);
-    expect(tLarge / Math.max(tSmall, 0.05)).toBeLessThan(50);
+    expect(tLarge / Math.max(tSmall, 0.25)).toBeLessThan(50);
   });
 
   it("the recall error for 1 MB of garbage is one clipped line", () => {
