@@ -115,8 +115,9 @@ describe("exec", () => {
     expect(r.text).toBe("red plain\n");
   });
 
-  it("backspaces from a real process are applied", async () => {
-    expect((await exec("printf 'abc\\b\\bX\\n'")).text).toBe("aX\n");
+  it("backspaces from a real process move the cursor as on a terminal, and man-page overstrike is plain text", async () => {
+    expect((await exec("printf 'abc\\b\\bX\\n'")).text).toBe("aXc\n");
+    expect((await exec("printf '_\\bu_\\bn_\\bd_\\be_\\br B\\bBo\\bol\\bld\\bd\\n'")).text).toBe("under Bold\n");
   });
 
   it("a UTF-8 character split across reads stays intact", async () => {

@@ -48,9 +48,10 @@ describe("cleaning", () => {
     expect(v.truncation.totalLines).toBe(1);
   });
 
-  it("backspaces delete the previous character, including a whole surrogate pair", () => {
-    expect(run(["abc\b\bX\n"]).text).toBe("aX\n");
+  it("backspaces move the cursor one cell left, a surrogate pair being one cell; at column 0 they do nothing", () => {
+    expect(run(["abc\b\bX\n"]).text).toBe("aXc\n");
     expect(run(["x😀\by\n"]).text).toBe("xy\n");
+    expect(run(["x😀z\b\bé\n"]).text).toBe("xéz\n");
     expect(run(["\b\bok\n"]).text).toBe("ok\n");
   });
 
