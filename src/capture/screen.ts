@@ -14,6 +14,12 @@
 // On the normal screen a scroll-up with the scroll region at the top row sends the rows it scrolls
 // off to the scrollback, as xterm does; xterm.js dropped them (its own FIXME), so `seq 30; tput indn 5`
 // on 24 rows lost lines 8–12 from the captured output.
+// Clearing the normal screen (`CSI 2 J`, `CSI J` from the top-left corner, a reset `ESC c`) first
+// scrolls its rows up to the last one written into the scrollback, as VTE and PuTTY do (xterm.js's
+// scrollOnEraseInDisplay, done here so the rows are harvested at once, like SU's): they used to be
+// erased, so `seq 1 5; printf '\033[2J\033[H'; echo after` showed only `after`, untruncated, and a
+// program redrawing between clears (watch-like, on a pipe too) kept only its last frame. Now every
+// frame stays, in order, and the limits and the spill apply to them as to any line.
 import { createRequire } from "node:module";
 import type { IBuffer, Terminal as XTerminal } from "@xterm/headless";
 import { openSequenceStart } from "./open-sequence.js";
@@ -89,12 +95,15 @@ export class TerminalScreen {
     // (The erase then trims the rows it removes, which lowers `collected` by as many.)
     const beforeErase = (params: (number | number[])[]): boolean => {
       if (params[0] === 3 && this.finishing) this.collect(this.finishing);
+      const buffer = this.term.buffer.active;
+      if (params[0] === 2 || ((params[0] ?? 0) === 0 && buffer.cursorX === 0 && buffer.cursorY === 0)) this.keepScreen();
       return false;
     };
     this.term.parser.registerCsiHandler({ final: "J" }, beforeErase);
     this.term.parser.registerCsiHandler({ prefix: "?", final: "J" }, beforeErase);
     this.term.parser.registerCsiHandler({ final: "S" }, (params) => this.scrollUp(params));
     this.term.parser.registerEscHandler({ final: "c" }, () => {
+      this.keepScreen();
       if (this.finishing) {
         this.collect(this.finishing);
         // The reset clears the screen too: the start of a line whose rest was on it is a line of its own.
@@ -122,6 +131,24 @@ export class TerminalScreen {
     for (let i = 0; i < n; i++) this.core._bufferService.scroll(erase);
     if (this.finishing) this.collect(this.finishing);
     return true;
+  }
+
+  /**
+   * Before the normal screen is cleared: its rows down to the last one written go to the scrollback
+   * (the cursor stays), and are harvested at once — a slice can hold hundreds of clears, each of up
+   * to a screen of rows, more than the scrollback holds between harvests. Not under a scroll region
+   * (the rows would not reach the scrollback) nor on the alternate screen, which keeps none.
+   */
+  private keepScreen(): void {
+    const buffer = this.core._bufferService.buffer;
+    if (this.term.buffer.active.type !== "normal" || buffer.scrollTop !== 0 || buffer.scrollBottom !== this.rows - 1) return;
+    const normal = this.term.buffer.normal;
+    let last = this.rows - 1;
+    while (last >= 0 && (normal.getLine(normal.baseY + last)?.translateToString(true) ?? "") === "") last--;
+    if (last < 0) return;
+    const erase = this.core._inputHandler._eraseAttrData();
+    for (let i = 0; i <= last; i++) this.core._bufferService.scroll(erase);
+    if (this.finishing) this.collect(this.finishing);
   }
 
   /** Feeds decoded output; returns the lines that were finished by scrolling off the screen. */

@@ -120,6 +120,12 @@ describe("exec", () => {
     expect((await exec("printf '_\\bu_\\bn_\\bd_\\be_\\br B\\bBo\\bol\\bld\\bd\\n'")).text).toBe("under Bold\n");
   });
 
+  it("a clear screen on a pipe keeps the lines before it (they used to vanish, untruncated)", async () => {
+    const r = await exec("seq 1 5; printf '\\033[2J\\033[H'; echo after");
+    expect(r.text).toBe("1\n2\n3\n4\n5\nafter\n");
+    expect(r.truncation.truncated).toBe(false);
+  });
+
   it("a UTF-8 character split across reads stays intact", async () => {
     const r = await exec("printf '\\342\\202'; sleep 0.1; printf '\\254 euro\\n'");
     expect(r.text).toBe("€ euro\n");

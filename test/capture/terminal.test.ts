@@ -177,6 +177,52 @@ describe("terminal model", () => {
     for (const k of [1, 999, 2048, 4000]) expect(viewOf(lim, splitAt(run, [k])).text).toBe(whole);
   });
 
+  it("clearing the screen keeps what was on it: the rows go on before the next frame, untruncated", () => {
+    const lim = resolveLimits({});
+    // seq 1 5; clear (xterm's `clear`: home, erase display, erase scrollback); echo after
+    expect(viewOf(lim, [Buffer.from("1\n2\n3\n4\n5\n\x1b[H\x1b[2J\x1b[3Jafter\n")]).text).toBe("1\n2\n3\n4\n5\nafter\n");
+    // The other spellings: erase below from the top-left corner, a full reset; a clear mid-line.
+    expect(viewOf(lim, [Buffer.from("1\n2\n\x1b[H\x1b[Jafter\n")]).text).toBe("1\n2\nafter\n");
+    expect(viewOf(lim, [Buffer.from("1\n2\n\x1bcafter\n")]).text).toBe("1\n2\nafter\n");
+    expect(viewOf(lim, [Buffer.from("abc\x1b[2Jdef\n")]).text).toBe("abc\n   def\n");
+    // Erasing below from elsewhere is a redraw, not a clear: the erased rows were overwritten output.
+    expect(viewOf(lim, [Buffer.from("1\n2\n3\n\x1b[2A\x1b[Jx\n")]).text).toBe("1\nx\n");
+    const v = viewOf(lim, [Buffer.from("1\n2\n3\n4\n5\n\x1b[2J\x1b[Hafter\n")]);
+    expect(v.truncation).toMatchObject({ truncated: false, totalLines: 6 });
+  });
+
+  it("a display that clears between frames keeps every frame, in order, for any split into reads", () => {
+    // 300 frames of 12 rows on a 10-row screen, one write: ~4000 rows cleared in one slice, more than
+    // the scrollback holds between harvests.
+    const frame = (i: number) => `\x1b[H\x1b[2J${Array.from({ length: 12 }, (_, r) => `frame ${i} row ${r}`).join("\n")}`;
+    const bytes = Buffer.from(Array.from({ length: 300 }, (_, i) => frame(i)).join("") + "\n");
+    const want = Array.from({ length: 300 }, (_, i) => Array.from({ length: 12 }, (_, r) => `frame ${i} row ${r}`)).flat();
+    const lim = resolveLimits({ maxLines: 10_000, maxBytes: 1 << 20 });
+    const view = (reads: Buffer[]) => {
+      const c = new OutputCapture(lim, { cols: 80, rows: 10 });
+      for (const r of reads) c.push(r);
+      c.end();
+      return c.view();
+    };
+    const whole = view([bytes]);
+    expect(whole.text.split("\n").filter((l) => l !== "")).toEqual(want);
+    for (const k of [1, 3, 2048, 30_000]) expect(view(splitAt(bytes, [k])).text).toBe(whole.text);
+    // A row at the top and one at the bottom of a 100-row screen, ~22 characters a frame: one slice
+    // clears ~9000 rows, twice the scrollback; they are harvested clear by clear.
+    const tall = Buffer.from(Array.from({ length: 400 }, (_, i) => `\x1b[2J\x1b[H${i}\x1b[100;1Hz`).join(""));
+    const c = new OutputCapture(resolveLimits({ maxLines: 100_000, maxBytes: 1 << 20 }), { cols: 80, rows: 100 });
+    c.push(tall);
+    c.end();
+    const rows = c.view().text.split("\n");
+    expect(rows.filter((l) => l !== "")).toEqual(Array.from({ length: 400 }, (_, i) => [`${i}`, "z"]).flat());
+    expect(rows.length).toBe(400 * 100);
+  });
+
+  it("clearing the alternate screen still leaves nothing, and the normal screen comes back", () => {
+    const lim = resolveLimits({});
+    expect(viewOf(lim, [Buffer.from("before\n\x1b[?1049hmenu\x1b[2J\x1b[Hmenu 2\x1b[?1049lafter\n")]).text).toBe("before\nafter\n");
+  });
+
   it("a scroll-up inside a scroll region below the top row drops its rows, as a terminal does", () => {
     const c = new OutputCapture(resolveLimits({}), { cols: 80, rows: 10 });
     c.push(Buffer.from("\x1b[H\x1b[2J1\n2\n3\n4\n5\x1b[2;4r\x1b[2S\x1b[r\x1b[10;1Hend\n"));
