@@ -52,6 +52,11 @@ export interface Child {
    * append failed (ENOSPC), and what it held is missing from the file.
    */
   onCopyFailed?(listener: (error: Error) => void): void;
+  /**
+   * Only a file: the size its reader has reached (once the output is closed, the file's size at
+   * closeOutput). What the file holds past it was written after the group was gone (exec.ts).
+   */
+  readTo?(): number;
   /** False when the command has no open input. `end`: close the input after `data` (end of file). */
   write(data: string, end?: boolean): boolean;
 }

@@ -10,6 +10,7 @@ import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { pipeChild, type Child } from "./child.js";
 import { FULL_BYTES, fileChild, freeBytes, keepDirectSpill, openDirectSpill, spillSpaceLow, type DirectSpill } from "./file-child.js";
 import { monotonicMs } from "./clock.js";
+import { type PidWindow, fileWriters, pidWindow, stopFileWriters } from "./file-writers.js";
 import { CallbackError, type CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError, SpillLimitError } from "./errors.js";
 import { waitingForTerminalInput } from "./input-wait.js";
 import { resolveLimits } from "./limits.js";
@@ -47,6 +48,15 @@ const GROUP_POLL_MS = 25;
 /** Free space the spill leaves by default (SpillOptions.minFreeBytes), and how often it is checked. */
 const DEFAULT_MIN_FREE_BYTES = 256 * 1024 * 1024;
 const ROOM_CHECK_BYTES = 16 * 1024 * 1024;
+
+/** -1 when the file is gone. */
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return -1;
+  }
+}
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -181,6 +191,8 @@ class Execution {
   private groupDoneAt: number | undefined;
   /** A process outside the group still wrote OUTSIDE_WRITER_MS after the group was gone: reading stopped. */
   private outsideWriter = false;
+  /** On the file path: the pids that can hold the spill file, from the spawn on (file-writers.ts). */
+  private pidsFrom: PidWindow | undefined;
   private cancelKill: (() => void) | undefined;
   private releaseGuard: (() => void) | undefined;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -288,6 +300,8 @@ class Execution {
       });
       if (this.child.pid === undefined) return;
       this.releaseGuard = guardAgainstOrphans(this.child.pid);
+      // What may inherit the command's stdout on the file path (a setsid process) is started after it.
+      if (this.direct) this.pidsFrom = pidWindow(this.child.pid);
       this.child.onData((chunk) => this.onData(chunk));
       this.child.onBacklog?.((behind) => this.holdBack(behind));
       this.child.onTruncated?.(() => (this.directCut = true));
@@ -301,8 +315,12 @@ class Execution {
         this.exit = { code, signal };
         this.groupEnded = this.endGroupAfterExit().then(() => void (this.groupDone = true));
         // A file has no end of its own: it is read to the end once nothing in the group can write.
-        if (this.child.outputEndsWithGroup) void this.groupEnded.then(() => this.child.closeOutput());
-        else this.armExitGrace();
+        if (this.child.outputEndsWithGroup) {
+          void this.groupEnded.then(() => {
+            this.groupDoneAt = monotonicMs();
+            this.child.closeOutput();
+          });
+        } else this.armExitGrace();
         this.maybeFinish();
       });
       if (this.options.timeoutMs !== undefined) {
@@ -557,6 +575,7 @@ class Execution {
       this.spillClosed = true;
     }
     if (this.direct) {
+      await this.endOutsideWriters(this.direct.path);
       // The command's writes to a full disk failed where spool cannot see them: no lossy success.
       if (spillSpaceLow(this.direct.path, FULL_BYTES)) this.failure ??= new SpillError(this.direct.path, new Error("ENOSPC: no space left on device"));
       // The view has every byte (reading started again at 0), the file lost what was cut.
@@ -598,6 +617,37 @@ class Execution {
       ...(this.endedLeftovers ? { endedLeftovers: true as const } : {}),
       ...(this.outsideWriter ? { outsideWriter: true as const } : {}),
     });
+  }
+
+  /**
+   * On the file path the output is read to the size the file has once the group is gone; a process
+   * that left the group (`setsid`) and still holds the command's stdout writes on into the file —
+   * after spool has removed it, where nothing sees it and nothing bounds it (a `while :; do echo; done`
+   * loop: ~2.5 MB/s into a deleted file, past spill.maxBytes, after the server had exited). On pipes
+   * such a writer is read for OUTSIDE_WRITER_MS and then its next write fails. Here the same: a file
+   * has no end of file to say that nothing holds it any more, so the processes started since the
+   * command are looked through for one holding it for writing (file-writers.ts; the one cost when none
+   * does). While the file grows past what was read it is followed by its size; a quiet spell of
+   * EXIT_STDIO_GRACE_MS ends the wait and the holder is left alone, as a quiet daemon is on pipes (a
+   * single look at the size is not enough: on two loaded cores the loop above was seen not to write
+   * for the few ms between the last read and the look). Still writing OUTSIDE_WRITER_MS after the
+   * group's end, or past spill.maxBytes, it is an outside writer: noted in the result, and what holds
+   * the file for writing is ended (SIGPIPE, then SIGKILL for what survives).
+   */
+  private async endOutsideWriters(path: string): Promise<void> {
+    const readTo = this.child.readTo?.();
+    if (readTo === undefined || fileWriters(path, this.pidsFrom).length === 0) return;
+    const since = this.groupDoneAt ?? monotonicMs();
+    const maxBytes = this.spill?.maxBytes ?? Number.POSITIVE_INFINITY;
+    let size = readTo;
+    while (monotonicMs() - since < OUTSIDE_WRITER_MS && size <= maxBytes) {
+      await pause(EXIT_STDIO_GRACE_MS);
+      const now = sizeOf(path);
+      if (now <= size) return;
+      size = now;
+    }
+    this.outsideWriter = true;
+    await stopFileWriters(path, this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS, this.pidsFrom);
   }
 
   /** A spill the limits never called for is not left behind (nor the directories made for it). */

@@ -192,6 +192,7 @@ export function fileChild(shell: string, command: string, cwd: string, env: Node
     onBacklog: (l) => void backlog.push(l),
     onTruncated: (l) => void truncated.push(l),
     onCopyFailed: (l) => void failed.push(l),
+    readTo: () => tail.readTo,
     write: inputWriter(input),
   };
 }

@@ -78,6 +78,11 @@ export class FileTail {
     this.pump();
   }
 
+  /** Where the next read starts: once the tail has ended, the size it read the file up to. */
+  get readTo(): number {
+    return this.offset;
+  }
+
   pause(): void {
     this.paused = true;
   }

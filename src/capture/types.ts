@@ -151,8 +151,9 @@ export interface ExecResult extends CaptureView {
   /**
    * A process outside the command's group (`setsid`, a daemon) still wrote to its pipes a second after
    * the group was gone: spool stopped reading there, and that process's next write to them fails
-   * (SIGPIPE), as after `| head`. Absent otherwise, and on the file path (the file is read to the size
-   * it has when the group is gone).
+   * (SIGPIPE), as after `| head`. On the file path (the command writes its spill itself) the file is
+   * read to the size it has when the group is gone; a process still writing it a second after that is
+   * ended (SIGPIPE, then SIGKILL), since its writes to a file would never fail. Absent otherwise.
    */
   readonly outsideWriter?: true;
 }

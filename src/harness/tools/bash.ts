@@ -135,7 +135,7 @@ function leftoverNote(background: boolean): string {
 }
 
 const OUTSIDE_WRITER_NOTE =
-  "[A process the command started outside its process group (setsid, a daemon) kept writing to its output; spool stopped reading it a second after the command ended, so that process's next write fails. Send such a process's output to a file (`… > server.log 2>&1 &`).]";
+  "[A process the command started outside its process group (setsid, a daemon) kept writing to its output; spool stopped reading it a second after the command ended, so that process's next write fails (or, where it wrote into spool's output file, it was ended). Send such a process's output to a file (`… > server.log 2>&1 &`).]";
 
 /** How the command ended, as plain details and a footer; throws for a failed command. */
 function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", timeout: number | undefined, background: boolean): void {
