@@ -640,12 +640,15 @@ class Execution {
     const since = this.groupDoneAt ?? monotonicMs();
     const maxBytes = this.spill?.maxBytes ?? Number.POSITIVE_INFINITY;
     let size = readTo;
-    while (monotonicMs() - since < OUTSIDE_WRITER_MS && size <= maxBytes) {
+    // At least one look, however long reading to the end took: a reader held up past the second (a
+    // slow onUpdate, a loaded machine, a backlog of up to 4 MiB) otherwise judged a quiet daemon
+    // (`setsid sleep 30 &`) an outside writer without looking, and killed it.
+    do {
       await pause(EXIT_STDIO_GRACE_MS);
       const now = sizeOf(path);
       if (now <= size) return;
       size = now;
-    }
+    } while (monotonicMs() - since < OUTSIDE_WRITER_MS && size <= maxBytes);
     this.outsideWriter = true;
     await stopFileWriters(path, this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS, this.pidsFrom);
   }

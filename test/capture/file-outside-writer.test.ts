@@ -53,6 +53,16 @@ function holdersUnder(dir: string): string[] {
   return found;
 }
 
+/** Whether anything of process group `pgid` runs (a zombie leader counts until it is reaped). */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** `$!` of a non-interactive shell: setsid is no group leader there, so it execs and keeps the pid. */
 const pidOf = (r: ExecResult): number => Number(/^pid (\d+)$/m.exec(r.text)?.[1]);
 
@@ -121,6 +131,37 @@ describe.runIf(process.platform === "linux")("a process outside the group holdin
     await pause(200);
     expect(alive(pid)).toBe(true);
   });
+
+  it("a quiet daemon is left alone when reading the file to its end took over a second after the group's end", async () => {
+    // A consumer (or a loaded machine) holding up the last read: the second after the group's end ran
+    // out before anything was looked at, and `setsid sleep 30 &` was SIGPIPEd and flagged outsideWriter.
+    // The update carrying the last line blocks 1.2 s; the rounds where the group was already gone then
+    // are the ones that test this (3 of 5 here).
+    let hit = 0;
+    for (let round = 0; round < 6; round++) {
+      const dir = fresh("slow-read");
+      let shell = 0;
+      let seen = "";
+      const r = await exec("echo a; setsid sleep 30 & echo pid $! $$", {
+        capture: { limits, spill: { direct: true, dir } },
+        onUpdate: (u) => {
+          seen += u.kind === "replace" ? u.view.text : "text" in u ? u.text : "";
+          const m = /^pid \d+ (\d+)$/m.exec(seen);
+          if (m === null || shell !== 0) return;
+          shell = Number(m[1]);
+          if (!groupAlive(shell)) hit++;
+          const ends = performance.now() + 1200;
+          while (performance.now() < ends);
+        },
+      });
+      const pid = Number(/^pid (\d+)/m.exec(r.text)?.[1]);
+      started.push(pid);
+      expect(r.outsideWriter, `round ${round}`).toBeUndefined();
+      expect(alive(pid), `round ${round}`).toBe(true);
+      if (hit >= 2) break;
+    }
+    expect(hit).toBeGreaterThan(0);
+  }, 30_000);
 
   it("a daemon that prints once after the command exits and then stays quiet is left alone", async () => {
     const dir = fresh("banner");
