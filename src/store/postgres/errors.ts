@@ -40,11 +40,20 @@ export class DatabaseError extends SpoolError {
  * the other's was overwritten.
  */
 export class LeaseLostError extends SpoolError {
-  constructor(target: DatabaseTarget, sessionId: string) {
+  /**
+   * `taken`: the session's row names another writer. `held`: its lease is held by another connection
+   * at the reconnect — another writer, or this process's own old connection, which the server keeps
+   * until it sees it drop (TCP keepalive); nothing here tells them apart, so neither is overwritten.
+   */
+  constructor(target: DatabaseTarget, sessionId: string, how: "taken" | "held" = "taken") {
+    const what =
+      how === "taken"
+        ? `another writer opened session ${JSON.stringify(sessionId)} while this process was disconnected from the database`
+        : `session ${JSON.stringify(sessionId)}'s lease was held by another connection when this process reconnected (another writer, or this process's old connection the server has not yet seen drop)`;
     super(
       "SPOOL_STORE_LEASE_LOST",
-      `${describeTarget(target)}: another writer opened session ${JSON.stringify(sessionId)} while this process was disconnected from the database; ` +
-        "this process stopped writing to it so as not to overwrite that writer's commits (its own commits since the disconnection were not saved). " +
+      `${describeTarget(target)}: ${what}; ` +
+        "this process stopped writing to it so as not to overwrite another writer's commits (its own commits since the disconnection were not saved). " +
         "Open the session again to continue from what it holds now.",
     );
   }

@@ -308,7 +308,7 @@ class PgStore implements PostgresStore {
         );
         await setup(conn.client, this.#options.durability);
         await lockLease(conn.client, this.schema, this.sessionId, `${describeTarget(this.target)} session ${JSON.stringify(this.sessionId)}`).catch((e) => {
-          throw e instanceof SessionLockedError ? new LeaseLostError(this.target, this.sessionId) : e;
+          throw e instanceof SessionLockedError ? new LeaseLostError(this.target, this.sessionId, "held") : e;
         });
         const r = await conn.client.query<Stamp & { next_seq: string }>(
           `SELECT next_seq, writer_token, writer_host, writer_pid FROM ${this.schema}.sessions WHERE session_id = ${literal(this.sessionId)}`,
