@@ -4,8 +4,14 @@
 // slow timer as a safety net, and never polls in a loop. A file has no end of file while its writers
 // live: the owner says when the writing is over (`finish`), and the tail reads up to the size the
 // file has at that moment.
+//
+// Output that trickles in is read in gathered steps (gather.ts): a read that did not fill the buffer
+// has caught up with the writer, so no read follows it to confirm the end (a change event wakes the
+// reader when there is more: one written during a read sets `again`), and the next read waits until
+// GATHER_MS after it.
 import { close, fstatSync, read, watch, type FSWatcher } from "node:fs";
 import { monotonicMs } from "./clock.js";
+import { GATHER_MS } from "./gather.js";
 
 /** Wakes the reader should a change event never come (the file renamed away, a watch that failed). */
 const SAFETY_POLL_MS = 250;
@@ -47,6 +53,9 @@ export class FileTail {
   private pace = 0;
   private lastReadAt = 0;
   private lastFull = false;
+  /** Output trickles in: no read before this (monotonic ms); `gather` is the timer that will read then. */
+  private nextReadAt = 0;
+  private gather: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private released = false;
   /** The size to read up to, once the writers are done. */
@@ -118,6 +127,19 @@ export class FileTail {
     }
     if (this.paused) return;
     if (this.end !== undefined && this.end < this.offset) return this.restart();
+    if (this.end === undefined) {
+      if (this.gather !== undefined) return;
+      const wait = this.nextReadAt - monotonicMs();
+      if (wait > 0) {
+        this.gather = setTimeout(() => {
+          this.gather = undefined;
+          this.pump();
+        }, Math.ceil(wait));
+        // Like the watch: the command's own handle keeps the process alive while it runs.
+        this.gather.unref();
+        return;
+      }
+    } else this.cancelGather();
     const want = this.end === undefined ? this.buffer.length : Math.min(this.buffer.length, this.end - this.offset);
     if (want <= 0) return this.stop();
     this.reading = true;
@@ -137,7 +159,9 @@ export class FileTail {
         this.events.onChunk(this.buffer.subarray(0, n));
         this.measurePace(n);
         if (n === this.buffer.length || this.behind) this.checkLag();
-        this.pump();
+        // A short read caught up with the writer: a change event says when there is more.
+        if (n < this.buffer.length) this.nextReadAt = monotonicMs() + GATHER_MS;
+        if (n === this.buffer.length || this.end !== undefined || this.again) this.pump();
         return;
       }
       const size = this.sizeNow();
@@ -187,11 +211,17 @@ export class FileTail {
     }
   }
 
+  private cancelGather(): void {
+    clearTimeout(this.gather);
+    this.gather = undefined;
+  }
+
   private stop(): void {
     if (this.closed) return;
     this.closed = true;
     this.watcher?.close();
     clearInterval(this.timer);
+    this.cancelGather();
     // A read in flight still uses the descriptor: it is closed when that read returns.
     if (!this.reading) this.release();
   }

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileTail } from "../../src/capture/file-tail.js";
+import { GATHER_MS } from "../../src/capture/gather.js";
 import {
   OutputCapture,
   SpawnError,
@@ -113,6 +114,30 @@ describe("FileTail", () => {
         markInterruptAsFailure: true,
       },
     );
+  });
+
+  it("output that trickles in is read in gathered steps, not a read per line, and every byte arrives", async () => {
+    // 150 lines 2 ms apart (≥ 300 ms): a read per change event gave ~150 chunks (and as many empty
+    // reads); gathered, a read every GATHER_MS (50 ms) gives about 300 / 50 + 1.
+    const path = fresh("trickle");
+    const wfd = openSync(path, "ax", 0o600);
+    const chunks: number[] = [];
+    const tail = new FileTail(path, openSync(path, "r"), Buffer.alloc(16 * 1024), {
+      onChunk: (c) => chunks.push(c.length),
+      onBacklog: () => {},
+      onTruncated: () => {},
+    });
+    let written = 0;
+    const started = performance.now();
+    for (let i = 0; i < 150; i++) {
+      written += writeSync(wfd, `line ${i} of a server's log\n`);
+      await pause(2);
+    }
+    const ms = performance.now() - started;
+    closeSync(wfd);
+    await tail.finish();
+    expect(chunks.reduce((a, b) => a + b, 0)).toBe(written);
+    expect(chunks.length).toBeLessThanOrEqual(Math.ceil(ms / GATHER_MS) + 3);
   });
 
   it("reads up to the size the file has when finish is called, not what a writer adds later", async () => {

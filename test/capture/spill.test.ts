@@ -5,7 +5,8 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { SpillError, applyUpdate, exec, type CaptureView } from "../../src/capture/index.js";
+import { SpillError, applyUpdate, exec, start, type CaptureView } from "../../src/capture/index.js";
+import { GATHER_MS } from "../../src/capture/gather.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
 
@@ -47,6 +48,29 @@ describe("spill behaviour", () => {
     const r = await exec(command, { capture: { spill: { dir: work, id: "bp", highWaterMark: 16 * 1024, direct: false } } });
     expect(r.spillPauses).toBeGreaterThan(0);
     expect(sha(r.spillPath!)).toBe(sha(redirected));
+  });
+
+  it("on the pipes, output that trickles in is spilled in gathered writes, not a write per line, and byte for byte", async () => {
+    // 150 lines 2 ms apart past the limits: each line was its own write (the file grew after nearly
+    // every line); gathered, a partly filled buffer waits GATHER_MS (50 ms) after the last one.
+    const command = "exec 3<> <(:); for i in $(seq 1 150); do echo trickled line $i; read -t 0.002 -u 3; done";
+    let spillPath: string | undefined;
+    const run = start(command, {
+      capture: { limits: { maxBytes: 100, maxLines: 5 }, spill: { dir: work, id: "trickle", direct: false } },
+      onUpdate: (u) => (spillPath ??= u.kind === "replace" ? u.view.spillPath : u.metadata.spillPath),
+    });
+    const sizes = new Set<number>();
+    let done = false;
+    void run.result.finally(() => (done = true));
+    const t0 = performance.now();
+    while (!done) {
+      if (spillPath !== undefined) sizes.add(statSync(spillPath).size);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    const ms = performance.now() - t0;
+    const r = await run.result;
+    expect(readFileSync(r.spillPath!, "utf8")).toBe(Array.from({ length: 150 }, (_, i) => `trickled line ${i + 1}\n`).join(""));
+    expect(sizes.size).toBeLessThanOrEqual(Math.ceil(ms / GATHER_MS) + 3);
   });
 
   it("the spill holds the raw bytes that preceded the crossing, then every later chunk", async () => {
