@@ -101,6 +101,11 @@ export interface RunningCommand {
   kill(): void;
   /** Called after every read of output and once when the command has finished; returns an unsubscribe. */
   onActivity(listener: () => void): () => void;
+  /**
+   * onUpdate from now on at most once per `ms` (what `minIntervalMs` set at the start): a command
+   * nobody follows closely any more (a background process) can be paced down. view() stays exact.
+   */
+  setUpdateInterval(ms: number): void;
   /** With `pty`: a process of the command is asleep reading its terminal (a prompt). Linux only. */
   waitingForInput(): boolean;
 }
@@ -147,6 +152,10 @@ export function start(command: string, options: ExecOptions = {}): RunningComman
     kill: () => execution.kill(),
     onActivity: (l) => execution.onActivity(l),
     waitingForInput: () => execution.waitingForInput(),
+    setUpdateInterval: (ms) => {
+      checkMs("update interval", ms);
+      execution.setUpdateInterval(ms);
+    },
   };
 }
 
@@ -251,6 +260,10 @@ class Execution {
   waitingForInput(): boolean {
     const pid = this.child?.pid;
     return this.options.pty === true && pid !== undefined && this.exit === undefined && waitingForTerminalInput(pid);
+  }
+
+  setUpdateInterval(ms: number): void {
+    this.publisher?.setMinInterval(ms);
   }
 
   onActivity(listener: () => void): () => void {

@@ -26,16 +26,25 @@ export class AdaptivePublisher<V, U> {
   private nextAt = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
-  private readonly minIntervalMs: number;
+  private minIntervalMs: number;
   private readonly targetBytesPerSecond: number;
   private readonly now: () => number;
-  private readonly unpaced: boolean;
+  private unpaced: boolean;
 
   constructor(private readonly options: PublisherOptions<V, U>) {
     this.minIntervalMs = options.minIntervalMs ?? 100;
     this.targetBytesPerSecond = options.targetBytesPerSecond ?? 100 * 1024;
     this.now = options.now ?? monotonicMs;
     this.unpaced = this.minIntervalMs <= 0 && !(this.targetBytesPerSecond < Infinity);
+  }
+
+  /**
+   * From now on, publications at least `ms` apart (the next deadline counts from the last one). An
+   * armed trailing timer keeps its time: the new spacing applies from the next publication.
+   */
+  setMinInterval(ms: number): void {
+    this.minIntervalMs = ms;
+    this.unpaced = ms <= 0 && !(this.targetBytesPerSecond < Infinity);
   }
 
   /** Something changed. Publishes now if the deadline has passed, else arms the one trailing timer. */

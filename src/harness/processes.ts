@@ -17,6 +17,22 @@ const QUIET_MS = 30;
 const GATHER_MAX_MS = 250;
 /** Longest wait a call may ask for. */
 export const MAX_WAIT_SECONDS = 600;
+/**
+ * What every running background process together may publish (its live and durable output state: the
+ * viewer, `spool inspect`, a crash's recovery), in updates a second: each one's updates are spaced
+ * `running × 1000 / this` ms apart, never closer than the capture's own 100 ms nor further than 5 s.
+ * A model reads a process from its exact view (process_output), not from these. An update builds the
+ * process's view and records a batch (~250 µs with a full 50 KB window): 100 chatty processes each at
+ * the capture's 10 a second were ~25% of a core (bench/processes.bench.mjs).
+ */
+export const BACKGROUND_UPDATES_PER_SECOND = 100;
+const MIN_UPDATE_INTERVAL_MS = 100;
+const MAX_UPDATE_INTERVAL_MS = 5000;
+
+/** The spacing of each background process's updates when `running` of them run. */
+export function backgroundUpdateInterval(running: number): number {
+  return Math.min(MAX_UPDATE_INTERVAL_MS, Math.max(MIN_UPDATE_INTERVAL_MS, Math.ceil((running * 1000) / BACKGROUND_UPDATES_PER_SECOND)));
+}
 
 export type ProcessStatus =
   | { readonly state: "running" }
@@ -123,6 +139,15 @@ const newId = (): string => `proc-${(++counter).toString(36)}${Math.random().toS
 
 export function createProcessHost(sinks: ProcessSinks): ProcessHost {
   const records = new Map<string, BackgroundRecord>();
+  /** Processes still running, and the update spacing they were last given. */
+  const running = new Set<BackgroundRecord>();
+  let interval = MIN_UPDATE_INTERVAL_MS;
+  const pace = (): void => {
+    const next = backgroundUpdateInterval(running.size);
+    if (next === interval) return;
+    interval = next;
+    for (const r of running) r.handle?.setUpdateInterval(interval);
+  };
 
   const get = (processId: string): BackgroundRecord => {
     const r = typeof processId === "string" ? records.get(processId) : undefined;
@@ -264,6 +289,8 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
         out.footer(`${text.endsWith("\n") || text === "" ? "" : "\n"}[${note}]`);
         for (const w of [...r.waiters]) w();
         r.handle = undefined;
+        running.delete(r);
+        pace();
       };
       r.settled = spec.handle.result
         .then(
@@ -272,6 +299,9 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
         )
         .then(() => sinks.settle(id, r.status.state !== "exited" || (r.status.state === "exited" && r.status.exitCode !== 0)));
       records.set(id, r);
+      running.add(r);
+      spec.handle.setUpdateInterval(backgroundUpdateInterval(running.size));
+      pace();
       return id;
     },
 

@@ -191,4 +191,31 @@ describe("adaptive publisher workloads", () => {
     vi.advanceTimersByTime(1000);
     expect(r.seen.length).toBe(1);
   });
+
+  it("setMinInterval spaces the publications after the next one, and a shorter interval brings the pace back", () => {
+    const r = rig();
+    const gaps = (): number[] => r.seen.slice(1).map((s, i) => s.at - r.seen[i]!.at);
+    // Sustained writes every 10 ms: 100 ms apart at first.
+    const sustain = (ms: number) => {
+      for (let t = 0; t < ms; t += 10) {
+        r.write(r.lines(1));
+        vi.advanceTimersByTime(10);
+      }
+    };
+    sustain(500);
+    expect(Math.min(...gaps())).toBeGreaterThanOrEqual(100);
+    expect(Math.max(...gaps())).toBeLessThan(150);
+    r.publisher.setMinInterval(1000);
+    const from = r.seen.length;
+    sustain(3500);
+    const slow = gaps().slice(from);
+    expect(slow.length).toBeGreaterThanOrEqual(2);
+    expect(Math.min(...slow)).toBeGreaterThanOrEqual(1000);
+    r.publisher.setMinInterval(100);
+    const back = r.seen.length;
+    sustain(2000);
+    expect(Math.max(...gaps().slice(back + 1))).toBeLessThan(150);
+    r.finish();
+    expect(r.folded()!.text).toBe(r.capture.view().text);
+  });
 });

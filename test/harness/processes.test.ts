@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../src/context/index.js";
 import { createBashTool, createHarness, createProcessTools, readDurableOutput, type Harness, type HarnessEvent } from "../../src/harness/index.js";
 import { openSessionRepo } from "../../src/store/index.js";
+import { backgroundUpdateInterval } from "../../src/harness/processes.js";
 import { until } from "../support/until.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -364,5 +365,43 @@ describe("background processes", () => {
     expect(last.status).toEqual({ state: "exited", exitCode: 0 });
     expect(last.pid).toBeGreaterThan(0);
     expect(textOf(await call("process_output", { processId: last.processId }))).toMatch(/exited with code 0/);
+  });
+
+  it("many running background processes share one update budget: each is paced down, and back up as they end; reads still get every line", async () => {
+    const { call, events, harness } = await setup();
+    // 30 processes, a line every 10 ms each: the capture's own pacing gave each ~10 updates a second.
+    const chatty = "exec 3<> <(:); i=0; while :; do i=$((i+1)); echo line-$i; read -t 0.01 -u 3; done";
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push(processIdOf(await call("bash", { command: chatty, background: true })));
+    const updates = (since: number, of: readonly string[]): number[] =>
+      of.map((id) => events.slice(since).filter((e) => e.type === "tool_update" && e.operationId === id).length);
+    await new Promise((r) => setTimeout(r, 300));
+    let mark = events.length;
+    let t0 = performance.now();
+    await new Promise((r) => setTimeout(r, 1500));
+    let ms = performance.now() - t0;
+    // 30 running: each one's updates at least backgroundUpdateInterval(30) = 300 ms apart.
+    const crowded = updates(mark, ids);
+    expect(Math.max(...crowded)).toBeLessThanOrEqual(Math.ceil(ms / backgroundUpdateInterval(30)) + 1);
+    expect(Math.min(...crowded)).toBeGreaterThan(0);
+    // A model's read is exact whatever the pacing: every line, in order, none twice.
+    const first = bodyOf(await call("process_output", { processId: ids[0] }));
+    const numbers = first
+      .split("\n")
+      .filter((l) => l.startsWith("line-"))
+      .map((l) => Number(l.slice(5)));
+    expect(numbers.length).toBeGreaterThan(50);
+    expect(numbers).toEqual(numbers.map((_, k) => numbers[0]! + k));
+    // 25 of them end: the 5 left get the capture's own pace back (100 ms).
+    for (const id of ids.slice(5)) await call("process_kill", { processId: id });
+    await new Promise((r) => setTimeout(r, 300));
+    mark = events.length;
+    t0 = performance.now();
+    await new Promise((r) => setTimeout(r, 1500));
+    ms = performance.now() - t0;
+    const few = updates(mark, ids.slice(0, 5));
+    expect(Math.max(...few)).toBeGreaterThan(Math.ceil(ms / backgroundUpdateInterval(30)) + 1);
+    for (const id of ids.slice(0, 5)) await call("process_kill", { processId: id });
+    expect(harness.processes.list().filter((p) => p.status.state === "running")).toEqual([]);
   });
 });
