@@ -16,6 +16,7 @@ import { waitingForTerminalInput } from "./input-wait.js";
 import { resolveLimits } from "./limits.js";
 import { DEFAULT_COLS, DEFAULT_ROWS, OutputCapture } from "./output-capture.js";
 import { ptyChild } from "./pty-child.js";
+import { prepareRealPipes } from "./real-pipe.js";
 import { exitCodeOf, groupRunning, guardAgainstOrphans, killWhenQuiet, resolveShell, signalGroup, terminateGroup, untilGone } from "./process-group.js";
 import { AdaptivePublisher } from "./publisher.js";
 import { SpillWriter, discardSpillFile, validateSpill } from "./spill.js";
@@ -108,6 +109,15 @@ export interface RunningCommand {
   setUpdateInterval(ms: number): void;
   /** With `pty`: a process of the command is asleep reading its terminal (a prompt). Linux only. */
   waitingForInput(): boolean;
+}
+
+/**
+ * For a process about to run its first command: what every command's spawn needs and is made once per
+ * process (Linux's real pipes, from a batch of FIFOs `mkfifo` makes) is started now, in the background,
+ * so that command does not wait for it (`spool run` calls it as it starts). Optional; idempotent.
+ */
+export function prepareExec(): void {
+  prepareRealPipes();
 }
 
 export async function exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {

@@ -3,9 +3,9 @@
 // control characters, long lines, binary), the bounded head/tail view with truncation metadata,
 // update kinds, the adaptive publisher, and the lossless spill with backpressure.
 // A leaf layer: it must not import anything else from spool (it knows nothing of ops, storage or models).
-// The header's list, plus: `start` (exec as a handle: view, input, kill) and the terminal size of
-// `pty` runs and of the terminal model.
-export { exec, start, type RunningCommand } from "./exec.js";
+// The header's list, plus: `start` (exec as a handle: view, input, kill), `prepareExec` (for a
+// process about to run its first command) and the terminal size of `pty` runs and of the terminal model.
+export { exec, prepareExec, start, type RunningCommand } from "./exec.js";
 export { DEFAULT_COLS, DEFAULT_ROWS, type TerminalSize } from "./output-capture.js";
 export { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, DEFAULT_MAX_LINE_BYTES, MAX_WINDOW_BYTES, MAX_WINDOW_LINES, resolveLimits } from "./limits.js";
 export { OutputCapture } from "./output-capture.js";

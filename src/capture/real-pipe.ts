@@ -10,12 +10,16 @@
 // can leave a directory behind only during the few milliseconds a batch takes; such a directory is
 // removed by the next process that makes a batch, once it is a minute old. The pool is refilled in
 // the background; only a process's first command (or one that finds the pool empty) waits for
-// `mkfifo` (about 3 ms). Where no FIFO can be made (not Linux, no `mkfifo`, no usable tmpdir) the
-// caller silently keeps the socketpairs, for the rest of the process.
+// `mkfifo` (about 3 ms; 20-40 ms on a loaded machine, spawnSync waits for the scheduler), unless its
+// caller made the first batch early (prepareRealPipes: `spool run` does, as it starts, and finds the
+// batch made by the time it spawns the command). Where no FIFO can be made (not Linux, no `mkfifo`, no
+// usable tmpdir) the caller silently keeps the socketpairs, for the rest of the process.
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, constants, lstatSync, mkdtempSync, openSync, readdirSync, rmSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monotonicMs } from "./clock.js";
+import { procStat } from "./proc-stat.js";
 
 /** Both ends of one pipe, each its own blocking open file description, close-on-exec. */
 export interface RealPipe {
@@ -36,15 +40,56 @@ let refilling = false;
 let swept = false;
 /** Directories of batches in flight, removed if the process exits before they are done. */
 const inFlight = new Set<string>();
+/** The batch being made in the background: its last FIFO, its `mkfifo`, and what adopts them once made. */
+let making: { readonly last: string; readonly pid: number | undefined; readonly finish: (ok: boolean) => void } | undefined;
+/** Longest a command waits for the background batch before making one of its own. */
+const WAIT_FOR_BATCH_MS = 1000;
 
 /** A pipe from the pool, or undefined when real pipes cannot be made here (use socketpairs). */
 export function realPipe(): RealPipe | undefined {
   if (!usable) return undefined;
-  if (pool.length === 0) makeBatch(POOL_SIZE, true);
+  if (pool.length === 0 && !adoptIfMade()) makeBatch(POOL_SIZE, true);
   const pipe = pool.pop();
   if (pool.length < REFILL_BELOW) refill();
   return pipe;
 }
+
+/**
+ * Starts making a batch in the background now, for a caller about to run its first command: that
+ * command then takes its pipes from the batch (made while the caller did other work) instead of
+ * waiting for `mkfifo`. Nothing happens where real pipes cannot be made, or a batch is ready or coming.
+ */
+export function prepareRealPipes(): void {
+  if (pool.length === 0) refill();
+}
+
+/**
+ * The background batch, taken as soon as `mkfifo` has made every FIFO of it (it makes them in order),
+ * without waiting for the event loop to hear of its exit. While it still runs the caller waits for it
+ * (as a spawnSync of a batch of its own would, after a fork): on a loaded machine the batch started
+ * as `spool run` began was not always made by the spawn (6 runs in 20 at load 5).
+ */
+function adoptIfMade(): boolean {
+  const batch = making;
+  if (batch === undefined) return false;
+  const until = monotonicMs() + WAIT_FOR_BATCH_MS;
+  for (;;) {
+    // Its state first: running then, and the FIFO not there after, it was not done.
+    const state = batch.pid === undefined ? undefined : procStat(String(batch.pid))?.state;
+    try {
+      if (lstatSync(batch.last).isFIFO()) break;
+    } catch {
+      // Not made yet.
+    }
+    // Gone, or a zombie (its exit not yet seen by the event loop): it made what it could.
+    if (state === undefined || state === "Z" || monotonicMs() > until) return false;
+    Atomics.wait(pauser, 0, 0, 1);
+  }
+  batch.finish(true);
+  return pool.length > 0;
+}
+
+const pauser = new Int32Array(new SharedArrayBuffer(4));
 
 function refill(): void {
   if (!usable || refilling) return;
@@ -55,7 +100,9 @@ function refill(): void {
 function makeBatch(count: number, now: boolean): void {
   let dir: string;
   try {
-    sweepStale();
+    // Housekeeping, after the command this batch is for has been spawned.
+    if (!swept) setImmediate(sweepStale).unref();
+    swept = true;
     dir = mkdtempSync(join(tmpdir(), PREFIX));
   } catch {
     usable = false;
@@ -75,6 +122,7 @@ function makeBatch(count: number, now: boolean): void {
   const finish = (ok: boolean): void => {
     if (done) return;
     done = true;
+    making = undefined;
     inFlight.delete(dir);
     if (inFlight.size === 0) process.off("exit", removeInFlight);
     refilling = false;
@@ -82,6 +130,7 @@ function makeBatch(count: number, now: boolean): void {
   };
   try {
     const child = spawn("mkfifo", args, { stdio: "ignore" });
+    making = { last: paths[paths.length - 1]!, pid: child.pid, finish };
     child.on("error", () => finish(false));
     child.on("exit", (code) => finish(code === 0));
     // Making pipes for later must never keep the caller's event loop alive.
@@ -129,8 +178,6 @@ function removeInFlight(): void {
 
 /** Once per process: batch directories a dead process left behind (a SIGKILL mid-batch). */
 function sweepStale(): void {
-  if (swept) return;
-  swept = true;
   const root = tmpdir();
   const uid = process.getuid?.();
   let names: string[];

@@ -2,7 +2,7 @@
 // /dev/stdin (on Node's socketpairs each of these failed with ENXIO), stdout and stderr arrive in the
 // true order of the writes, and nothing of the FIFOs the pipes are made from is left in the tmpdir.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -74,7 +74,7 @@ describe.skipIf(!linux)("the file path (the command writes its spill)", () => {
 /** Runs `body` (module code with `exec` and `start` imported from dist) in a node process with this tmpdir. */
 function runNode(tmp: string, body: string, env: NodeJS.ProcessEnv = {}): ReturnType<typeof spawn> {
   const script = join(work, `script-${Math.random().toString(36).slice(2)}.mjs`);
-  writeFileSync(script, `import { exec, start } from ${JSON.stringify(distCapture)};\n${body}`);
+  writeFileSync(script, `import { exec, prepareExec, start } from ${JSON.stringify(distCapture)};\n${body}`);
   return spawn(process.execPath, [script], { env: { ...process.env, TMPDIR: tmp, ...env }, stdio: ["ignore", "pipe", "inherit"] });
 }
 
@@ -137,6 +137,28 @@ describe.skipIf(!linux)("the FIFOs real pipes are made from", () => {
     expect(code).toBe(0);
     expect(text).toBe("x\n");
     expect(readdirSync(tmp)).toEqual(["spool-pipes-young"]);
+  });
+
+  it("prepareExec makes the first batch in the background: the first command takes its pipes from it, at once or once made, and mkfifo runs once", async () => {
+    // A mkfifo first on PATH that notes each run, then is the real one.
+    const bin = tempDir("spool-real-pipe-bin-");
+    const log = join(bin, "runs");
+    writeFileSync(join(bin, "mkfifo"), `#!/bin/sh\necho run >> ${log}\nexec /usr/bin/mkfifo "$@"\n`, { mode: 0o755 });
+    const env = { PATH: `${bin}:${process.env.PATH}` };
+    for (const [name, gap] of [
+      ["right after prepareExec (it waits for the batch)", ""],
+      ["after other work", "await new Promise((r) => setTimeout(r, 200));"],
+    ]) {
+      const tmp = tempDir("spool-real-pipe-tmp-");
+      writeFileSync(log, "");
+      const { code, text } = await output(
+        runNode(tmp, `prepareExec(); ${gap} const r = await exec("echo a; echo b > /dev/stderr"); process.stdout.write(r.text);`, env),
+      );
+      expect(code, name).toBe(0);
+      expect(text, name).toBe("a\nb\n");
+      expect(readFileSync(log, "utf8"), name).toBe("run\n");
+      expect(readdirSync(tmp), name).toEqual([]);
+    }
   });
 
   it("where no FIFO can be made (no mkfifo) the command runs on socketpairs, silently, and leaves nothing", async () => {
