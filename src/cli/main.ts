@@ -2,8 +2,7 @@
 // chooses. Nothing here imports a layer but the store's atomic write (for the code cache): `spool
 // --version` and an unknown command cost only this file.
 import { readFileSync } from "node:fs";
-import module from "node:module";
-import { saveCodeCaches } from "./bundle-loader.js";
+import { enableCodeCaches, saveCodeCaches } from "./bundle-loader.js";
 import { commands } from "./commands.js";
 import { EXIT } from "./exit-codes.js";
 
@@ -14,8 +13,8 @@ process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
   (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
 }) as typeof process.emitWarning;
 
-// Compiled code is cached across runs (Node >= 22.1): most of a short command's startup is compiling.
-module.enableCompileCache?.();
+// Compiled code is cached across runs: most of a short command's startup is compiling (bundle-loader.ts).
+enableCodeCaches();
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };

@@ -1,7 +1,9 @@
 // The built CLI's own code cache (src/cli/bundle-loader.ts): written after a command really ran, never
-// after --help or a usage error, and a damaged one — which V8 would crash on — is ignored and replaced.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+// after --help or a usage error, and a damaged one — which V8 would crash on — is ignored and replaced;
+// it lives in the user's cache directory (or NODE_COMPILE_CACHE's), never in the tmpdir, and old
+// builds' caches of a command are removed as new ones are written.
+import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runSpool } from "../support/cli.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
@@ -50,5 +52,56 @@ describe("the CLI's code cache", () => {
     // …and the new one is good: the next run uses it as it is.
     expect(run(cache, ["run", "-q", "--", "true"]).status).toBe(0);
     expect(readFileSync(file!).equals(rewritten)).toBe(true);
+  });
+
+  /** The environment of a user who set nothing about caches, with its cache and tmp directories given. */
+  const plain = (xdg: string, tmp: string, more: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
+    const env: NodeJS.ProcessEnv = { ...process.env, XDG_CACHE_HOME: xdg, TMPDIR: tmp, ...more };
+    for (const k of ["NODE_COMPILE_CACHE", "NODE_DISABLE_COMPILE_CACHE"]) if (!(k in more)) delete env[k];
+    return env;
+  };
+  /** Node's folder for this Node, architecture and V8 flags, under `dir`. */
+  const nodeFolder = (dir: string) => new RegExp(`^${dir}/v${process.versions.node.replace(/\./g, "\\.")}-${process.arch}-[0-9a-f]+-[0-9]+/`);
+
+  it("by default lives in the user's cache directory ($XDG_CACHE_HOME/spool), in Node's folder for this Node and its flags, and nothing goes to the tmpdir", () => {
+    const xdg = tempDir("spool-code-cache-xdg-");
+    const tmp = tempDir("spool-code-cache-tmp-");
+    const r = runSpool(["run", "-q", "--", "true"], { cwd, env: plain(xdg, tmp) });
+    expect(r.status).toBe(0);
+    const [file, ...more] = caches(xdg);
+    expect(more).toEqual([]);
+    expect(file).toMatch(nodeFolder(join(xdg, "spool")));
+    expect(file).toMatch(/\/spool-run-[0-9a-f]+\.cjs\.v8cache$/);
+    expect(existsSync(join(tmp, "node-compile-cache"))).toBe(false);
+    // NODE_DISABLE_COMPILE_CACHE: no cache at all.
+    const off = tempDir("spool-code-cache-xdg-");
+    expect(runSpool(["run", "-q", "--", "true"], { cwd, env: plain(off, tmp, { NODE_DISABLE_COMPILE_CACHE: "1" }) }).status).toBe(0);
+    expect(caches(off)).toEqual([]);
+  });
+
+  it("writing a command's cache removes all but the newest three of that command (older builds), and no other command's", () => {
+    const xdg = tempDir("spool-code-cache-xdg-");
+    const tmp = tempDir("spool-code-cache-tmp-");
+    expect(runSpool(["run", "-q", "--", "true"], { cwd, env: plain(xdg, tmp) }).status).toBe(0);
+    const [first] = caches(xdg);
+    const dir = dirname(first!);
+    // Five older builds of run, one of sessions: a day old and older.
+    const old = ["0000000001", "0000000002", "0000000003", "0000000004", "0000000005"].map((h, i) => {
+      const f = join(dir, `spool-run-${h}.cjs.v8cache`);
+      writeFileSync(f, "old");
+      const t = new Date(Date.now() - (i + 1) * 86_400_000);
+      utimesSync(f, t, t);
+      return f;
+    });
+    const other = join(dir, "spool-sessions-0000000009.cjs.v8cache");
+    writeFileSync(other, "old");
+    utimesSync(other, new Date(0), new Date(0));
+    // This build's cache written again (as by its first run).
+    rmSync(first!);
+    expect(runSpool(["run", "-q", "--", "true"], { cwd, env: plain(xdg, tmp) }).status).toBe(0);
+    const left = readdirSync(dir).filter((n) => n.startsWith("spool-run-"));
+    expect(left.sort()).toEqual([basename(first!), "spool-run-0000000001.cjs.v8cache", "spool-run-0000000002.cjs.v8cache"].sort());
+    for (const f of old.slice(2)) expect(existsSync(f)).toBe(false);
+    expect(existsSync(other)).toBe(true);
   });
 });
