@@ -1,16 +1,19 @@
 // Startup: what an agent pays when it wraps every shell command in `spool run`. Runs each command
 // many times, interleaved so a noisy machine slows all rows alike, and reports the median and p90
 // wall time next to `node -e 0` measured in the same run. Goal: spool ≤ 1.5× node -e 0.
+// `--other DIR` adds another build's rows (DIR/dist/bin/main.js) to the same rounds: before/after.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const bin = fileURLToPath(new URL("../dist/bin/main.js", import.meta.url));
 const json = process.argv.includes("--json");
 const rounds = Number(process.env.STARTUP_ROUNDS ?? 30);
 const cwd = mkdtempSync(join(tmpdir(), "spool-startup-"));
+const otherAt = process.argv.indexOf("--other");
+const other = otherAt > 0 ? resolve(process.argv[otherAt + 1], "dist/bin/main.js") : undefined;
 const rows = [
   { name: "node -e 0", args: ["-e", "0"] },
   // The floor for `spool run`: Node plus one command in its own process group, waited for.
@@ -18,6 +21,13 @@ const rows = [
   { name: "spool --version", args: [bin, "--version"] },
   { name: "spool run -q -- true", args: [bin, "run", "-q", "--", "true"] },
   { name: "spool sessions --json", args: [bin, "sessions", "--json"] },
+  ...(other === undefined
+    ? []
+    : [
+        { name: "other: spool --version", args: [other, "--version"] },
+        { name: "other: spool run -q -- true", args: [other, "run", "-q", "--", "true"] },
+        { name: "other: spool sessions --json", args: [other, "sessions", "--json"] },
+      ]),
 ];
 const times = rows.map(() => []);
 // One warm-up round fills the compile cache and the page cache, as on any machine after the first run.
@@ -38,6 +48,6 @@ for (const [i, row] of rows.entries()) {
   console.log(
     json
       ? JSON.stringify(out)
-      : `${row.name.padEnd(24)} median ${out.medianMs.toFixed(1).padStart(6)} ms  p90 ${out.p90Ms.toFixed(1).padStart(6)} ms  ${out.vsNode.toFixed(2)}× node -e 0`,
+      : `${row.name.padEnd(31)} median ${out.medianMs.toFixed(1).padStart(6)} ms  p90 ${out.p90Ms.toFixed(1).padStart(6)} ms  ${out.vsNode.toFixed(2)}× node -e 0`,
   );
 }
