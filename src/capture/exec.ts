@@ -253,6 +253,8 @@ class Execution {
   }
 
   view(): CaptureView {
+    // Its reader may open the spill file it names next: what the view shows must be in the file.
+    this.spillWriter?.flush();
     return this.capture.view(this.spillPath);
   }
 

@@ -9,7 +9,8 @@
 // the output (a fresh buffer per chunk is what grew the C heap), and one write goes to disk per staging
 // buffer rather than one per read. At most one write is in flight; whatever arrives meanwhile is
 // batched into the next one. A partly filled buffer that follows one (output trickling in) waits
-// until GATHER_MS after it (gather.ts); a full one, and everything at close, goes at once.
+// until GATHER_MS after it (gather.ts); a full one, everything at close, and what a view handed to a
+// reader shows (flush: the reader may open the file next) go at once.
 import { Buffer } from "node:buffer";
 import { close as closeFd, mkdirSync, openSync, rmdirSync, unlinkSync, write as writeFd } from "node:fs";
 import { createRequire } from "node:module";
@@ -138,6 +139,8 @@ export class SpillWriter {
   /** Output trickles in: a partly filled buffer waits until then (monotonic ms), `gather` the timer. */
   private nextPartialAt = 0;
   private gather: ReturnType<typeof setTimeout> | undefined;
+  /** flush() asked for what is held now to go without a gathering step. */
+  private urgent = false;
   private failure: SpillError | undefined;
   private readonly closed: Promise<void>;
   private settleClosed!: () => void;
@@ -182,6 +185,16 @@ export class SpillWriter {
     return false;
   }
 
+  /**
+   * Writes what it holds without waiting for a gathering step (after a write in flight, if any): a
+   * reader is about to be told of the file (a view naming it), and it must hold what that view shows.
+   */
+  flush(): void {
+    if (this.ending || this.failure !== undefined) return;
+    this.urgent = true;
+    this.pump();
+  }
+
   onDrain(listener: () => void): void {
     this.drainListeners.push(listener);
   }
@@ -217,7 +230,8 @@ export class SpillWriter {
   private pump(): void {
     if (this.writing || this.fdClosed) return;
     if (this.queue.length === 0) {
-      if (!this.ending && this.used > 0) {
+      if (this.used === 0) this.urgent = false;
+      else if (!this.ending && !this.urgent) {
         const wait = this.nextPartialAt - monotonicMs();
         if (wait > 0) {
           this.gather ??= setTimeout(() => {
@@ -228,6 +242,7 @@ export class SpillWriter {
         }
       }
       this.seal();
+      this.urgent = false;
     }
     this.cancelGather();
     const next = this.queue[0];

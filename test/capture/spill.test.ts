@@ -4,9 +4,10 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { SpillError, applyUpdate, exec, start, type CaptureView } from "../../src/capture/index.js";
 import { GATHER_MS } from "../../src/capture/gather.js";
+import { SpillWriter } from "../../src/capture/spill.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
 
@@ -71,6 +72,33 @@ describe("spill behaviour", () => {
     const r = await run.result;
     expect(readFileSync(r.spillPath!, "utf8")).toBe(Array.from({ length: 150 }, (_, i) => `trickled line ${i + 1}\n`).join(""));
     expect(sizes.size).toBeLessThanOrEqual(Math.ceil(ms / GATHER_MS) + 3);
+  });
+
+  it("flush() sends what a gathering step holds at once: a view that names the spill can be followed by a read of it", async () => {
+    // The gathering timer never fires here (faked); only flush() can write the second chunk before close.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const writer = SpillWriter.create({ dir: work, id: "flush" }, (e) => {
+        throw e;
+      });
+      const size = () => statSync(writer.path).size;
+      const settle = async (want: number) => {
+        for (let i = 0; i < 2000 && size() < want; i++) await new Promise((r) => setImmediate(r));
+      };
+      writer.write(Buffer.from("first line\n"));
+      await settle(11);
+      expect(size()).toBe(11);
+      // Right after a partial write: this one waits for the gathering step.
+      writer.write(Buffer.from("second line\n"));
+      await settle(23);
+      expect(size()).toBe(11);
+      writer.flush();
+      await settle(23);
+      expect(readFileSync(writer.path, "utf8")).toBe("first line\nsecond line\n");
+      await writer.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("the spill holds the raw bytes that preceded the crossing, then every later chunk", async () => {
