@@ -7,8 +7,10 @@
 // (mkdtemp, 0700), each is opened at both ends and unlinked at once (the open ends keep working, and
 // a reopen through /proc still reaches the same pipe), and the directory is removed. What is kept is
 // a small pool of open descriptor pairs, so nothing of it is on disk between batches, and a SIGKILL
-// can leave a directory behind only during the few milliseconds a batch takes; such a directory is
-// removed by the next process that makes a batch, once it is a minute old. The pool is refilled in
+// can leave a directory behind only while a batch is made (a few milliseconds; one made early, below,
+// until the command that takes it is spawned: 4 left by 40 `spool run`s killed 10-90 ms after they
+// started, against 1 before); such a directory is removed by the next process that makes a batch,
+// once it is a minute old. The pool is refilled in
 // the background; only a process's first command (or one that finds the pool empty) waits for
 // `mkfifo` (about 3 ms; 20-40 ms on a loaded machine, spawnSync waits for the scheduler), unless its
 // caller made the first batch early (prepareRealPipes: `spool run` does, as it starts, and finds the
