@@ -17,7 +17,7 @@
 // Where the caches live: the user's cache directory, $XDG_CACHE_HOME/spool or ~/.cache/spool, in
 // the folder Node makes per Node version, architecture and V8 flags (Node checks and writes its own
 // files there too); with NODE_COMPILE_CACHE set, in the directory it names; none with
-// NODE_DISABLE_COMPILE_CACHE or without a home. They were in Node's default, the shared tmpdir's
+// NODE_DISABLE_COMPILE_CACHE, without a home, or where the directory above the cache directory is missing. They were in Node's default, the shared tmpdir's
 // node-compile-cache: there the first user's 0755 folder left every other user with no cache. Each
 // file is named after its bundle (a new build never meets an old cache), and writing one removes all
 // but the newest few of the same command: every build used to leave ~0.5 MB per command for good
@@ -71,6 +71,9 @@ export function enableCodeCaches(): void {
   } catch {
     return;
   }
+  // Node makes the whole path: under a home that does not exist (HOME=/nonexistent, a service user's)
+  // it made that home, which then stood in for a missing path (a test's symlink to /nonexistent).
+  if (statSync(dirname(base), { throwIfNoEntry: false })?.isDirectory() !== true) return;
   m.enableCompileCache?.(join(base, "spool"));
 }
 

@@ -79,6 +79,18 @@ describe("the CLI's code cache", () => {
     expect(caches(off)).toEqual([]);
   });
 
+  it("makes no home: with the cache directory's parent missing (HOME=/nonexistent, a service user's) nothing is written", () => {
+    const tmp = tempDir("spool-code-cache-tmp-");
+    const missing = join(tempDir("spool-code-cache-home-"), "nonexistent");
+    const env = plain("", tmp, { HOME: missing });
+    delete env["XDG_CACHE_HOME"];
+    expect(runSpool(["run", "-q", "--", "true"], { cwd, env }).status).toBe(0);
+    expect(existsSync(missing)).toBe(false);
+    const xdgUnder = join(missing, "cache");
+    expect(runSpool(["run", "-q", "--", "true"], { cwd, env: plain(xdgUnder, tmp) }).status).toBe(0);
+    expect(existsSync(missing)).toBe(false);
+  });
+
   it("writing a command's cache removes all but the newest three of that command (older builds), and no other command's", () => {
     const xdg = tempDir("spool-code-cache-xdg-");
     const tmp = tempDir("spool-code-cache-tmp-");

@@ -172,7 +172,7 @@ describe("spool inspect on odd files", () => {
   it("a spill entry it cannot read is a warning, not the end of the report; a damaged header does not send the user to repair", () => {
     const dir = tempDir("spool-inspect-odd-");
     spool(["run", "-q", "--session", "odd-spill", "--", "echo hi"], dir);
-    symlinkSync("/nonexistent", join(dir, ".spool", "sessions", "odd-spill", "spill", "gone.log"));
+    symlinkSync(join(dir, "no-such-file"), join(dir, ".spool", "sessions", "odd-spill", "spill", "gone.log"));
     const r = spool(["inspect", "odd-spill"], dir);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("echo hi");
