@@ -2,7 +2,9 @@
 // not exiting (PF_EXITING), so its lock was respected and a harness that kills spool and starts it
 // again at once was refused ("session … is open in process N"). The kill is pending, though, in
 // /proc/PID/status. The writer is stopped (SIGSTOP) first: a stopped process woken by SIGKILL is seen
-// in that state on most tries (24 of 30 measured on 2 cores), one left running in 1 of 30.
+// in that state on most tries (24 of 30 measured on 2 cores), one left running in 1 of 30. On a loaded
+// machine the victim can exit before it is looked at in all of 12 rounds (a CI run): the rounds go on,
+// up to MAX_ROUNDS, until the window has been hit.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -40,6 +42,7 @@ function notExitingYet(pid: number): boolean {
 }
 
 const ROUNDS = 12;
+const MAX_ROUNDS = 80;
 
 describe.skipIf(!existsSync("/proc/self/stat"))("a writer SIGKILLed a moment ago, not exiting yet, holds no lock", () => {
   it.each(["jsonl", "sqlite"] as const)(
@@ -49,7 +52,7 @@ describe.skipIf(!existsSync("/proc/self/stat"))("a writer SIGKILLed a moment ago
       const repo = openSessionRepo(root, { backend });
       const lockFile = join(root, "s", backend === "jsonl" ? "session.jsonl.lock" : "session.sqlite.lock");
       let caught = 0;
-      for (let round = 0; round < ROUNDS; round++) {
+      for (let round = 0; round < ROUNDS || (caught === 0 && round < MAX_ROUNDS); round++) {
         const pid = await writer(root, backend, "s");
         const owner = JSON.parse(readFileSync(lockFile, "utf8")) as ProcessOwner;
         expect(owner.pid).toBe(pid);
@@ -72,6 +75,6 @@ describe.skipIf(!existsSync("/proc/self/stat"))("a writer SIGKILLed a moment ago
       // The window was hit, so the rounds above tested what they are about.
       expect(caught).toBeGreaterThan(0);
     },
-    120_000,
+    240_000,
   );
 });
