@@ -10,6 +10,7 @@ import { closeSync } from "node:fs";
 import { Socket } from "node:net";
 import type { Writable } from "node:stream";
 import { readDescriptor, readPipe } from "./pipe-reader.js";
+import { BUSY_BYTES, growPipe } from "./pipe-size.js";
 import { spawnInGroup } from "./process-group.js";
 import { realPipe } from "./real-pipe.js";
 
@@ -89,7 +90,8 @@ export function pipeInput(child: ChildProcess, fd: number): Writable {
 
 /**
  * The bytes of one read: stdout and stderr are read into one buffer of this size, reused for every
- * read (see pipe-reader.ts). Reads rarely fill it: a pipe holds 64 KiB, a socketpair ~208 KiB; on
+ * read (see pipe-reader.ts). Reads rarely fill it: a pipe holds 64 KiB (1 MiB once busy, see
+ * pipe-size.ts), a socketpair ~208 KiB; on
  * socketpairs the average read on 1 GiB of output measured ~48 KiB with a 64 KiB buffer, ~120 KiB
  * with 256 KiB.
  */
@@ -120,7 +122,10 @@ export function pipeChild(shell: string, command: string, cwd: string, env: Node
   const dataListeners: ((chunk: Buffer) => void)[] = [];
   const closed: (() => void)[] = [];
   const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+  // Bytes the real pipe has carried, until it is grown (pipe-size.ts).
+  let carried = output ? 0 : BUSY_BYTES;
   const deliver = (chunk: Buffer): void => {
+    if (carried < BUSY_BYTES && (carried += chunk.length) >= BUSY_BYTES) growPipe(output!.read);
     for (const l of dataListeners) l(chunk);
   };
   const pipes = output ? [readDescriptor(output.read, buffer, deliver)] : ([1, 2] as const).map((fd) => readPipe(child, fd, buffer, deliver));

@@ -14,6 +14,10 @@ afterAll(removeTempDirs);
 const distCapture = fileURLToPath(new URL("../../dist/capture/index.js", import.meta.url));
 const linux = process.platform === "linux";
 const hasPython = spawnSync("python3", ["-c", ""], { stdio: "ignore" }).status === 0;
+const hasPerl = spawnSync("perl", ["-e", ""], { stdio: "ignore" }).status === 0;
+// Prints the size of the command's stdout pipe (F_GETPIPE_SZ) once it is at least `least`, or after 5 s.
+const pipeSize = (least: number): string =>
+  `perl -e 'for (1..100) { $s = fcntl(STDOUT, 1032, 0); last if $s >= ${least}; select(undef, undef, undef, 0.05) } print "size=$s\\n"'`;
 
 // Every way onto the pipe path with a spill or without; as root a spill takes it by default.
 const ways: [string, () => ExecOptions][] = [
@@ -38,6 +42,13 @@ describe.skipIf(!linux).each(ways)("the pipe path (%s)", (_, options) => {
     const r = await exec(`echo before; python3 -c "f = open('/dev/stdout', 'w'); f.write('from python\\n'); f.close()"; echo after`, options());
     expect(r.text).toBe("before\nfrom python\nafter\n");
     expect(r.exitCode).toBe(0);
+  });
+
+  it.skipIf(!hasPerl)("a pipe that carried a MiB grows to 1 MiB; a quiet command's stays at 64 KiB", async () => {
+    const busy = await exec(`seq 1 300000; ${pipeSize(1024 * 1024)}`, options());
+    expect(busy.text.endsWith("size=1048576\n")).toBe(true);
+    const quiet = await exec(`echo hi; ${pipeSize(0)}`, options());
+    expect(quiet.text).toBe("hi\nsize=65536\n");
   });
 
   it("a set -e script's usage on /dev/stderr is shown, and its exit code is kept", async () => {
