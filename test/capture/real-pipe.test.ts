@@ -2,7 +2,7 @@
 // /dev/stdin (on Node's socketpairs each of these failed with ENXIO), stdout and stderr arrive in the
 // true order of the writes, and nothing of the FIFOs the pipes are made from is left in the tmpdir.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -187,5 +187,26 @@ describe.skipIf(!linux)("the FIFOs real pipes are made from", () => {
     expect(shown).toMatch(/No such device or address/);
     expect(exitCode).toBe(1);
     expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it("where perl is missing a busy pipe keeps its size: every line arrives, nothing is reported, twice in a row", async () => {
+    // A PATH with what the command and the pipes need, and no perl (pipe-size.ts grows pipes with it).
+    const bin = tempDir("spool-real-pipe-bin-");
+    for (const tool of ["mkfifo", "seq", "tail"]) {
+      const found = spawnSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).stdout.trim();
+      symlinkSync(found, join(bin, tool));
+    }
+    const { code, text } = await output(
+      runNode(
+        tempDir("spool-real-pipe-tmp-"),
+        `const out = []; for (const n of [400000, 500000]) { const r = await exec("seq 1 " + n + " | tail -c 2000000"); out.push([r.text.slice(-7), r.exitCode, r.rawBytes]); } process.stdout.write(JSON.stringify(out));`,
+        { PATH: bin },
+      ),
+    );
+    expect(code).toBe(0);
+    expect(JSON.parse(text)).toEqual([
+      ["400000\n", 0, 2_000_000],
+      ["500000\n", 0, 2_000_000],
+    ]);
   });
 });
