@@ -27,6 +27,7 @@ import type { Tool } from "ai";
 import { checkSpoolOptions } from "./options.js";
 import { createPrepareStep, type SpoolPrepareStep } from "./prepare-step.js";
 import type { SpoolToolOutput } from "./tool-output.js";
+import { reasonOfError } from "./reason-of-error.js";
 import { statusOfError } from "./status-of-error.js";
 import { toAiTool, type SpoolTool } from "./tools.js";
 
@@ -102,9 +103,10 @@ export interface Spool {
    * Aborts running calls, ends background processes, then records how the session ended. spool does
    * not see the model calls, so it learns that the run failed only from you: pass what generateText
    * threw (or streamText's onError error, or the abort reason of onAbort) as `{ error }`, and the
-   * session is recorded as "failed" — "interrupted" for an abort, "timed out" for the SDK's `timeout`.
-   * Without an error it is "succeeded" ("interrupted" when calls were still running). Idempotent: the
-   * first call decides.
+   * session is recorded as "failed" — "interrupted" for an abort, "timed out" for the SDK's `timeout` —
+   * with the error's name and message as its reason. Without an error it is "succeeded"; "interrupted"
+   * when calls were still running, or when the run's `abortSignal` ended a call (a one-step
+   * generateText aborted while its tool ran returns normally). Idempotent: the first call decides.
    */
   close(options?: { readonly error?: unknown }): Promise<void>;
 }
@@ -146,8 +148,12 @@ export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spo
   });
   const tools: Record<string, SpoolTool> = {};
   const toolCaps: Record<string, number> = {};
+  // The first call the run's abortSignal ended, for close() without an error: a one-step generateText
+  // aborted while its tool ran returns normally, the tool's result saying "aborted", and its caller
+  // then closed the session as "succeeded".
+  let aborted: string | undefined;
   for (const def of session.tools) {
-    tools[def.name] = toAiTool(session, def);
+    tools[def.name] = toAiTool(session, def, { onAbortedBySignal: (id) => void (aborted ??= `${id} (${def.name})`) });
     if (def.maxResultChars !== undefined) toolCaps[def.name] = def.maxResultChars;
   }
   // A recalled text is what the model asked for: recall declares its answer cap as its result cap
@@ -168,7 +174,10 @@ export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spo
     session,
     close: (options) => {
       const error = closeError(options);
-      return session.close(error === undefined ? undefined : { status: statusOfError(error) });
+      if (error !== undefined) return session.close({ status: statusOfError(error), reason: reasonOfError(error) });
+      if (aborted !== undefined)
+        return session.close({ status: "interrupted", reason: `the run's abortSignal ended call ${aborted}; close() was given no error` });
+      return session.close();
     },
   };
 }

@@ -5,5 +5,5 @@
 export { createSpool, type CreateSpoolOptions, type Spool, type SpoolTools } from "./create-spool.js";
 export { SpoolOptionError } from "./options.js";
 export { createPrepareStep, type PrepareStepOptions, type SpoolPrepareStep } from "./prepare-step.js";
-export { toAiTool, type SpoolTool } from "./tools.js";
+export { toAiTool, type SpoolTool, type ToAiToolOptions } from "./tools.js";
 export type { SpoolToolOutput } from "./tool-output.js";

@@ -2,7 +2,7 @@
 // async-iterable execute that yields a preview of the output while the call runs — at most one per
 // PRELIMINARY_INTERVAL_MS, of the latest state only, so a slow consumer never makes it buffer — and the
 // final model-facing output last. An abort from the SDK — or a consumer that stops iterating — aborts
-// the call, which ends the command's process group.
+// the call, which ends the command's process group; one from the SDK is reported (onAbortedBySignal).
 import { jsonSchema, tool, type JSONSchema7, type Tool } from "ai";
 import type { AgentSession, ToolDefinition } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
@@ -20,17 +20,31 @@ export const PRELIMINARY_INTERVAL_MS = 500;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type SpoolTool = Tool<any, SpoolToolOutput>;
 
-export function toAiTool(session: AgentSession, def: ToolDefinition<unknown>): SpoolTool {
+export interface ToAiToolOptions {
+  /**
+   * Called when the SDK's `abortSignal` ended a call of this tool: it fired (or had fired) while the
+   * call ran, and the call's record says "interrupted". With the harness's call id ("call-3"). The
+   * SDK itself need not say so: a one-step generateText aborted while its tool ran returns normally.
+   */
+  readonly onAbortedBySignal?: (toolCallId: string) => void;
+}
+
+export function toAiTool(session: AgentSession, def: ToolDefinition<unknown>, options: ToAiToolOptions = {}): SpoolTool {
   return tool({
     description: def.description,
     inputSchema: jsonSchema<Record<string, unknown>>(def.parameters as JSONSchema7),
     async *execute(input, { abortSignal }) {
       const abort = new AbortController();
-      const onAbort = (): void => abort.abort(abortSignal?.reason);
-      abortSignal?.addEventListener("abort", onAbort, { once: true });
-      if (abortSignal?.aborted) abort.abort(abortSignal.reason);
-      let latest: ToolOutputState | undefined;
       let finished = false;
+      // The SDK's signal reached the call before it ended (not a consumer that stopped reading).
+      let signalled = false;
+      const onAbort = (): void => {
+        if (!finished) signalled = true;
+        abort.abort(abortSignal?.reason);
+      };
+      abortSignal?.addEventListener("abort", onAbort, { once: true });
+      if (abortSignal?.aborted) onAbort();
+      let latest: ToolOutputState | undefined;
       // Resolves the current pause: on the call's end, or (a pause with no deadline) on new output.
       let wake: (() => void) | undefined;
       let wakeOnUpdate = false;
@@ -68,7 +82,9 @@ export function toAiTool(session: AgentSession, def: ToolDefinition<unknown>): S
             yield runningOutput(state);
           } else await pause(wait);
         }
-        yield finalOutput(await call);
+        const outcome = await call;
+        if (signalled && outcome.status === "interrupted") options.onAbortedBySignal?.(outcome.result.toolCallId);
+        yield finalOutput(outcome);
       } finally {
         abortSignal?.removeEventListener("abort", onAbort);
         if (!finished) abort.abort(new Error("the tool's consumer stopped reading"));

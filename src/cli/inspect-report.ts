@@ -116,6 +116,7 @@ export async function writeInspectReport(
     } else {
       const head = [
         `Session ${summary.id} (${entry.backend}) — ${summary.status}${summary.exitCode !== null ? `, exit code ${summary.exitCode}` : ""}${ctx.live ? ", still running" : ""}`,
+        ...(summary.reason !== undefined ? [`  reason:    ${summary.reason}`] : []),
         `  command:   ${summary.command}`,
         `  started:   ${summary.startedAt || "?"}${summary.endedAt ? `   ended: ${summary.endedAt}` : ""}${summary.lastActivityAt ? `   last activity: ${summary.lastActivityAt}` : ""}`,
         `  directory: ${entry.dir} (${formatBytes(summary.bytes)})`,

@@ -186,13 +186,14 @@ export function writerLiveness(snap: Pick<SessionSnapshot, "get">): { live: bool
 /** A session's line in the session list; `bytes`: what its directory holds. */
 export function summaryOf(
   entry: SessionEntry,
-  view: Pick<SessionView, "command" | "status" | "startedAt" | "endedAt" | "lastActivityAt" | "exitCode">,
+  view: Pick<SessionView, "command" | "status" | "reason" | "startedAt" | "endedAt" | "lastActivityAt" | "exitCode">,
   bytes: number,
 ): SessionSummary {
   return {
     id: entry.id,
     command: view.command,
     status: view.status,
+    ...(view.reason !== undefined ? { reason: view.reason } : {}),
     startedAt: view.startedAt,
     endedAt: view.endedAt,
     lastActivityAt: view.lastActivityAt,

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { ToolResultMessage } from "../context/index.js";
 import {
   callRecord,
+  endReason,
   OPEN_OPERATIONS,
   readDurableOutput,
   readTranscript,
@@ -48,6 +49,8 @@ export interface SessionView {
   id: string;
   command: string;
   status: SessionStatus;
+  /** Why it ended so, when its caller said (one line, at most 300 chars). */
+  reason?: string;
   exitCode: number | null;
   startedAt: string;
   endedAt: string | null;
@@ -61,6 +64,8 @@ export interface SessionSummary {
   id: string;
   command: string;
   status: SessionStatus;
+  /** Why it ended so, when its caller said (createSpool's close({ error })): one line, at most 300 chars. */
+  reason?: string;
   startedAt: string;
   endedAt: string | null;
   /** The latest start or end of any call, when the session records its calls (`spool run`). */
@@ -74,6 +79,7 @@ export function newSessionView(id: string, info: RunInfo): SessionView {
     id,
     command: info.command,
     status: info.status,
+    ...reasonOf(info),
     exitCode: info.exitCode,
     startedAt: info.startedAt,
     endedAt: info.endedAt,
@@ -97,15 +103,26 @@ export function runInfoOf(snap: Pick<SessionSnapshot, "get">): RunInfo {
 }
 
 /** The session's own fields of the view, from its record. */
-export function sessionHeader(info: RunInfo, live: boolean): Pick<SessionView, "command" | "status" | "exitCode" | "startedAt" | "endedAt"> {
+export function sessionHeader(info: RunInfo, live: boolean): Pick<SessionView, "command" | "status" | "reason" | "exitCode" | "startedAt" | "endedAt"> {
   return {
     command: info.command,
     // A session whose writer died without recording an end was interrupted.
     status: info.status === "running" && !live ? "interrupted" : info.status,
+    ...reasonOf(info),
     exitCode: info.exitCode,
     startedAt: info.startedAt,
     endedAt: info.endedAt,
   };
+}
+
+/**
+ * The record's reason, cleaned again as it is read (a log written by hand or by another program may
+ * hold anything there, and `spool inspect` prints it to a terminal); absent, not undefined, when there
+ * is none, so `--json` documents keep the keys they had.
+ */
+function reasonOf(info: RunInfo): { reason?: string } {
+  const reason = typeof info.reason === "string" ? endReason(info.reason) : undefined;
+  return reason !== undefined ? { reason } : {};
 }
 
 /** The later of two times (`b` when `a` is unset; `a` when `b` is unset or not later). */

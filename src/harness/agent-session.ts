@@ -24,6 +24,7 @@ import {
   type Store,
 } from "../store/index.js";
 import { createHarness, OPEN_OPERATIONS, type Harness } from "./harness.js";
+import { endReason } from "./end-reason.js";
 import { transcriptLength } from "./transcript.js";
 import { callRecord, SESSION_RECORD, type SessionRecord, type SessionStatus } from "./session-record.js";
 import type { ToolDefinition } from "./tool.js";
@@ -55,6 +56,8 @@ export interface AgentSessionOptions {
 
 export interface AgentCallOutcome {
   readonly result: ToolResultMessage;
+  /** How the call ended, as its record says ("interrupted": it was aborted, by its signal or by close()). */
+  readonly status: Exclude<SessionStatus, "running">;
   /** The model-facing text. */
   readonly text: string;
   readonly isError: boolean;
@@ -86,7 +89,7 @@ export interface AgentSession {
    * Aborts running calls, waits for them to settle, records the end and closes the store. Idempotent:
    * the first call decides. The session is recorded as `end.status` when given (how the caller's run
    * ended: e.g. "failed" when its model call threw), else "interrupted" when calls were still running,
-   * else "succeeded".
+   * else "succeeded"; `end.reason`, when given, is stored beside it as one line (endReason).
    */
   close(end?: AgentSessionEnd): Promise<void>;
 }
@@ -94,6 +97,8 @@ export interface AgentSession {
 /** How the caller's run ended, for close() to record; anything but "running". */
 export interface AgentSessionEnd {
   readonly status?: Exclude<SessionStatus, "running">;
+  /** Why, in words (an error's message): stored as one printable line of at most 300 chars. */
+  readonly reason?: string;
 }
 
 export async function openAgentSession(options: AgentSessionOptions): Promise<AgentSession> {
@@ -183,11 +188,11 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
       if (owned) await storeCallRecord(toolCallId, started);
       const [result] = await harness.runTools(`op-${n}`, [{ toolCallId, toolName, args: jsonArgs }], { signal: abort.signal });
       const first = result!.content[0];
+      const d = bashDetails(state?.details);
+      // Aborted whatever the tool: a cancelled process_write or read records no `aborted` detail of its
+      // own (bash does), and was recorded "failed", as if its arguments or the process had been wrong.
+      const status = d.timedOut ? "timed out" : d.aborted || abort.signal.aborted ? "interrupted" : result!.isError ? "failed" : "succeeded";
       if (owned) {
-        const d = bashDetails(state?.details);
-        // Aborted whatever the tool: a cancelled process_write or read records no `aborted` detail of its
-        // own (bash does), and was recorded "failed", as if its arguments or the process had been wrong.
-        const status: SessionStatus = d.timedOut ? "timed out" : d.aborted || abort.signal.aborted ? "interrupted" : result!.isError ? "failed" : "succeeded";
         const ended: SessionRecord = { ...started, endedAt: new Date().toISOString(), status, exitCode: d.exitCode ?? null };
         if (state) Object.assign(ended, { truncation: state.truncation, details: state.details });
         await storeCallRecord(toolCallId, ended);
@@ -202,7 +207,7 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
       // the same detail, and a read cancelled as its record was stored killed the process it read.
       const handedOver = toolName === "bash" ? bashDetails(state?.details).processId : undefined;
       if (abort.signal.aborted && handedOver !== undefined) await harness.processes.kill(handedOver).catch(() => undefined);
-      return { result: result!, text: first && first.type === "text" ? first.text : "", isError: result!.isError, state };
+      return { result: result!, status, text: first && first.type === "text" ? first.text : "", isError: result!.isError, state };
     } finally {
       followers.delete(toolCallId);
       running.delete(toolCallId);
@@ -214,12 +219,13 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
   const close = (end?: AgentSessionEnd): Promise<void> =>
     (closing ??= (async () => {
       const status: SessionStatus = end?.status ?? (running.size > 0 ? "interrupted" : "succeeded");
+      const reason = end?.reason === undefined ? undefined : endReason(end.reason);
       for (const r of running.values()) r.abort.abort();
       await Promise.all([...running.values()].map((r) => r.done));
       // Background processes end with the session; each settles with its output and how it ended.
       await harness.close();
       if (!owned) return;
-      await store.commit([setValue(SESSION_RECORD, { ...record, endedAt: new Date().toISOString(), status })]);
+      await store.commit([setValue(SESSION_RECORD, { ...record, endedAt: new Date().toISOString(), status, ...(reason !== undefined ? { reason } : {}) })]);
       await store.close();
     })());
 

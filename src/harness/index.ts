@@ -25,3 +25,4 @@ export {
   type AgentCallOptions,
 } from "./agent-session.js";
 export { callRecord, SESSION_RECORD, type SessionRecord, type SessionStatus } from "./session-record.js";
+export { endReason, MAX_REASON_CHARS } from "./end-reason.js";

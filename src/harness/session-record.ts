@@ -18,6 +18,12 @@ export interface SessionRecord {
   startedAt: string;
   endedAt: string | null;
   status: SessionStatus;
+  /**
+   * Why the session ended so, when its caller said (createSpool's close({ error }): the error's name
+   * and message): one printable line of at most 300 chars (endReason). Absent in older records and
+   * when no reason was given.
+   */
+  reason?: string;
   exitCode: number | null;
   /** The tool output's truncation and details at the end (the transcript holds only the text). */
   truncation?: ToolOutputState["truncation"];
