@@ -283,6 +283,20 @@ describe("viewer page", () => {
     expect(errors).toEqual([]);
   });
 
+  it("a session's recorded reason is in its row's tooltip; a row without one shows the id alone", async () => {
+    const url = await startServer();
+    const a = startRun("a", "ai-sdk");
+    a.finish("failed", 0);
+    sessions.mutate((d) => {
+      (d.sessions as SessionSummary[])[0]!.reason = "AI_APICallError (HTTP 500): quota exceeded";
+    });
+    startRun("b", "make b").finish("succeeded", 0);
+    const { page, errors } = await open(url);
+    await expect.poll(() => page.getAttribute('#sessions li[data-session="a"]', "title")).toBe("a\nfailed: AI_APICallError (HTTP 500): quota exceeded");
+    expect(await page.getAttribute('#sessions li[data-session="b"]', "title")).toBe("b");
+    expect(errors).toEqual([]);
+  });
+
   it("tells the reader to use the printed URL when the token is missing", async () => {
     const url = await startServer();
     const { page } = await open(url.replace(`?token=${TOKEN}`, ""));

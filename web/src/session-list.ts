@@ -23,7 +23,8 @@ export function renderSessionList(root: HTMLElement, sessions: readonly SessionS
       const exit = s.exitCode === null ? "" : ` · exit ${s.exitCode}`;
       const item = el(
         "li",
-        { "data-session": s.id, "data-status": s.status, tabindex: "0", title: s.id },
+        // Why it ended so, when its run said (createSpool's close({ error })): one line, at most 300 chars.
+        { "data-session": s.id, "data-status": s.status, tabindex: "0", title: s.reason === undefined ? s.id : `${s.id}\n${s.status}: ${s.reason}` },
         el("div", { class: "command" }, s.command),
         el("div", { class: "meta" }, el("span", { class: `dot ${s.status}` }), `${s.status}${exit} · ${formatBytes(s.bytes)} · ${formatTime(s.startedAt)}`),
       );
