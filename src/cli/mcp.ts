@@ -5,7 +5,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { createStateHost, openAgentSession, SESSION_RECORD, type MutableState } from "../harness/index.js";
-import { createMcpServer, serveHttp, serveStdio } from "../mcp/index.js";
+import { createMcpServer, DEFAULT_IDLE_TIMEOUT_S, MAX_IDLE_TIMEOUT_S, serveHttp, serveStdio } from "../mcp/index.js";
 import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
 import { postgresRepoOptions } from "./run-postgres.js";
 import { STORE, storeTarget } from "./store-option.js";
@@ -22,7 +22,8 @@ function packageVersion(): string {
 export const mcpCommand = defineCommand({
   name: "mcp",
   summary: "serve spool's tools (bash, read, background processes) to an MCP client over stdio, recorded as a session",
-  synopsis: "[--root DIR] [--store STORE] [--cwd DIR] [--max-bytes N] [--max-lines N] [--max-spill N] [--min-free N] [--timeout SECONDS] [--serve[=PORT]]",
+  synopsis:
+    "[--root DIR] [--store STORE] [--cwd DIR] [--max-bytes N] [--max-lines N] [--max-spill N] [--min-free N] [--timeout SECONDS] [--serve[=PORT]] [--http PORT [--idle-timeout SECONDS]]",
   description:
     "Runs an MCP server on stdio offering spool's tools: bash (bounded, cleaned output with a lossless\n" +
     "spill file; background: true keeps a server or watcher running), read (pages through any text\n" +
@@ -44,6 +45,11 @@ export const mcpCommand = defineCommand({
       value: "PORT",
       help: "serve MCP over Streamable HTTP on 127.0.0.1:PORT (0: any free port) instead of\nstdio; the URL and bearer token go to stderr",
     },
+    "idle-timeout": {
+      type: "string",
+      value: "SECONDS",
+      help: `with --http: end the session and its commands, as the client's DELETE does, once no\nrequest has been open for SECONDS (default ${DEFAULT_IDLE_TIMEOUT_S}; 0: never)`,
+    },
   },
   async run(values) {
     const maxBytes = intOption("max-bytes", values["max-bytes"], 1, MAX_WINDOW_BYTES);
@@ -55,6 +61,9 @@ export const mcpCommand = defineCommand({
       throw new UsageError(`--timeout needs a number of seconds above 0 and at most 2147483, got "${values.timeout}"`);
     const port = values.serve ? intOption("serve", values.serve, 0, 65535) : undefined;
     const httpPort = intOption("http", values.http, 0, 65535);
+    const idleTimeoutS = intOption("idle-timeout", values["idle-timeout"], 0, MAX_IDLE_TIMEOUT_S);
+    // Over stdio the end of input ends the session: an idle time there would only mislead.
+    if (idleTimeoutS !== undefined && httpPort === undefined) throw new UsageError("--idle-timeout applies to --http only; add --http PORT or drop it");
     const root = values.root ?? DEFAULT_ROOT;
     const cwd = values.cwd === undefined ? undefined : resolve(values.cwd);
     // Refused now: every bash call would otherwise fail, with a sentence the model cannot act on.
@@ -137,9 +146,12 @@ export const mcpCommand = defineCommand({
       process.stderr.write(`spool mcp: session ${session.id} in ${session.dir}\n`);
       if (httpPort === undefined) await serveStdio(server);
       else {
-        const http = await serveHttp(server, { port: httpPort });
+        const http = await serveHttp(server, { port: httpPort, ...(idleTimeoutS !== undefined ? { idleTimeoutS } : {}) });
         process.stderr.write(`spool mcp: MCP over HTTP at ${http.url} (header "Authorization: Bearer ${http.token}")\n`);
-        await http.ended;
+        if ((await http.ended) === "idle") {
+          const s = idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S;
+          process.stderr.write(`spool mcp: no request from the client for ${s} s (--idle-timeout): ending the session and its commands\n`);
+        }
         // Closed first, as after stdio's end: waiting for the lingering connections (up to 1 s) let a
         // call the client's DELETE cut off settle first, and the session read "succeeded".
         await session.close();

@@ -6,4 +6,4 @@ export { createMcpServer, type McpServerOptions } from "./server.js";
 export { serveStdio, type DisconnectReason } from "./stdio.js";
 export { createProgressPacer, latestLine, type ProgressPacer, type ProgressUpdate } from "./progress.js";
 export { toCallToolResult, bashStructured, BASH_OUTPUT_SCHEMA, type BashStructured } from "./result.js";
-export { serveHttp, type HttpServing } from "./http.js";
+export { DEFAULT_IDLE_TIMEOUT_S, MAX_IDLE_TIMEOUT_S, serveHttp, type HttpEndReason, type HttpOptions, type HttpServing } from "./http.js";
