@@ -1,7 +1,8 @@
 // `spool mcp`: an MCP server on stdio. One process is one session under `<root>/sessions/<id>/`, so
 // `spool sessions`, `spool inspect` and `spool serve` show its calls live and after a crash. stdout
 // belongs to the protocol; everything for people goes to stderr. With --serve the viewer follows this
-// session (its URL on stderr). The server stops when the client disconnects, ending running commands.
+// session (its URL on stderr). The server stops when the client disconnects, ending running commands;
+// over --http, when it ends its session or none of its requests has been open for --idle-timeout.
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { createStateHost, openAgentSession, SESSION_RECORD, type MutableState } from "../harness/index.js";
