@@ -11,9 +11,10 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isWholeNumberIn, SpoolError, wholeNumberRange } from "../errors/index.js";
 
 /**
- * 30 minutes. A client that died leaves no request open, since the kernel closes a killed process's
- * sockets (127.0.0.1 only: no peer vanishes without a FIN), and a connected SDK client always has one
- * open: its GET stream, held from initialisation on. So this waits only on a live client that holds no
+ * 30 minutes. A client that died leaves no request open, since the kernel closes a dead process's
+ * sockets (127.0.0.1 only: no peer vanishes with its socket still open), and a connected SDK client
+ * always has one open: its GET stream, held from initialisation on (SDK 1.32.2; http-idle.test.ts
+ * checks it). So this waits only on a live client that holds no
  * GET stream (the spec lets it do without) while its person is away between prompts: long enough for
  * a lunch break, short enough that a dead client's dev server does not run through the night.
  */

@@ -8,7 +8,9 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { serveHttp } from "../../src/mcp/index.js";
 import { killStarted, runSpool, startSpool } from "../support/cli.js";
 import { alive as running } from "../support/process-group.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
@@ -100,6 +102,28 @@ describe("spool mcp --http --idle-timeout", () => {
     await transport.terminateSession();
     await client.close();
     expect(await spool.exited).toBe(0);
+  });
+
+  it("requests without the token do not keep the session", async () => {
+    const dir = tempDir("spool-mcp-idle-");
+    const spool = await serve(dir, "1");
+    let exited: number | null | undefined;
+    void spool.exited.then((code) => (exited = code));
+    const started = Date.now();
+    while (exited === undefined && Date.now() - started < 5000) {
+      const r = await fetch(spool.url, { method: "POST", headers: { authorization: "Bearer nope" }, body: "{}" }).catch(() => undefined);
+      if (r !== undefined) expect(r.status).toBe(401);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(exited).toBe(0);
+    expect(spool.err()).toMatch(IDLE_LINE);
+  });
+
+  it("serveHttp refuses an idle time a timer cannot hold", async () => {
+    const server = new Server({ name: "t", version: "1" }, { capabilities: { tools: {} } });
+    for (const idleTimeoutS of [-1, 1.5, 2_147_484, Number.NaN]) {
+      await expect(serveHttp(server, { idleTimeoutS })).rejects.toMatchObject({ code: "SPOOL_MCP_BAD_OPTION" });
+    }
   });
 
   it.each([
