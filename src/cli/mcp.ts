@@ -149,13 +149,12 @@ export const mcpCommand = defineCommand({
       else {
         const http = await serveHttp(server, { port: httpPort, ...(idleTimeoutS !== undefined ? { idleTimeoutS } : {}) });
         process.stderr.write(`spool mcp: MCP over HTTP at ${http.url} (header "Authorization: Bearer ${http.token}")\n`);
-        if ((await http.ended) === "idle") {
-          const s = idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S;
-          process.stderr.write(`spool mcp: no request from the client for ${s} s (--idle-timeout): ending the session and its commands\n`);
-        }
+        const idle = (await http.ended) === "idle";
+        const idleFor = `no request from the client for ${idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S} s (--idle-timeout)`;
+        if (idle) process.stderr.write(`spool mcp: ${idleFor}: ending the session and its commands\n`);
         // Closed first, as after stdio's end: waiting for the lingering connections (up to 1 s) let a
         // call the client's DELETE cut off settle first, and the session read "succeeded".
-        await session.close();
+        await session.close(idle ? { reason: idleFor } : undefined);
         await http.close();
       }
     } finally {

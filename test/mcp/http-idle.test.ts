@@ -71,7 +71,7 @@ describe("spool mcp --http --idle-timeout", () => {
     await until(() => !running(bg) && !running(fg), "both sleeps to be gone", 3000);
     const [session] = JSON.parse(runSpool(["sessions", "--json", "--root", spool.root], { cwd: dir }).stdout) as { status: string }[];
     // What the DELETE path records for a client gone mid-command (http.test.ts).
-    expect(session).toMatchObject({ status: "interrupted" });
+    expect(session).toMatchObject({ status: "interrupted", reason: "no request from the client for 1 s (--idle-timeout)" });
   });
 
   it("a foreground call longer than the idle time completes and its result arrives", async () => {
