@@ -8,11 +8,15 @@
 // of spool's CPU), 100 MiB of coloured lines 0.31 → 0.24 s (0.49× → 0.63× of `GEN > file`).
 //
 // Node has no fcntl(2), so F_SETPIPE_SZ is set by a process that has it: perl (perl-base is part of
-// every Debian and Ubuntu system) gets the read end as its stdin and sets the size on it; the pipe,
-// not the descriptor, carries the size, so spool's own end sees it. Only pipes that have carried
-// BUSY_BYTES are grown, so a command with little output never pays for a process. Where perl is
-// missing, or the kernel refuses (an unprivileged user over `pipe-user-pages-soft`), the pipe stays
-// as it was and nothing is reported: this is speed, not behaviour.
+// every Debian and Ubuntu system) gets the read end as its descriptor 3, fdopens it ("<&=": no read, no
+// flag changed) and sets the size on it; the pipe, not the descriptor, carries the size, so spool's
+// own end sees it. Trap: not as its stdin. libuv makes a child's inherited descriptors 0-2 blocking,
+// and O_NONBLOCK belongs to the open file description spool reads too: a read that filled the buffer
+// was then followed by one that held the event loop until the command wrote again (2 MiB, then 256 KiB,
+// then `sleep 20`: a 3 s timeoutMs fired after 21 s). Only pipes that have carried BUSY_BYTES are
+// grown, so a command with little output never pays for a process. Where perl is missing, or the
+// kernel refuses (an unprivileged user over `pipe-user-pages-soft`), the pipe stays as it was and
+// nothing is reported: this is speed, not behaviour.
 import { spawn } from "node:child_process";
 
 /** Output a pipe carries before it is grown: a command past it is a sustained writer. */
@@ -28,7 +32,9 @@ let usable = process.platform === "linux";
 export function growPipe(fd: number): void {
   if (!usable) return;
   try {
-    const setter = spawn("perl", ["-e", `fcntl(STDIN, ${F_SETPIPE_SZ}, ${PIPE_BYTES})`], { stdio: [fd, "ignore", "ignore"] });
+    const setter = spawn("perl", ["-e", `open(my $p, "<&=", 3) or exit 1; fcntl($p, ${F_SETPIPE_SZ}, ${PIPE_BYTES})`], {
+      stdio: ["ignore", "ignore", "ignore", fd],
+    });
     setter.on("error", () => {
       // No perl here (ENOENT): do not try again in this process.
       usable = false;

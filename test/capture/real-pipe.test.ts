@@ -51,6 +51,30 @@ describe.skipIf(!linux).each(ways)("the pipe path (%s)", (_, options) => {
     expect(quiet.text).toBe("hi\nsize=65536\n");
   });
 
+  it.skipIf(!hasPerl)("the event loop runs while a grown pipe is quiet: a timeout fires, timers keep their time", async () => {
+    // 2 MiB grows the pipe; then bursts of exactly one read buffer (256 KiB), each read filling it and
+    // the next finding the pipe empty. Growing the pipe once left spool's end blocking: that next read
+    // held the event loop until the command wrote again (gaps of 2.5 s; this timeout fired after 10 s).
+    let last = Date.now();
+    let gap = 0;
+    const timer = setInterval(() => {
+      gap = Math.max(gap, Date.now() - last);
+      last = Date.now();
+    }, 20);
+    const started = Date.now();
+    try {
+      const r = await exec("head -c 2097152 /dev/zero; for i in 1 2 3; do sleep 0.3; dd if=/dev/zero bs=256K count=1 status=none; done; sleep 10", {
+        ...options(),
+        timeoutMs: 2500,
+      });
+      expect(r.timedOut).toBe(true);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(Date.now() - started).toBeLessThan(7000);
+    expect(gap).toBeLessThan(250);
+  });
+
   it("a set -e script's usage on /dev/stderr is shown, and its exit code is kept", async () => {
     const r = await exec("set -e; echo usage: tool FILE >/dev/stderr; exit 2", options());
     expect(r.text).toBe("usage: tool FILE\n");
