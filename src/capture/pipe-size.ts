@@ -35,9 +35,10 @@ export function growPipe(fd: number): void {
     const setter = spawn("perl", ["-e", `open(my $p, "<&=", 3) or exit 1; fcntl($p, ${F_SETPIPE_SZ}, ${PIPE_BYTES})`], {
       stdio: ["ignore", "ignore", "ignore", fd],
     });
-    setter.on("error", () => {
-      // No perl here (ENOENT): do not try again in this process.
-      usable = false;
+    setter.on("error", (e: NodeJS.ErrnoException) => {
+      // No perl here: do not try again in this process. Anything else (EAGAIN: too many processes
+      // right now) costs this pipe its growth only.
+      if (e.code === "ENOENT") usable = false;
     });
     setter.unref();
   } catch {
