@@ -4,8 +4,9 @@
 // spool reads. At 64 KiB a fast writer fills it between two of spool's reads, blocks, and both
 // sides take turns: every read is at most 64 KiB, whatever the read buffer. At 1 MiB the writer runs
 // on while spool works and each read takes up to READ_BUFFER_BYTES. Measured on 2 shared cores, root,
-// 5 runs each, the two builds side by side: 1 GiB of plain lines 2.13 → 1.35 s (1.35 → 1.12 ms/MiB
-// of spool's CPU), 100 MiB of coloured lines 0.31 → 0.24 s (0.49× → 0.63× of `GEN > file`).
+// medians of 5 runs, the two builds side by side: 1 GiB of plain lines 2.45 → 1.55 s (1.51 → 1.20
+// ms/MiB of spool's CPU; 0.51× → 0.80× of `GEN > file`), 100 MiB of coloured lines 0.51× → 0.67×
+// (2.59 → 2.33 ms/MiB).
 //
 // Node has no fcntl(2), so F_SETPIPE_SZ is set by a process that has it: perl (perl-base is part of
 // every Debian and Ubuntu system) gets the read end as its descriptor 3, fdopens it ("<&=": no read, no
