@@ -153,8 +153,10 @@ export const mcpCommand = defineCommand({
         const idleFor = `no request from the client for ${idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S} s (--idle-timeout)`;
         if (idle) process.stderr.write(`spool mcp: ${idleFor}: ending the session and its commands\n`);
         // Closed first, as after stdio's end: waiting for the lingering connections (up to 1 s) let a
-        // call the client's DELETE cut off settle first, and the session read "succeeded".
-        await session.close(idle ? { reason: idleFor } : undefined);
+        // call the client's DELETE cut off settle first, and the session read "succeeded". A session
+        // the client never ended was interrupted, even where nothing ran in the foreground: what it left
+        // in the background is ended here.
+        await session.close(idle ? { status: "interrupted", reason: idleFor } : undefined);
         await http.close();
       }
     } finally {

@@ -44,11 +44,12 @@ const DYING_CLIENT = `
 const { Client } = require(${JSON.stringify(require.resolve("@modelcontextprotocol/sdk/client/index.js"))});
 const { StreamableHTTPClientTransport } = require(${JSON.stringify(require.resolve("@modelcontextprotocol/sdk/client/streamableHttp.js"))});
 (async () => {
-  const [url, token] = process.argv.slice(1);
+  const [url, token, only] = process.argv.slice(1);
   const client = new Client({ name: "dying", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: "Bearer " + token } } }));
   await client.callTool({ name: "bash", arguments: { command: "echo $$ > bg.pid; exec sleep 300", background: true } });
-  client.callTool({ name: "bash", arguments: { command: "echo $$ > fg.pid; exec sleep 300" } }, undefined, { timeout: 600000 });
+  if (only !== "background") client.callTool({ name: "bash", arguments: { command: "echo $$ > fg.pid; exec sleep 300" } }, undefined, { timeout: 600000 });
+  else require("node:fs").writeFileSync("fg.pid", "none");
 })();
 `;
 
@@ -71,6 +72,19 @@ describe("spool mcp --http --idle-timeout", () => {
     await until(() => !running(bg) && !running(fg), "both sleeps to be gone", 3000);
     const [session] = JSON.parse(runSpool(["sessions", "--json", "--root", spool.root], { cwd: dir }).stdout) as { status: string }[];
     // What the DELETE path records for a client gone mid-command (http.test.ts).
+    expect(session).toMatchObject({ status: "interrupted", reason: "no request from the client for 1 s (--idle-timeout)" });
+  });
+
+  it("a client killed with only a background process running: the session reads interrupted, not succeeded", async () => {
+    const dir = tempDir("spool-mcp-idle-");
+    const spool = await serve(dir, "1");
+    const dying = spawn(process.execPath, ["-e", DYING_CLIENT, spool.url, spool.token, "background"], { cwd: dir, stdio: "ignore" });
+    const bg = await pidIn(join(dir, "bg.pid"));
+    await until(() => existsSync(join(dir, "fg.pid")), "the client to be done");
+    dying.kill("SIGKILL");
+    expect(await spool.exited).toBe(0);
+    await until(() => !running(bg), "the background sleep to be gone", 3000);
+    const [session] = JSON.parse(runSpool(["sessions", "--json", "--root", spool.root], { cwd: dir }).stdout) as { status: string }[];
     expect(session).toMatchObject({ status: "interrupted", reason: "no request from the client for 1 s (--idle-timeout)" });
   });
 
