@@ -35,6 +35,9 @@ export function growPipe(fd: number): void {
   try {
     const setter = spawn("perl", ["-e", `open(my $p, "<&=", 3) or exit 1; fcntl($p, ${F_SETPIPE_SZ}, ${PIPE_BYTES})`], {
       stdio: ["ignore", "ignore", "ignore", fd],
+      // PATH alone: the user's PERL5OPT or PERL5LIB is not for this one-liner (`-d` starts the
+      // debugger, which talks to the terminal while the pipe's read end is held).
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     });
     setter.on("error", (e: NodeJS.ErrnoException) => {
       // No perl here: do not try again in this process. Anything else (EAGAIN: too many processes
