@@ -20,6 +20,7 @@ const unit = fc.constantFrom(
   "\x7f",
   "\x85",
   "\u202e",
+  "\u061c",
   "\u2028",
   "é",
   "😀",
@@ -30,7 +31,8 @@ const unit = fc.constantFrom(
 );
 const text = fc.string({ unit, maxLength: 700 });
 /** What endReason leaves out of its line: whitespace but the space, controls, bidi marks, lone surrogates. */
-const UNPRINTABLE = /(?! )\s|[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNPRINTABLE =
+  /(?! )\s|[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 describe("endReason", () => {
   it("is one printable line of at most 300 chars, absent only for blank text, and the same when cleaned again", () => {
@@ -66,6 +68,18 @@ describe("endReason", () => {
         expect([MAX_REASON_CHARS - 1, MAX_REASON_CHARS - 2]).toContain(kept.length);
       }),
     );
+  });
+
+  it("cuts a long line of controls between escapes, never inside one", () => {
+    const controls = fc.string({ unit: fc.constantFrom("a", "\x1b", "\x07", "\u202e", "\u061c", "😀"), minLength: 100, maxLength: 600 });
+    fc.assert(
+      fc.property(controls, (t) => {
+        const r = endReason(t)!;
+        expect(r.length).toBeLessThanOrEqual(MAX_REASON_CHARS);
+        expect(r.replace(/…$/, "")).toMatch(/^(?:a|😀|\\x[0-9a-f]{2}|\\u[0-9a-f]{4})*$/);
+      }),
+    );
+    expect(endReason(`${"a".repeat(296)}\x1b[0m`)).toBe(`${"a".repeat(296)}…`);
   });
 
   it("shows control characters as escapes and folds whitespace runs into one space", () => {
