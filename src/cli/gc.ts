@@ -1,9 +1,10 @@
 // `spool gc --older-than 7d`: remove sessions that ended (or stopped being written) before a cutoff,
-// and report what was freed. A session whose recording process is still alive is never removed.
-import { readdirSync, rmSync, statSync } from "node:fs";
+// and report what was freed. A session whose recording process is still alive, or whose lock a live
+// process holds, is never removed: the removal itself takes the session's lock (removeIdleSession).
+import { rmSync, statSync } from "node:fs";
 import { formatBytes } from "../capture/index.js";
-import { basename, join } from "node:path";
-import { DEFAULT_ROOT, gcPostgresSessions, lockHolder, sessionsDir } from "../store/index.js";
+import { join } from "node:path";
+import { DEFAULT_ROOT, gcPostgresSessions, lockHolder, removeIdleSession, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
 import { EXIT } from "./exit.js";
 import { listSessions, loadSummary, removedSinceListed, sessionDirWarnings } from "./session-catalog.js";
@@ -62,35 +63,49 @@ export const gcCommand = defineCommand({
     for (const entry of listSessions(root)) {
       let found: { live: boolean; bytes: number; status: string };
       let lastActive: number;
+      /** The log's mtime as judged: the removal keeps a session written since (removeIdleSession). */
+      let mtime: number;
       try {
         const loaded = await loadSummary(entry);
         found = { live: loaded.live, bytes: loaded.summary.bytes, status: loaded.summary.status };
-        lastActive = Math.max(Date.parse(loaded.summary.endedAt ?? "") || 0, statSync(entry.file).mtimeMs);
+        mtime = statSync(entry.file).mtimeMs;
+        lastActive = Math.max(Date.parse(loaded.summary.endedAt ?? "") || 0, mtime);
       } catch (err) {
-        // Another gc removed it meanwhile: neither kept nor ours to report (two gcs at once ended one of
-        // them at its first such session with "ENOENT … stat", its report unprinted).
-        if (removedSinceListed(entry)) continue;
-        if (!emptySince(entry.file, cutoff)) {
+        // Another gc removed it meanwhile, or is removing it (its lock says so): neither kept nor ours to
+        // report (two gcs at once ended one of them at its first such session with "ENOENT … stat", its
+        // report unprinted).
+        // Trap: the lock first, then the log (that gc removes the log before it lets go of the lock).
+        if (lockHolder(`${entry.file}.lock`)?.purpose === "remove" || removedSinceListed(entry)) continue;
+        const empty = emptySince(entry.file, cutoff);
+        if (empty === undefined) {
           process.stderr.write(`spool gc: skipping ${entry.id}: ${(err as Error).message}\n`);
-          kept++;
-          continue;
-        }
-        // A writer between its lock and its first record: SQLite creates the database empty, then writes
-        // (a `gc --older-than 0s` in those milliseconds removed a live session). Kept, as running.
-        if (lockHolder(`${entry.file}.lock`) !== undefined) {
           kept++;
           continue;
         }
         found = { live: false, bytes: directorySize(entry.dir), status: "empty" };
         lastActive = 0;
+        mtime = empty;
       }
-      if (found.live || lastActive >= cutoff) {
+      // A live process holding the session's lock is a writer, whatever the session says: one between its
+      // lock and its first record (SQLite creates the database empty, then writes: a `gc --older-than 0s`
+      // in those milliseconds removed a live session), or one that opened it through the library (no
+      // `spool run` to mark it running). Kept, as running; the dry run says so too. Another gc holding it
+      // to remove it is no writer: that gc reports it.
+      const holder = lockHolder(`${entry.file}.lock`);
+      if (holder?.purpose === "remove") continue;
+      if (found.live || lastActive >= cutoff || holder !== undefined) {
         kept++;
         continue;
       }
       if (!dry) {
         try {
-          removeSession(entry.dir, entry.file);
+          // Under the session's lock: a writer that opened it since the judgement above keeps it.
+          const removal = removeIdleSession(entry.dir, entry.file, mtime);
+          if (removal === "gone") continue;
+          if (removal !== "removed") {
+            kept++;
+            continue;
+          }
         } catch (err) {
           // Another gc is removing it at the same moment (its directory went while this one read it).
           if (removedSinceListed(entry)) continue;
@@ -116,24 +131,14 @@ export const gcCommand = defineCommand({
  * first write left it (spool publishes a JSONL log with its header, so there only a hand leaves one).
  * Every reader skips it as holding no session, and gc once did too, so it stayed for ever; it holds
  * nothing to lose. A writer writes its first record at once, long before any cutoff but a tiny one
- * (`--older-than 0s`): one that holds the session's lock is kept.
+ * (`--older-than 0s`): one that holds the session's lock is kept. Returns the file's mtime when it is
+ * such a file, undefined otherwise.
  */
-function emptySince(file: string, cutoff: number): boolean {
+function emptySince(file: string, cutoff: number): number | undefined {
   try {
     const st = statSync(file);
-    return st.isFile() && st.size === 0 && st.mtimeMs < cutoff;
+    return st.isFile() && st.size === 0 && st.mtimeMs < cutoff ? st.mtimeMs : undefined;
   } catch {
-    return false;
+    return undefined;
   }
-}
-
-/**
- * The session's log (and the files named after it: checkpoint, sidecars, WAL) goes last: a removal cut
- * short (a directory it may not delete) leaves a session that is still listed, whole enough for the
- * next gc to finish, instead of files nothing lists any more.
- */
-function removeSession(dir: string, log: string): void {
-  const logName = basename(log);
-  for (const name of readdirSync(dir)) if (!name.startsWith(logName)) rmSync(join(dir, name), { recursive: true, force: true });
-  rmSync(dir, { recursive: true, force: true });
 }

@@ -39,6 +39,7 @@ export { followSqliteSession, type SqliteFollower } from "./sqlite/follow.js";
 export { writeFileAtomic, type AtomicWriteOptions } from "./atomic-write.js";
 export { currentOwner, ownerLiveness, type Liveness, type ProcessOwner } from "./process-owner.js";
 export { lockHolder } from "./jsonl/lock.js";
+export { removeIdleSession, type IdleRemoval } from "./remove-idle-session.js";
 export { DEFAULT_ROOT, SESSION_ID, checkSessionId, ensureDir, isSessionId, newSessionId, sessionsDir, sidecarDir } from "./layout.js";
 export { directoryProblem } from "./directory-problem.js";
 export { openSessionRepo, type RepoBackend, type SessionInfo, type SessionOpenOptions, type SessionRepo } from "./repo.js";

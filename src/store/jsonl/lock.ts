@@ -9,6 +9,8 @@ import { currentOwner, ownerLiveness, ownerPlace, type ProcessOwner } from "../p
 interface LockOwner extends ProcessOwner {
   readonly host: string;
   readonly nonce: string;
+  /** "remove": held by `spool gc` removing the session, not by a writer (another gc skips it). */
+  readonly purpose?: "remove";
 }
 
 function readOwner(path: string): LockOwner | undefined {
@@ -37,8 +39,8 @@ export function lockHolder(lockPath: string): LockOwner | undefined {
 }
 
 /** Takes the lock or throws SessionLockedError; returns the release function. */
-export function acquireLock(lockPath: string, sessionFile: string): () => void {
-  const me: LockOwner = { ...currentOwner(), nonce: randomBytes(8).toString("hex") };
+export function acquireLock(lockPath: string, sessionFile: string, purpose?: "remove"): () => void {
+  const me: LockOwner = { ...currentOwner(), nonce: randomBytes(8).toString("hex"), ...(purpose === undefined ? {} : { purpose }) };
   const tmp = `${lockPath}.${me.nonce}.tmp`;
   try {
     writeFileSync(tmp, JSON.stringify(me), { flag: "wx", mode: 0o600 });
