@@ -21,6 +21,8 @@ import {
   type PostgresStore,
 } from "../../src/store/index.js";
 import { ownCluster, testDatabase, uniqueSchema, uniqueSession } from "./helpers/pg.js";
+import { leaseHalves, leaseKey } from "../../src/store/postgres/lease.js";
+import { backendOf, reclaimLease } from "../../src/store/postgres/reclaim-lease.js";
 import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy.js";
 import { until } from "../support/until.js";
 
@@ -62,7 +64,7 @@ async function openA(sid: string, events: ConnectionEvent[], extra: Parameters<t
     const r = await admin((c) => c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [app]));
     expect(r.rowCount).toBe(1);
   };
-  return { store, kill };
+  return { store, kill, app };
 }
 
 /** B opens the session directly as soon as A's backend has let go of the lease. */
@@ -77,6 +79,17 @@ async function openB(sid: string): Promise<PostgresStore> {
     5000,
   );
 }
+
+/** The backend holding the session's lease now, and its application name. */
+const leaseHolder = (sid: string) =>
+  admin(async (c) => {
+    const r = await c.query<{ pid: number; app: string }>(
+      "SELECT l.pid, a.application_name AS app FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid " +
+        "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND l.classid::bigint || ':' || l.objid::bigint = $1",
+      [leaseHalves(schema, sid)],
+    );
+    return r.rows[0];
+  });
 
 const values = async (sid: string) => (await readPostgresSnapshot(url, sid, { schema })).readList(t, { limit: 1000 }).elements.map((e) => e.value);
 
@@ -144,11 +157,13 @@ describe("a writer whose connection dropped while another writer took the sessio
     await a.kill();
     const b = await openB(sid);
     await b.commit([appendList(t, "b1")]);
+    const held = await leaseHolder(sid);
     proxy.mode("forward");
     const refused = await a.store.commit([appendList(t, "a2")]).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(LeaseLostError);
-    // the lock is held: another writer, or A's own old connection the server has not seen drop
+    // the lock is held by another connection, not one of A's own: A stops as before, and B's is not ended
     expect((refused as Error).message).toMatch(/lease was held by another connection when this process reconnected/);
+    expect((await leaseHolder(sid))?.pid).toBe(held!.pid);
     await a.store.close();
     await b.commit([appendList(t, "b2")]);
     await b.close();
@@ -171,6 +186,52 @@ describe("a writer whose connection dropped while another writer took the sessio
     await expect(a.store.commit([appendList(t, "a2")])).rejects.toBeInstanceOf(LeaseLostError);
     await a.store.close();
     expect(await values(sid)).toEqual(["a1", "old"]);
+  });
+});
+
+describe("a writer whose own old connection still holds the lease (half-open: the server has not seen it drop)", () => {
+  it("ends that backend and takes the lease again: the commit in flight lands once, nothing is lost", async () => {
+    const sid = uniqueSession("halfopen");
+    const events: ConnectionEvent[] = [];
+    const a = await openA(sid, events, { queryTimeoutMs: 1000 });
+    await a.store.commit([appendList(t, "a1")]);
+    const old = await leaseHolder(sid);
+    expect(old?.app).toBe(a.app);
+    // The proxy forwards nothing and closes nothing: A's commit gets no answer, A ends its side (its
+    // Terminate message never arrives), and the server keeps the backend, and the lease with it.
+    proxy.mode("blackhole");
+    const pending = a.store.commit([appendList(t, "a2"), appendList(t, "a3")]);
+    await until(() => events.some((e) => e.type === "lost"), "A to give up its connection");
+    expect((await leaseHolder(sid))?.pid).toBe(old!.pid);
+    proxy.mode("forward");
+    expect((await pending).seq).toBe(2);
+    expect(events.map((e) => e.type)).toEqual(["lost", "restored"]);
+    const now = await leaseHolder(sid);
+    expect(now?.app).toBe(a.app);
+    expect(now?.pid).not.toBe(old!.pid);
+    expect(await admin(async (c) => (await c.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [old!.pid])).rowCount)).toBe(0);
+    expect((await a.store.commit([appendList(t, "a4")])).seq).toBe(4);
+    await a.store.close();
+    expect(await values(sid)).toEqual(["a1", "a2", "a3", "a4"]);
+  });
+
+  it("ends only a backend it names exactly, by pid and start: a pid the server gave again is another connection's", async () => {
+    const sid = uniqueSession("exact");
+    const holder = new pg.Client({ connectionString: url });
+    holder.on("error", () => {});
+    await holder.connect();
+    try {
+      await holder.query(`SELECT pg_advisory_lock(${leaseKey(schema, sid)})`);
+      const its = await backendOf(holder);
+      await admin(async (c) => {
+        expect(await reclaimLease(c, schema, sid, [{ pid: its.pid, started: "1" }], 200)).toBe(false);
+        expect((await holder.query("SELECT 1")).rowCount).toBe(1);
+        expect(await reclaimLease(c, schema, sid, [its], 5000)).toBe(true);
+      });
+      await expect(holder.query("SELECT 1")).rejects.toThrow();
+    } finally {
+      await holder.end().catch(() => {});
+    }
   });
 });
 

@@ -42,14 +42,15 @@ export class DatabaseError extends SpoolError {
 export class LeaseLostError extends SpoolError {
   /**
    * `taken`: the session's row names another writer. `held`: its lease is held by another connection
-   * at the reconnect — another writer, or this process's own old connection, which the server keeps
-   * until it sees it drop (TCP keepalive); nothing here tells them apart, so neither is overwritten.
+   * at the reconnect. This store's own old connection, which the server keeps until it sees it drop
+   * (TCP keepalive), is told apart by its backend's pid and start and ended (reclaim-lease.ts); `held`
+   * is another writer, or an old connection of this process that could not be ended in time.
    */
   constructor(target: DatabaseTarget, sessionId: string, how: "taken" | "held" = "taken") {
     const what =
       how === "taken"
         ? `another writer opened session ${JSON.stringify(sessionId)} while this process was disconnected from the database`
-        : `session ${JSON.stringify(sessionId)}'s lease was held by another connection when this process reconnected (another writer, or this process's old connection the server has not yet seen drop)`;
+        : `session ${JSON.stringify(sessionId)}'s lease was held by another connection when this process reconnected (another writer, or an old connection of this process that could not be ended)`;
     super(
       "SPOOL_STORE_LEASE_LOST",
       `${describeTarget(target)}: ${what}; ` +

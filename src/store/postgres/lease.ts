@@ -71,8 +71,8 @@ export function readStamp(row: Stamp | undefined, mine: Writer): "mine" | "gone"
   return row.writer_token === mine.token && row.writer_host === mine.host && row.writer_pid === mine.pid ? "mine" : "taken";
 }
 
-/** pg_locks shows a bigint advisory key as its (classid, objid) halves, each read as an unsigned oid. */
-function halves(schema: string, sid: string): string {
+/** pg_locks shows a bigint advisory key as its (classid, objid) halves, each read as an unsigned oid: `classid:objid`. */
+export function leaseHalves(schema: string, sid: string): string {
   const key = BigInt(leaseKey(schema, sid));
   return `${(key >> 32n) & 0xffffffffn}:${key & 0xffffffffn}`;
 }
@@ -84,7 +84,7 @@ export async function heldLeases(client: Client, schema: string): Promise<(sid: 
       "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
   );
   const held = new Set(r.rows.map((x) => x.k));
-  return (sid) => held.has(halves(schema, sid));
+  return (sid) => held.has(leaseHalves(schema, sid));
 }
 
 /** Is some connection holding the session's lease right now? */
