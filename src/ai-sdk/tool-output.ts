@@ -2,7 +2,7 @@
 // lines of its output so far and its totals (a UI on streamText shows them); at the end, the final
 // output, whose `text` is the model-facing text. Only the final one reaches the model, as text — or as error-text when the call
 // failed, so the history keeps the error flag that spool's context layer reads back.
-import { bashDetails, type AgentCallOutcome } from "../harness/index.js";
+import { bashDetails, visibleText, type AgentCallOutcome } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { tailPreview } from "./tail-preview.js";
 
@@ -39,7 +39,8 @@ export function finalOutput(outcome: AgentCallOutcome): SpoolToolOutput {
   const d = bashDetails(outcome.state?.details);
   return {
     status: outcome.isError ? "failed" : "done",
-    text: outcome.text,
+    // What the provider is sent: a silent command's "" reached it as an empty tool message.
+    text: visibleText(outcome.text),
     isError: outcome.isError,
     ...counts(outcome.state),
     ...(outcome.state?.details && "exitCode" in outcome.state.details ? { exitCode: d.exitCode ?? null } : {}),

@@ -26,3 +26,4 @@ export {
 } from "./agent-session.js";
 export { callRecord, SESSION_RECORD, type SessionRecord, type SessionStatus } from "./session-record.js";
 export { endReason, MAX_REASON_CHARS } from "./end-reason.js";
+export { visibleText } from "./visible-text.js";

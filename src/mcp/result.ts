@@ -3,8 +3,7 @@
 // failed, timed out or the arguments were bad, and for bash the pinned `structuredContent` a client
 // can branch on without parsing text.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { givenValue } from "../errors/index.js";
-import { bashDetails, type AgentCallOutcome } from "../harness/index.js";
+import { bashDetails, visibleText, type AgentCallOutcome } from "../harness/index.js";
 
 export interface BashStructured {
   readonly exitCode: number | null;
@@ -54,18 +53,6 @@ export function bashStructured(outcome: AgentCallOutcome): BashStructured {
     spillPath: d.spillPath ?? null,
     ...(d.processId !== undefined ? { processId: d.processId } : {}),
   };
-}
-
-/**
- * The result text a client passes on to its model, never empty or only whitespace: the Anthropic API
- * refuses such a text block ("text content blocks must contain non-whitespace text"), so a client
- * that forwards MCP content as it is failed its next request after `mkdir x` (text "") or `echo`
- * ("\n"). A command that printed nothing says so, as `spool run` does; whitespace is shown escaped.
- */
-export function visibleText(text: string): string {
-  if (text === "") return "(no output)";
-  if (text.trim() !== "") return text;
-  return `(only whitespace${text.length > 40 ? `, ${text.length} characters` : ""}: ${givenValue(text)})`;
 }
 
 export function toCallToolResult(toolName: string, outcome: AgentCallOutcome): CallToolResult {
