@@ -20,6 +20,7 @@ import { prepareRealPipes } from "./real-pipe.js";
 import { exitCodeOf, groupRunning, guardAgainstOrphans, killWhenQuiet, resolveShell, signalGroup, terminateGroup, untilGone } from "./process-group.js";
 import { AdaptivePublisher } from "./publisher.js";
 import { SpillWriter, discardSpillFile, validateSpill } from "./spill.js";
+import { isTimeoutAbort } from "./timeout-abort.js";
 import type { CaptureUpdate, CaptureView, ExecOptions, ExecResult, SpillOptions } from "./types.js";
 import { deriveUpdate, measureUpdate, metadataOf } from "./updates.js";
 
@@ -365,7 +366,9 @@ class Execution {
   }
 
   private readonly onAbort = (): void => {
-    this.aborted = true;
+    // AbortSignal.timeout(), the AI SDK's per-tool timeout: time ran out, nobody stopped the command.
+    if (this.options.signal !== undefined && isTimeoutAbort(this.options.signal)) this.timedOut = true;
+    else this.aborted = true;
     this.kill();
   };
 

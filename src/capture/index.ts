@@ -14,6 +14,7 @@ export { applyUpdate, deriveUpdate, measureUpdate, metadataOf } from "./updates.
 export { describeTruncation, formatBytes } from "./describe.js";
 export { isHighSurrogate, isLowSurrogate, utf8Length, utf8Prefix, utf8Suffix } from "./utf8.js";
 export { countLines } from "./window.js";
+export { isTimeoutAbort } from "./timeout-abort.js";
 export { incompleteTailStart } from "./ansi.js";
 export { CallbackError, CaptureError, InputClosedError, InvalidOptionsError, MissingCwdError, SpawnError, SpillError, SpillLimitError } from "./errors.js";
 export type {

@@ -7,6 +7,7 @@
 // session it created also keeps a record per call (what ran, its times, how it ended). A session
 // passed in whose last writer died mid-call is settled first (harness resumeLeftOpen).
 import { join } from "node:path";
+import { isTimeoutAbort } from "../capture/index.js";
 import { SpoolError } from "../errors/index.js";
 import { createWorkspace, type ToolResultMessage, type Workspace, type WorkspaceOptions } from "../context/index.js";
 import { applyImmutable } from "../delta/index.js";
@@ -169,9 +170,10 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
     const n = ++seq;
     const toolCallId = `call-${n}`;
     const abort = new AbortController();
-    const onAbort = (): void => abort.abort();
+    // With the caller's reason: a TimeoutError (the AI SDK's per-tool timeout) ends the call as timed out.
+    const onAbort = (): void => abort.abort(callOptions.signal?.reason);
     callOptions.signal?.addEventListener("abort", onAbort, { once: true });
-    if (callOptions.signal?.aborted) abort.abort();
+    if (callOptions.signal?.aborted) abort.abort(callOptions.signal.reason);
     let state: ToolOutputState | undefined;
     followers.set(toolCallId, (ops) => {
       state = applyImmutable(state, ops);
@@ -191,7 +193,8 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
       const d = bashDetails(state?.details);
       // Aborted whatever the tool: a cancelled process_write or read records no `aborted` detail of its
       // own (bash does), and was recorded "failed", as if its arguments or the process had been wrong.
-      const status = d.timedOut ? "timed out" : d.aborted || abort.signal.aborted ? "interrupted" : result!.isError ? "failed" : "succeeded";
+      const status =
+        d.timedOut || isTimeoutAbort(abort.signal) ? "timed out" : d.aborted || abort.signal.aborted ? "interrupted" : result!.isError ? "failed" : "succeeded";
       if (owned) {
         const ended: SessionRecord = { ...started, endedAt: new Date().toISOString(), status, exitCode: d.exitCode ?? null };
         if (state) Object.assign(ended, { truncation: state.truncation, details: state.details });

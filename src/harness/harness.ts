@@ -10,6 +10,7 @@
 // resumeLeftOpen() does that for every operation the session held open when this harness was created:
 // a writer that opens a session (spool run --session, openAgentSession) calls it first, so a call its
 // dead predecessor left open gets its result, and the transcript stays paired.
+import { isTimeoutAbort } from "../capture/index.js";
 import { apply, decoder, encoder, type Op, type WireOp } from "../delta/index.js";
 import type { ContentPart, ToolResultMessage, Workspace } from "../context/index.js";
 import { createToolOutput, type ToolOutput, type ToolOutputState } from "../output/index.js";
@@ -289,9 +290,10 @@ export function createHarness(options: HarnessOptions): Harness {
     } else {
       try {
         await tool.execute(call.toolCallId, call.args as never, signal, out, ctx);
-        if (signal.aborted) fail("[aborted]");
+        if (signal.aborted) fail(isTimeoutAbort(signal) ? "[timed out]" : "[aborted]");
       } catch (err) {
-        fail(signal.aborted ? `[aborted] ${errorText(err)}` : errorText(err));
+        // A signal that timed out (the AI SDK's per-tool timeout) stopped no one's call: bash says so itself.
+        fail(signal.aborted && !isTimeoutAbort(signal) ? `[aborted] ${errorText(err)}` : errorText(err));
       }
     }
     const durableError = await sink.close();

@@ -204,3 +204,25 @@ it("a signal aborted after its run's tool call ended: close() without an error r
   await spool.close();
   expect(recorded(spool)).toMatchObject({ status: "succeeded", hasReason: false });
 });
+
+it("the SDK's per-tool timeout (timeout.toolMs) ends a command as timed out, not aborted: the model reads that it timed out, the call is recorded timed out, and the run that went on is recorded as succeeded", async () => {
+  const { spool, model, recorded, server } = await setup([
+    () => [
+      { name: "bash", args: { command: "echo started; sleep 30" } },
+      { name: "bash", args: { command: "echo quick" } },
+    ],
+    () => "done",
+  ]);
+  const started = Date.now();
+  const result = await generateText({ model, tools: spool.tools, prompt: "wait", stopWhen: isStepCount(3), timeout: { toolMs: 1000 }, maxRetries: 0 });
+  expect(Date.now() - started).toBeLessThan(10_000);
+  expect(result.text).toBe("done");
+  const sent = server.requests[1]!.messages.find((m) => m.tool_call_id === "call_0_0")!.content as string;
+  expect(sent).toMatch(/^started\nCommand timed out after 1(\.\d+)?s; its process group was killed$/);
+  expect(result.steps[0]!.toolResults[0]).toMatchObject({ output: { timedOut: true, status: "failed" } });
+  await spool.close();
+  const { status, hasReason, inspect } = recorded(spool);
+  expect(inspect).toMatch(/call call-1 \(bash\): error \(timed out\)/);
+  expect(status).toBe("succeeded");
+  expect(hasReason).toBe(false);
+});

@@ -71,6 +71,14 @@ describe("process group", () => {
     expect(folded).toEqual(viewOf(r));
   });
 
+  it("a signal that times out (AbortSignal.timeout, the AI SDK's per-tool timeout) ends the command as timed out, not aborted", async () => {
+    const r = await exec("echo start; sleep 30", { signal: AbortSignal.timeout(300) });
+    expect(r.timedOut).toBe(true);
+    expect(r.aborted).toBe(false);
+    expect(r.text).toBe("start\n");
+    expect(r.durationMs).toBeLessThan(3000);
+  });
+
   it("an already-aborted signal still runs nothing to completion", async () => {
     const ac = new AbortController();
     ac.abort();

@@ -155,7 +155,8 @@ function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", ti
     result.outsideWriter ? OUTSIDE_WRITER_NOTE : undefined,
   ].filter((n): n is string => n !== undefined);
   if (notes.length > 0) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${notes.join("\n")}`);
-  if (result.timedOut) throw new Error(`Command timed out after ${timeout}s; its process group was killed`);
+  // Without a timeout of its own, the signal's (a TimeoutError) ended it: its run time says when.
+  if (result.timedOut) throw new Error(`Command timed out after ${timeout ?? Math.round(result.durationMs / 100) / 10}s; its process group was killed`);
   if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
   // A signal as the cause, as process_output says it: "exited with code 137" reads like an error code
   // of the program's own (bash -c execs a lone command, so an OOM kill or a segfault ends the shell itself).
@@ -214,8 +215,9 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
       const retain = yieldMs !== undefined ? "tail" : output.retain;
       // A command that may outlive this call must not die with the call's signal once it is handed over.
       const control = new AbortController();
-      const onAbort = (): void => control.abort();
-      if (signal.aborted) control.abort();
+      // With the signal's reason: a TimeoutError (the AI SDK's per-tool timeout) ends it as timed out.
+      const onAbort = (): void => control.abort(signal.reason);
+      if (signal.aborted) control.abort(signal.reason);
       else signal.addEventListener("abort", onAbort, { once: true });
       let view: CaptureView | undefined;
       let receiver = (u: CaptureUpdate): void => {
