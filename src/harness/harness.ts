@@ -287,6 +287,12 @@ export function createHarness(options: HarnessOptions): Harness {
     };
     if (!tool) {
       fail(`Unknown tool "${call.toolName}". Available tools: ${[...tools.keys()].join(", ") || "none"}.`);
+    } else if (signal.aborted) {
+      // Cancelled before it started (the AI SDK runs a tool whose run's signal fired as the call was set
+      // up, e.g. in its onToolExecutionStart): nothing runs. exec spawned the command and then killed it,
+      // and a quick one (`echo ran > file`) had finished first, its result reading "[aborted] Command
+      // aborted (exit 0)"; a process_write wrote its input.
+      fail(`${isTimeoutAbort(signal) ? "[timed out]" : "[aborted]"} The call was cancelled before it started; nothing ran.`);
     } else {
       try {
         await tool.execute(call.toolCallId, call.args as never, signal, out, ctx);

@@ -5,6 +5,7 @@
 // text as its reason; a one-step generateText whose abort cut a tool call returns normally, and close()
 // without an error records that as interrupted too. Real provider
 // package against the scripted server, real processes, the built CLI reading the session back.
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, isStepCount, streamText } from "ai";
@@ -225,4 +226,31 @@ it("the SDK's per-tool timeout (timeout.toolMs) ends a command as timed out, not
   expect(inspect).toMatch(/call call-1 \(bash\): error \(timed out\)/);
   expect(status).toBe("succeeded");
   expect(hasReason).toBe(false);
+});
+
+it("a call whose run's signal fired before it started runs nothing: a command does not run, its result says so, the session is interrupted", async () => {
+  const { spool, model, recorded, root } = await setup([
+    () => [
+      { name: "bash", args: { command: "echo ran > ran.txt" } },
+      { name: "process_list", args: {} },
+    ],
+  ]);
+  const abort = new AbortController();
+  // The SDK still calls the tools after this: the signal fired as their calls were set up.
+  const result = await generateText({
+    model,
+    tools: spool.tools,
+    prompt: "go",
+    abortSignal: abort.signal,
+    onToolExecutionStart: () => abort.abort(),
+    maxRetries: 0,
+  });
+  const texts = result.toolResults.map((r) => (r.output as { text: string }).text);
+  expect(texts).toEqual(["[aborted] The call was cancelled before it started; nothing ran."].flatMap((t) => [t, t]));
+  await new Promise((r) => setTimeout(r, 300));
+  expect(existsSync(join(root, "..", "ran.txt"))).toBe(false);
+  await spool.close();
+  const { status, inspect } = recorded(spool);
+  expect(status).toBe("interrupted");
+  expect(inspect).toMatch(/call call-1 \(bash\): error \(interrupted\)/);
 });

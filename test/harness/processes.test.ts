@@ -236,7 +236,8 @@ describe("background processes", () => {
 
   it("a cancelled wait returns at once and reads nothing: what arrives later is still there for the next read", async () => {
     const { call } = await setup();
-    const id = processIdOf(await call("bash", { command: "read x; echo answer-$x; sleep 60", background: true }));
+    // The answer comes a second after the input, so the write's wait below is still waiting when cancelled.
+    const id = processIdOf(await call("bash", { command: "read x; sleep 1; echo answer-$x; sleep 60", background: true }));
     const abort = new AbortController();
     const t0 = performance.now();
     const waiting = call("process_output", { processId: id, waitSeconds: 30 }, abort.signal);
@@ -245,13 +246,28 @@ describe("background processes", () => {
     expect(performance.now() - t0).toBeLessThan(5000);
     expect(cancelled.isError).toBe(true);
     expect(textOf(cancelled)).toMatch(/\[aborted\] the read was cancelled; process proc-\w+ is still running and nothing was read/);
-    // The same for a write's wait: the input is written, its answer stays unread.
+    // The same for a write's wait: the input is written, its answer stays unread. (Cancelled during the
+    // wait: a call cancelled before it starts writes nothing.)
     const abort2 = new AbortController();
-    abort2.abort();
-    const written = await call("process_write", { processId: id, input: "42\n", waitSeconds: 30 }, abort2.signal);
+    const writing = call("process_write", { processId: id, input: "42\n", waitSeconds: 30 }, abort2.signal);
+    setTimeout(() => abort2.abort(), 200);
+    const written = await writing;
     expect(textOf(written)).toMatch(/the wait after the input \(which was written\) was cancelled/);
     const next = await call("process_output", { processId: id, waitSeconds: 10 });
     expect(bodyOf(next)).toContain("answer-42");
+    await call("process_kill", { processId: id });
+  });
+
+  it("a call cancelled before it starts runs nothing: a process_write writes no input, a bash command does not run", async () => {
+    const { call } = await setup();
+    const id = processIdOf(await call("bash", { command: "read x; echo got-$x; sleep 60", background: true }));
+    const cancelled = new AbortController();
+    cancelled.abort();
+    const write = await call("process_write", { processId: id, input: "42\n" }, cancelled.signal);
+    expect(textOf(write)).toBe("[aborted] The call was cancelled before it started; nothing ran.");
+    expect(bodyOf(await call("process_write", { processId: id, input: "7\n", waitSeconds: 10 }))).toContain("got-7");
+    const bash = await call("bash", { command: "echo ran" }, cancelled.signal);
+    expect(textOf(bash)).toBe("[aborted] The call was cancelled before it started; nothing ran.");
     await call("process_kill", { processId: id });
   });
 
