@@ -273,6 +273,15 @@ async function run(a: RunArgs): Promise<number> {
     };
     // A closed terminal (SIGHUP) and SIGQUIT end the run as cleanly as Ctrl-C: result, session, exit code.
     for (const s of STOP_SIGNALS) process.on(s, onSignal);
+    // `spool run -- yes 2>&1 | head -1`: the live lines and the result share one pipe, so a reader that
+    // left it will read neither. The command ends as it would have in the pipeline without spool (SIGPIPE,
+    // exit 141); it ran on into a full disk (2 min 46 s here). A stderr of its own that closes only stops
+    // the live display.
+    const readerGone = sameStream();
+    const onStderrError = (err: NodeJS.ErrnoException): void => {
+      if (readerGone && err.code === "EPIPE") onSignal("SIGPIPE");
+    };
+    process.stderr.on("error", onStderrError);
     let text: string;
     try {
       const [result] = await harness.runTools(
@@ -285,6 +294,7 @@ async function run(a: RunArgs): Promise<number> {
     } finally {
       live?.stop();
       for (const s of STOP_SIGNALS) process.off(s, onSignal);
+      process.stderr.off("error", onStderrError);
     }
     const d = bashDetails(state?.details);
     const exitCode = d.exitCode ?? EXIT.failure;
@@ -298,7 +308,9 @@ async function run(a: RunArgs): Promise<number> {
     await store.close();
     const spillPath = d.spillPath !== undefined ? relative(process.cwd(), d.spillPath) || d.spillPath : null;
     const sessionPath = relative(process.cwd(), session.dir) || session.dir;
-    if (a.json) {
+    if (signal === "SIGPIPE") {
+      // Nobody reads stdout any more: the result is in the session.
+    } else if (a.json) {
       process.stdout.write(
         JSON.stringify({
           exitCode,

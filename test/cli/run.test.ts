@@ -275,6 +275,21 @@ describe("spool run", () => {
     expect(readFileSync(marker, "utf8")).toBe("done\n");
   });
 
+  it("`spool run -- CMD 2>&1 | head -1` ends the command once the reader is gone, as the pipeline would without spool (exit 141, session interrupted)", () => {
+    // It ran on (`yes` into a full disk, 2 min 46 s here): the live lines and the result share the closed pipe.
+    const marker = join(cwd, "head-1-marker");
+    const loop = `for i in $(seq 1 200); do echo line$i; sleep .05; done; echo done > ${marker}`;
+    const r = spawnSync("bash", ["-c", `"${process.execPath}" "${SPOOL_BIN}" run -- '${loop}' 2>&1 | head -1; echo "rc=\${PIPESTATUS[0]}"`], {
+      cwd,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(r.stdout).toBe("line1\nrc=141\n");
+    expect(existsSync(marker)).toBe(false);
+    const sessions = JSON.parse(spool(["sessions", "--json"]).stdout) as { command: string; status: string }[];
+    expect(sessions.find((s) => s.command.startsWith("for i in $(seq 1 200)"))?.status).toBe("interrupted");
+  });
+
   it("--session on a session of the other local store says which --store continues it", () => {
     expect(spool(["run", "-q", "--store", "sqlite", "--session", "mixed-stores", "--", "echo one"]).status).toBe(0);
     const r = spool(["run", "-q", "--session", "mixed-stores", "--", "echo two"]);
