@@ -32,6 +32,11 @@ export interface CommandSpec<O extends Record<string, OptionSpec>> {
   readonly options: O;
   /** How many positionals the command takes (default none). */
   readonly positionals?: { readonly min: number; readonly max: number; readonly name: string };
+  /**
+   * Options end at the first positional, as for `timeout`, `env` or `nice`: `spool run grep -q x f`
+   * runs `grep -q x f` (its `-q` was taken as spool's --quiet and grep ran without it).
+   */
+  readonly optionsEndAtFirstPositional?: boolean;
   run(values: OptionValues<O>, positionals: readonly string[]): Promise<number>;
 }
 
@@ -59,6 +64,20 @@ export function usage(spec: CommandSpec<Record<string, OptionSpec>>): string {
     "Options:",
     ...flags.map(([f, h]) => `  ${f.padEnd(width)}  ${h.replace(/\n/g, `\n  ${" ".repeat(width)}  `)}`),
   ].join("\n");
+}
+
+/** Puts a `--` before the first positional (after any value its option takes), unless one comes first. */
+function endOptionsAtFirstPositional(argv: readonly string[], options: Record<string, OptionSpec>): string[] {
+  const takesValue = new Set(
+    Object.entries(options).flatMap(([n, o]) => (o.type === "string" && !o.optionalValue ? [`--${n}`, ...(o.short ? [`-${o.short}`] : [])] : [])),
+  );
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") break;
+    if (takesValue.has(a)) i++;
+    else if (a === "-" || !a.startsWith("-")) return [...argv.slice(0, i), "--", ...argv.slice(i)];
+  }
+  return [...argv];
 }
 
 /** Rewrites a bare `--flag` that takes an optional value to `--flag=`, up to `--`. */
@@ -94,7 +113,7 @@ async function parseAndRun<O extends Record<string, OptionSpec>>(spec: CommandSp
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({
-      args: expandOptionalValues(argv, options),
+      args: expandOptionalValues(spec.optionsEndAtFirstPositional ? endOptionsAtFirstPositional(argv, options) : argv, options),
       strict: true,
       allowPositionals: true,
       options: Object.fromEntries(Object.entries(options).map(([n, o]) => [n, { type: o.type, ...(o.short ? { short: o.short } : {}) }])),

@@ -399,8 +399,10 @@ export const runCommand = defineCommand({
     "in DIR/sessions/<id>/, shows its output live on stderr (a live region on a terminal, each cleaned\n" +
     "line once otherwise), and prints the bounded result on stdout: the kept text, a footer saying what\n" +
     "was kept and where the full output is, the status when it failed, and the session path.\n" +
-    "Exits with the command's status; 124 after --timeout, 130 after Ctrl-C.",
+    "Exits with the command's status; 124 after --timeout, 130 after Ctrl-C. spool's options end at\n" +
+    "COMMAND even without --: `spool run grep -q x f` runs `grep -q x f`.",
   options: OPTIONS,
   positionals: { min: 1, max: Number.MAX_SAFE_INTEGER, name: "a COMMAND (put it after --)" },
+  optionsEndAtFirstPositional: true,
   run: (values, positionals) => run(parse(values, positionals)),
 });

@@ -331,6 +331,19 @@ describe("spool run", () => {
     expect(r.stdout).toContain("echo via-path");
   });
 
+  it("without --, spool's options end at the command: its own flags are its own (`spool run grep -q …`), as for timeout or env", () => {
+    // `spool run echo -q` printed "(no output)": the -q was taken as --quiet and echo ran without it.
+    const echo = spool(["run", "--timeout", "5", "echo", "-q", "--json", "--timeout"]);
+    expect(echo.status).toBe(0);
+    expect(echo.stdout).toMatch(/^-q --json --timeout\nSession: /);
+    // `spool run ls -la` was refused as "Unknown option -l".
+    const ls = spool(["run", "-q", "ls", "-d", "/"]);
+    expect(ls.status).toBe(0);
+    expect(ls.stdout).toMatch(/^\/\nSession: /);
+    // Flags before the command are still spool's, and a misspelt one is still refused.
+    expect(spool(["run", "--frobnicate", "echo", "x"]).stderr).toBe("spool run: Unknown option --frobnicate\nRun 'spool run --help' for usage.\n");
+  });
+
   it("usage errors exit 2, say what was wrong in one line and how to get help", () => {
     const noCommand = spool(["run"]);
     expect(noCommand.status).toBe(2);
