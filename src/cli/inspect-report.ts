@@ -7,7 +7,7 @@
 // — and follow the header once it is known: one read of the log, memory one page and one chunk.
 // (A first pass for the header alone costs a second full read: 14.3 s against 7.5 s on that log.)
 import { formatBytes } from "../capture/index.js";
-import { transcriptEntries } from "../harness/index.js";
+import { endReason, transcriptEntries } from "../harness/index.js";
 import type { SessionSnapshot } from "../store/index.js";
 import { DeferredText } from "./deferred-text.js";
 import type { PacedOutput } from "./paced-output.js";
@@ -35,6 +35,9 @@ export interface InspectContext {
   readonly openScopes: readonly string[];
 }
 
+/** A recorded command on one printable line, not cut (whitespace runs as one space; `--json` keeps it as it was run). */
+const shownCommand = (command: string): string => endReason(command, Number.POSITIVE_INFINITY) ?? "";
+
 /** One call as the report shows it (the `calls` element of `--json`). */
 function reportCall(c: CallView) {
   return {
@@ -60,7 +63,7 @@ function callText(c: ReturnType<typeof reportCall>): string {
   ];
   if (c.command !== undefined)
     lines.push(
-      `    $ ${c.command}   started ${c.startedAt}${c.endedAt ? `, ended ${c.endedAt}` : ""}${c.exitCode !== null && c.exitCode !== undefined ? `, exit ${c.exitCode}` : ""}`,
+      `    $ ${shownCommand(c.command)}   started ${c.startedAt}${c.endedAt ? `, ended ${c.endedAt}` : ""}${c.exitCode !== null && c.exitCode !== undefined ? `, exit ${c.exitCode}` : ""}`,
     );
   if (!c.settled) {
     // Its own output only: none said as none, so no bare "|" line reads as the start of what follows.
@@ -117,7 +120,7 @@ export async function writeInspectReport(
       const head = [
         `Session ${summary.id} (${entry.backend}) — ${summary.status}${summary.exitCode !== null ? `, exit code ${summary.exitCode}` : ""}${ctx.live ? ", still running" : ""}`,
         ...(summary.reason !== undefined ? [`  reason:    ${summary.reason}`] : []),
-        `  command:   ${summary.command}`,
+        `  command:   ${shownCommand(summary.command)}`,
         `  started:   ${summary.startedAt || "?"}${summary.endedAt ? `   ended: ${summary.endedAt}` : ""}${summary.lastActivityAt ? `   last activity: ${summary.lastActivityAt}` : ""}`,
         `  directory: ${entry.dir} (${formatBytes(summary.bytes)})`,
         `  transcript entries: ${entries}; open scopes: ${ctx.openScopes.length ? ctx.openScopes.join(", ") : "none"}`,

@@ -1,5 +1,6 @@
 // `spool sessions`: the recorded sessions, newest last — id, started, command, status, size.
 import { formatBytes } from "../capture/index.js";
+import { endReason } from "../harness/index.js";
 import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
 import { listEntries, loadSummary, removedSinceListed, sessionDirWarnings } from "./session-catalog.js";
@@ -47,7 +48,8 @@ export const sessionsCommand = defineCommand({
         time(r.lastActivityAt),
         r.exitCode !== null && r.status === "failed" ? `${r.status} (${r.exitCode})` : r.status,
         formatBytes(r.bytes),
-        r.command.length > 60 ? `${r.command.slice(0, 57)}...` : r.command,
+        // One printable line: a command's newlines split its row, its escapes reached the terminal.
+        endReason(r.command, 60) ?? "",
       ]),
     ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));

@@ -14,8 +14,13 @@ export const MAX_REASON_CHARS = 300;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const CONTROL = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]/;
 
-/** `text` as one printable line of at most MAX_REASON_CHARS; undefined when nothing is left of it. */
-export function endReason(text: string): string | undefined {
+/**
+ * `text` as one printable line of at most `maxChars` (MAX_REASON_CHARS by default); undefined when
+ * nothing is left of it. The CLI's text reports show a recorded command through it too (`spool
+ * sessions`, `spool inspect`): the command is anyone's text, and printed raw its escapes drove the
+ * reader's terminal and its newlines broke the table's rows.
+ */
+export function endReason(text: string, maxChars = MAX_REASON_CHARS): string | undefined {
   const line = text.replace(LONE_SURROGATE, "\uFFFD").replace(/\s+/g, " ").trim();
   if (line === "") return undefined;
   // Code point by code point, so that a cut keeps an escape or a surrogate pair whole or leaves it out.
@@ -24,11 +29,11 @@ export function endReason(text: string): string | undefined {
   let cutAt = -1;
   for (const c of line) {
     const piece = CONTROL.test(c) ? escaped(c) : c;
-    if (cutAt < 0 && length + piece.length > MAX_REASON_CHARS - 1) cutAt = pieces.length;
+    if (cutAt < 0 && length + piece.length > maxChars - 1) cutAt = pieces.length;
     pieces.push(piece);
     length += piece.length;
   }
-  return length <= MAX_REASON_CHARS ? pieces.join("") : `${pieces.slice(0, cutAt).join("")}…`;
+  return length <= maxChars ? pieces.join("") : `${pieces.slice(0, cutAt).join("")}…`;
 }
 
 function escaped(c: string): string {

@@ -34,6 +34,24 @@ describe("spool sessions / inspect / gc", () => {
     expect(json[0]!.bytes).toBeGreaterThan(0);
   });
 
+  it("a command with newlines, terminal escapes and bidi overrides is one printable line in sessions and inspect; --json keeps it as run", () => {
+    // Printed raw, its ESC sequences drove the reader's terminal and each newline started a row of its own.
+    const dir = tempDir("spool-sessions-hostile-command-");
+    const command = "true \x1b]0;pwned\x07\x1b[2J\nsecond \u202eline\r" + "x".repeat(100);
+    const id = sessionOf(spool(["run", "-q", "--", command], dir).stdout);
+    const table = spool(["sessions"], dir)
+      .stdout.split("\n")
+      .filter((l) => l !== "");
+    expect(table).toHaveLength(2);
+    expect(table[1]).toMatch(new RegExp(`^${id} .*  true \\\\x1b\\]0;pwned\\\\x07\\\\x1b\\[2J second \\\\u202eline x+…$`));
+    expect(table[1]!.slice(table[1]!.indexOf("true \\x1b")).length).toBe(60);
+    const report = spool(["inspect", id], dir).stdout;
+    expect(report).not.toMatch(/[\x00-\x09\x0b-\x1f\u202e]/);
+    expect(report).toContain(`  command:   true \\x1b]0;pwned\\x07\\x1b[2J second \\u202eline ${"x".repeat(100)}\n`);
+    expect(report).toContain(`    $ true \\x1b]0;pwned\\x07\\x1b[2J second \\u202eline ${"x".repeat(100)}   started `);
+    expect((JSON.parse(spool(["sessions", "--json"], dir).stdout) as { command: string }[])[0]!.command).toBe(command);
+  });
+
   it("--store sqlite records the session in SQLite, and inspect reads it", () => {
     const dir = tempDir("spool-sessions-sqlite-");
     const r = spool(["run", "-q", "--store", "sqlite", "--", "seq", "3"], dir);
