@@ -29,9 +29,18 @@ export function exitCodeFor(err: unknown): number {
   return isBadInput(err) ? EXIT.usage : EXIT.failure;
 }
 
+/** process.cwd() in a directory removed since the shell entered it: Node says only "ENOENT: …, uv_cwd". */
+function isGoneCwd(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | undefined)?.code === "ENOENT" && (err as NodeJS.ErrnoException).syscall === "uv_cwd";
+}
+
 export function errorLine(command: string | undefined, err: unknown): string {
   const prefix = command ? `spool ${command}` : "spool";
-  const message = err instanceof Error ? err.message : String(err);
+  const message = isGoneCwd(err)
+    ? "the current directory no longer exists (it was removed); cd to a directory that exists and run it again"
+    : err instanceof Error
+      ? err.message
+      : String(err);
   const hint = err instanceof UsageError ? `\nRun 'spool ${command ? `${command} ` : ""}--help' for usage.` : "";
   const debug = process.env.SPOOL_DEBUG && err instanceof Error && !(err instanceof SpoolError) ? `\n${err.stack}` : "";
   return `${prefix}: ${message}${hint}${debug}\n`;

@@ -331,6 +331,16 @@ describe("spool run", () => {
     expect(r.stdout).toContain("echo via-path");
   });
 
+  it('in a directory removed since the shell entered it, run and sessions say so in one line (was "ENOENT: no such file or directory, uv_cwd")', () => {
+    for (const args of ["run -- echo hi", "sessions"]) {
+      const r = spawnSync("sh", ["-c", `mkdir gone && cd gone && rmdir ../gone && "${process.execPath}" "${SPOOL_BIN}" ${args}`], { cwd, encoding: "utf8" });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toBe(
+        `spool ${args.split(" ")[0]}: the current directory no longer exists (it was removed); cd to a directory that exists and run it again\n`,
+      );
+    }
+  });
+
   it("without --, spool's options end at the command: its own flags are its own (`spool run grep -q …`), as for timeout or env", () => {
     // `spool run echo -q` printed "(no output)": the -q was taken as --quiet and echo ran without it.
     const echo = spool(["run", "--timeout", "5", "echo", "-q", "--json", "--timeout"]);
