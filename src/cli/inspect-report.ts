@@ -7,11 +7,12 @@
 // — and follow the header once it is known: one read of the log, memory one page and one chunk.
 // (A first pass for the header alone costs a second full read: 14.3 s against 7.5 s on that log.)
 import { formatBytes } from "../capture/index.js";
-import { endReason, transcriptEntries } from "../harness/index.js";
+import { transcriptEntries } from "../harness/index.js";
 import type { SessionSnapshot } from "../store/index.js";
 import { DeferredText } from "./deferred-text.js";
 import type { PacedOutput } from "./paced-output.js";
 import { summaryOf, type SessionEntry } from "./session-catalog.js";
+import { shownCommand } from "./shown-command.js";
 import { callRecords, directorySize, runInfoOf, sessionHeader, settledCalls, unsettledCalls, type CallView } from "./session-view.js";
 
 /**
@@ -34,9 +35,6 @@ export interface InspectContext {
   readonly spills: readonly SpillFile[];
   readonly openScopes: readonly string[];
 }
-
-/** A recorded command on one printable line, not cut (whitespace runs as one space; `--json` keeps it as it was run). */
-const shownCommand = (command: string): string => endReason(command, Number.POSITIVE_INFINITY) ?? "";
 
 /** One call as the report shows it (the `calls` element of `--json`). */
 function reportCall(c: CallView) {

@@ -1,10 +1,10 @@
 // `spool sessions`: the recorded sessions, newest last — id, started, command, status, size.
 import { formatBytes } from "../capture/index.js";
-import { endReason } from "../harness/index.js";
 import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
 import { listEntries, loadSummary, removedSinceListed, sessionDirWarnings } from "./session-catalog.js";
 import { JSON_OUTPUT, ROOT } from "./shared-options.js";
+import { shownCommand } from "./shown-command.js";
 import { STORE, storeTarget } from "./store-option.js";
 
 export const sessionsCommand = defineCommand({
@@ -48,8 +48,7 @@ export const sessionsCommand = defineCommand({
         time(r.lastActivityAt),
         r.exitCode !== null && r.status === "failed" ? `${r.status} (${r.exitCode})` : r.status,
         formatBytes(r.bytes),
-        // One printable line: a command's newlines split its row, its escapes reached the terminal.
-        endReason(r.command, 60) ?? "",
+        shownCommand(r.command, 60),
       ]),
     ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));

@@ -15,10 +15,11 @@ import { writeInspectReport } from "../../src/cli/inspect-report.js";
 import { PacedOutput } from "../../src/cli/paced-output.js";
 import { findEntry, loadSession, withSnapshot, type LoadedSession, type SessionEntry } from "../../src/cli/session-catalog.js";
 import type { RunInfo } from "../../src/cli/session-view.js";
+import { shownCommand } from "../../src/cli/shown-command.js";
 import { storeTarget } from "../../src/cli/store-option.js";
 import type { ToolResultMessage } from "../../src/context/index.js";
 import type { WireOp } from "../../src/delta/index.js";
-import { callRecord, endReason, OPEN_OPERATIONS, outputList, SESSION_RECORD, TRANSCRIPT, type OpenOperation } from "../../src/harness/index.js";
+import { callRecord, OPEN_OPERATIONS, outputList, SESSION_RECORD, TRANSCRIPT, type OpenOperation } from "../../src/harness/index.js";
 import type { ToolOutputState } from "../../src/output/index.js";
 import { appendList, listPostgresSpills, openPostgresStore, openSessionRepo, setValue, sidecarDir, type Store, type Write } from "../../src/store/index.js";
 import { testDatabase, uniqueSession } from "../store/helpers/pg.js";
@@ -68,7 +69,7 @@ async function oracleReport(entry: SessionEntry, json: boolean): Promise<{ stdou
   const lines = [
     `Session ${summary.id} (${entry.backend}) — ${summary.status}${summary.exitCode !== null ? `, exit code ${summary.exitCode}` : ""}${live ? ", still running" : ""}`,
     // A command is shown on one printable line (the generated ones hold newlines).
-    `  command:   ${endReason(summary.command, Number.POSITIVE_INFINITY) ?? ""}`,
+    `  command:   ${shownCommand(summary.command)}`,
     `  started:   ${summary.startedAt || "?"}${summary.endedAt ? `   ended: ${summary.endedAt}` : ""}${summary.lastActivityAt ? `   last activity: ${summary.lastActivityAt}` : ""}`,
     `  directory: ${entry.dir} (${formatBytes(summary.bytes)})`,
     `  transcript entries: ${view.transcript.length}; open scopes: ${openScopes.length ? openScopes.join(", ") : "none"}`,
@@ -83,7 +84,7 @@ async function oracleReport(entry: SessionEntry, json: boolean): Promise<{ stdou
     );
     if (c.command !== undefined)
       lines.push(
-        `    $ ${endReason(c.command, Number.POSITIVE_INFINITY) ?? ""}   started ${c.startedAt}${c.endedAt ? `, ended ${c.endedAt}` : ""}${c.exitCode !== null && c.exitCode !== undefined ? `, exit ${c.exitCode}` : ""}`,
+        `    $ ${shownCommand(c.command)}   started ${c.startedAt}${c.endedAt ? `, ended ${c.endedAt}` : ""}${c.exitCode !== null && c.exitCode !== undefined ? `, exit ${c.exitCode}` : ""}`,
       );
     if (!c.settled) {
       const text = c.recoveredOutput ?? "";

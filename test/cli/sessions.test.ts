@@ -5,6 +5,9 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileS
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import type { RunInfo } from "../../src/cli/session-view.js";
+import { SESSION_RECORD } from "../../src/harness/index.js";
+import { openSessionRepo, sessionsDir, setValue } from "../../src/store/index.js";
 import { acquireLock } from "../../src/store/jsonl/lock.js";
 import { killStarted, runSpool, SPOOL_BIN, startServing, startSpool } from "../support/cli.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
@@ -50,6 +53,26 @@ describe("spool sessions / inspect / gc", () => {
     expect(report).toContain(`  command:   true \\x1b]0;pwned\\x07\\x1b[2J second \\u202eline ${"x".repeat(100)}\n`);
     expect(report).toContain(`    $ true \\x1b]0;pwned\\x07\\x1b[2J second \\u202eline ${"x".repeat(100)}   started `);
     expect((JSON.parse(spool(["sessions", "--json"], dir).stdout) as { command: string }[])[0]!.command).toBe(command);
+  });
+
+  it("a record whose command is not a string (another program wrote it) shows ? in sessions and inspect, not a crash", async () => {
+    const dir = tempDir("spool-sessions-odd-command-");
+    const repo = openSessionRepo(sessionsDir(join(dir, ".spool")), { backend: "jsonl" });
+    for (const [id, command] of [
+      ["num", 42],
+      ["nul", null],
+      ["missing", undefined],
+    ] as const) {
+      const s = await repo.create({ id });
+      const at = "2026-01-01T00:00:00.000Z";
+      const record = { cwd: "/", pid: 1, startedAt: at, endedAt: at, status: "succeeded", exitCode: 0, ...(command !== undefined ? { command } : {}) };
+      await s.store.commit([setValue(SESSION_RECORD, record as unknown as RunInfo)]);
+      await s.store.close();
+    }
+    const table = spool(["sessions"], dir);
+    expect(table.stderr).toBe("");
+    expect(table.stdout.split("\n").filter((l) => / \?$/.test(l))).toHaveLength(3);
+    for (const id of ["num", "nul", "missing"]) expect(spool(["inspect", id], dir).stdout).toContain("\n  command:   ?\n");
   });
 
   it("--store sqlite records the session in SQLite, and inspect reads it", () => {
