@@ -1,9 +1,9 @@
 // The session repository: one directory per session under a root (`.spool/sessions/<id>/`), holding
 // the main log (`session.jsonl` or `session.sqlite`) next to the session's other files.
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { CorruptSessionError, SessionExistsError, SessionLockedError, SessionNotFoundError } from "./errors.js";
+import { CorruptSessionError, SessionDirError, SessionExistsError, SessionLockedError, SessionNotFoundError } from "./errors.js";
 import { checkSessionId, ensureDir, isSessionId, sidecarDir } from "./layout.js";
 import { lockHolder } from "./jsonl/lock.js";
 import { ownerPlace } from "./process-owner.js";
@@ -102,8 +102,21 @@ export function openSessionRepo(
       );
     }
   };
+  /**
+   * A symbolic link in place of a session directory is not followed: list() and every reader skip it,
+   * so a writer that followed it wrote a session no one sees, outside the root (`run --session ID`).
+   */
+  const refuseLink = (s: SessionInfo): void => {
+    if (lstatSync(s.dir, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      throw new SessionDirError(
+        s.dir,
+        "it is a symbolic link, which spool does not follow (sessions, inspect and gc would not see the session); put the session directory itself there",
+      );
+    }
+  };
   const existing = (id: string): SessionInfo => {
     const s = info(checkSessionId(id));
+    refuseLink(s);
     if (!existsSync(s.file)) throw new SessionNotFoundError(s.file);
     return s;
   };
@@ -119,6 +132,7 @@ export function openSessionRepo(
     async open(id, o = {}) {
       if (o.create !== true) return openStore(existing(id), false, o);
       const s = info(checkSessionId(id));
+      refuseLink(s);
       if (!existsSync(s.file)) refuseRemains(s);
       ensureDir(s.dir);
       return openStore(s, true, o);

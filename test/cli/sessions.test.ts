@@ -240,6 +240,23 @@ describe("session directories spool cannot list", () => {
     const gc = spool(["gc", "--older-than", "1d"], dir);
     expect(gc.stderr).toContain("spool gc: warning: linked-one: ");
   });
+
+  it("run --session through a symbolic link is refused before the command runs, in JSONL and SQLite: nothing is written where the link points", () => {
+    // It followed the link: the session went outside the root, where sessions and inspect said "no session".
+    const dir = tempDir("spool-sessions-link-run-");
+    const outside = tempDir("spool-sessions-link-target-");
+    const sessions = join(dir, ".spool", "sessions");
+    mkdirSync(sessions, { recursive: true });
+    symlinkSync(outside, join(sessions, "linked"));
+    for (const store of ["jsonl", "sqlite"]) {
+      const r = spool(["run", "-q", "--store", store, "--session", "linked", "--", "touch ran"], dir);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/^spool run: cannot create \S+linked: it is a symbolic link, which spool does not follow/);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    }
+    expect(existsSync(join(dir, "ran"))).toBe(false);
+    expect(readdirSync(outside)).toEqual([]);
+  });
 });
 
 describe("spool run --serve and spool serve", () => {
