@@ -4,6 +4,7 @@
 // viewer follows it in a browser. The exit status is the command's.
 import { existsSync, fstatSync } from "node:fs";
 import { constants as osConstants } from "node:os";
+import { isatty } from "node:tty";
 import { join, relative } from "node:path";
 import { prepareExec } from "../capture/index.js";
 import { createWorkspace } from "../context/index.js";
@@ -54,7 +55,7 @@ const OPTIONS = {
   },
   "no-stdin": {
     type: "boolean",
-    help: "close the command's stdin (by default it reads spool's when that is a pipe,\na file or a socket; a program that starts spool with a pipe it never writes\nto leaves a command that reads stdin waiting)",
+    help: "close the command's stdin (by default it reads spool's when that is a pipe,\na file, a socket or a device other than a terminal; a program that starts spool\nwith a pipe it never writes to leaves a command that reads stdin waiting)",
   },
   json: { type: "boolean", help: "print {exitCode, signal, timedOut, aborted, binary, text, truncation, spillPath, session}" },
   store: STORE,
@@ -358,15 +359,17 @@ async function run(a: RunArgs): Promise<number> {
 }
 
 /**
- * The command reads spool's stdin when that is a pipe, a file or a socket (`cat f | spool run -- grep
- * x`), as it would without spool; never a terminal, where nothing types (it stays closed, so a prompt
+ * The command reads spool's stdin when that is a pipe, a file, a socket or a device (`cat f | spool run
+ * -- grep x`, `< /dev/urandom`), as it would without spool; never a terminal, where nothing types (it stays closed, so a prompt
  * cannot hold the run). A program that starts spool with a pipe it never writes to or closes (Node's
  * spawn does by default) gives `--no-stdin`, or a command that reads stdin waits, as it would there.
  */
 function stdinIsPiped(): boolean {
   try {
     const s = fstatSync(0);
-    return s.isFIFO() || s.isFile() || s.isSocket();
+    // A device that is not a terminal is read as the shell would hand it over: `< /dev/urandom` gave
+    // `head -c 16` nothing at all. (`< /dev/null` reads as empty either way.)
+    return s.isFIFO() || s.isFile() || s.isSocket() || (s.isCharacterDevice() && !isatty(0));
   } catch {
     return false;
   }

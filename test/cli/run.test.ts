@@ -32,6 +32,19 @@ describe("spool run", () => {
     expect(closed.stdout.split("\n")[0]).toBe("0");
   });
 
+  it("reads its stdin when that is a device other than a terminal (`< /dev/zero`), as the command would without spool", () => {
+    // It was closed: `spool run -- head -c 8 < /dev/zero` printed nothing.
+    const r = spawnSync("sh", ["-c", `"${process.execPath}" "${SPOOL_BIN}" run -q -- 'head -c 8 | wc -c' < /dev/zero`], {
+      cwd,
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout.split("\n")[0]).toBe("8");
+    const empty = spawnSync("sh", ["-c", `"${process.execPath}" "${SPOOL_BIN}" run -q -- 'wc -c' < /dev/null`], { cwd, encoding: "utf8", timeout: 20_000 });
+    expect(empty.stdout.split("\n")[0]).toBe("0");
+  });
+
   it("--json on seq 1 200000: 200000 total lines, the last 2000 kept, a spill file holding all 200000", () => {
     const r = spool(["run", "--json", "-q", "--", "sh", "-c", "seq 1 200000"]);
     expect(r.status).toBe(0);
