@@ -7,18 +7,18 @@ import { join } from "node:path";
 import { DEFAULT_ROOT, gcPostgresSessions, lockHolder, removeIdleSession, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
 import { EXIT } from "./exit.js";
+import { parseDuration } from "./parse-duration.js";
 import { listSessions, loadSummary, removedSinceListed, sessionDirWarnings } from "./session-catalog.js";
 import { directorySize } from "./session-view.js";
 import { ROOT } from "./shared-options.js";
 import { STORE, storeTarget } from "./store-option.js";
 import { UsageError } from "./usage-error.js";
 
-const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-
+/** --older-than: a duration with its unit (a bare number could mean anything), in milliseconds. */
 export function parseAge(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)([smhdw])$/.exec(text.trim());
-  if (!m) throw new UsageError(`--older-than needs a number and a unit (s, m, h, d or w), e.g. 7d; got "${text}"`);
-  return Number(m[1]) * UNITS[m[2]!]!;
+  const seconds = parseDuration(text.trim(), "required");
+  if (seconds === undefined) throw new UsageError(`--older-than needs a number and a unit (s, m, h, d or w), e.g. 7d; got "${text}"`);
+  return seconds * 1000;
 }
 
 export const gcCommand = defineCommand({

@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { createStateHost, openAgentSession, SESSION_RECORD, type MutableState } from "../harness/index.js";
 import { createMcpServer, DEFAULT_IDLE_TIMEOUT_S, MAX_IDLE_TIMEOUT_S, serveHttp, serveStdio } from "../mcp/index.js";
 import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
+import { parseDuration } from "./parse-duration.js";
 import { postgresRepoOptions } from "./run-postgres.js";
 import { STORE, storeTarget } from "./store-option.js";
 import { defineCommand, intOption } from "./command.js";
@@ -39,7 +40,7 @@ export const mcpCommand = defineCommand({
     "max-lines": { type: "string", value: "N", help: "bash keeps at most N lines (default 2000)" },
     "max-spill": MAX_SPILL,
     "min-free": MIN_FREE,
-    timeout: { type: "string", value: "SECONDS", help: "default timeout of bash calls that give none" },
+    timeout: { type: "string", value: "SECONDS", help: "default timeout of bash calls that give none (or with a unit: 5m)" },
     serve: { type: "string", value: "PORT", optionalValue: true, help: "also serve the live viewer for this session (its URL goes to stderr)" },
     http: {
       type: "string",
@@ -49,7 +50,7 @@ export const mcpCommand = defineCommand({
     "idle-timeout": {
       type: "string",
       value: "SECONDS",
-      help: `with --http: end the session and its commands, as the client's DELETE does, once no\nrequest has been open for SECONDS (default ${DEFAULT_IDLE_TIMEOUT_S}; 0: never)`,
+      help: `with --http: end the session and its commands, as the client's DELETE does, once no\nrequest has been open for SECONDS (default ${DEFAULT_IDLE_TIMEOUT_S}; 0: never; or with a\nunit: 30m)`,
     },
   },
   async run(values) {
@@ -57,12 +58,12 @@ export const mcpCommand = defineCommand({
     const maxLines = intOption("max-lines", values["max-lines"], 1, MAX_WINDOW_LINES);
     const maxSpillBytes = intOption("max-spill", values["max-spill"], 1, MAX_SPILL_BYTES);
     const minFreeBytes = intOption("min-free", values["min-free"], 0, MAX_SPILL_BYTES);
-    const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
-    if (timeout !== undefined && !(timeout > 0 && timeout <= 2_147_483))
-      throw new UsageError(`--timeout needs a number of seconds above 0 and at most 2147483, got "${values.timeout}"`);
+    const timeout = values.timeout === undefined ? undefined : (parseDuration(values.timeout) ?? Number.NaN);
+    if (timeout !== undefined && !(Math.round(timeout * 1000) >= 1 && timeout <= 2_147_483))
+      throw new UsageError(`--timeout must be seconds from 0.001 to 2147483, or a number with a unit (s, m, h, d: 90s, 5m), got "${values.timeout}"`);
     const port = values.serve ? intOption("serve", values.serve, 0, 65535) : undefined;
     const httpPort = intOption("http", values.http, 0, 65535);
-    const idleTimeoutS = intOption("idle-timeout", values["idle-timeout"], 0, MAX_IDLE_TIMEOUT_S);
+    const idleTimeoutS = idleSeconds(values["idle-timeout"]);
     // Over stdio the end of input ends the session: an idle time there would only mislead.
     if (idleTimeoutS !== undefined && httpPort === undefined) throw new UsageError("--idle-timeout applies to --http only; add --http PORT or drop it");
     const root = values.root ?? DEFAULT_ROOT;
@@ -174,3 +175,15 @@ export const mcpCommand = defineCommand({
     return 0;
   },
 });
+
+/** --idle-timeout: whole seconds, with or without a unit (30m is 1800); 0 is never. */
+function idleSeconds(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const s = parseDuration(raw);
+  if (s === undefined || !Number.isInteger(s) || s > MAX_IDLE_TIMEOUT_S) {
+    throw new UsageError(
+      `--idle-timeout must be whole seconds from 0 (never) to 2147483, or a number with a unit (s, m, h, d: 30m), got ${JSON.stringify(raw)}`,
+    );
+  }
+  return s;
+}

@@ -37,6 +37,7 @@ import {
 import { MAX_SPILL, MAX_SPILL_BYTES, MAX_WINDOW_BYTES, MAX_WINDOW_LINES, MIN_FREE, ROOT } from "./shared-options.js";
 import { STORE, storeTarget, type StoreTarget } from "./store-option.js";
 import { finishPostgresRun, postgresRepoOptions } from "./run-postgres.js";
+import { parseDuration } from "./parse-duration.js";
 import { createSpillTail } from "./spill-tail.js";
 import { UsageError } from "./usage-error.js";
 import type { ViewerServer } from "./viewer-server.js";
@@ -46,7 +47,7 @@ const OPTIONS = {
   "max-lines": { type: "string", value: "N", help: "keep at most N lines (default 2000)" },
   head: { type: "boolean", help: "keep the start of the output" },
   tail: { type: "boolean", help: "keep the end of the output (the default)" },
-  timeout: { type: "string", value: "SECONDS", help: "kill the process group after SECONDS (exit 124, as GNU timeout)" },
+  timeout: { type: "string", value: "SECONDS", help: "kill the process group after SECONDS (or with a unit: 90s, 5m, 2h, 1d;\nexit 124, as GNU timeout)" },
   "max-spill": MAX_SPILL,
   "min-free": MIN_FREE,
   pty: {
@@ -101,10 +102,10 @@ function parse(values: OptionValues<typeof OPTIONS>, positionals: readonly strin
   if (values.head && values.tail) throw new UsageError("--head and --tail exclude each other");
   let timeoutMs: number | undefined;
   if (values.timeout !== undefined) {
-    const seconds = Number(values.timeout);
+    const seconds = parseDuration(values.timeout) ?? Number.NaN;
     // Checked in whole milliseconds, what the timer takes: 0.0001 would round to no timeout at all.
     if (!Number.isFinite(seconds) || Math.round(seconds * 1000) < 1 || seconds > 2_147_483) {
-      throw new UsageError(`--timeout must be a number of seconds from 0.001 to 2147483, got "${values.timeout}"`);
+      throw new UsageError(`--timeout must be seconds from 0.001 to 2147483, or a number with a unit (s, m, h, d: 90s, 5m), got "${values.timeout}"`);
     }
     timeoutMs = Math.round(seconds * 1000);
   }

@@ -170,6 +170,13 @@ describe("spool run", () => {
     expect(row).toMatch(/^\S+\s+\S+ \S+\s+\S+ \S+\s+timed out\s+\S+ \S+\s+sleep 30$/);
   });
 
+  it("--timeout takes a unit, as GNU timeout does (5m was refused)", () => {
+    const r = spool(["run", "-q", "--timeout", "0.02m", "--", "sleep", "30"]);
+    expect(r.status).toBe(124);
+    expect(r.ms).toBeLessThan(5000);
+    expect(r.stdout).toContain("Command timed out after 1.2s");
+  });
+
   it("the model-facing result says loudly what was kept and where the rest is", () => {
     const r = spool(["run", "-q", "--max-lines", "10", "--", "seq 1 15000"]);
     const lines = r.stdout.trimEnd().split("\n");
@@ -383,7 +390,11 @@ describe("spool run", () => {
     // Refused before a session is made: a timeout that rounds to no time, an empty command, a window no model reads.
     const before = spool(["sessions", "--json"]).stdout;
     for (const [args, message] of [
-      [["--timeout", "0.0001", "--", "true"], "--timeout must be a number of seconds from 0.001 to 2147483"],
+      [["--timeout", "0.0001", "--", "true"], "--timeout must be seconds from 0.001 to 2147483, or a number with a unit (s, m, h, d: 90s, 5m)"],
+      // Number() read these as 16 s and 1000 s.
+      [["--timeout", "0x10", "--", "true"], '--timeout must be seconds from 0.001 to 2147483, or a number with a unit (s, m, h, d: 90s, 5m), got "0x10"'],
+      [["--timeout", "1e3", "--", "true"], 'got "1e3"'],
+      [["--timeout", "25d", "--", "true"], 'got "25d"'],
       [["--", "  "], "the command after -- is empty"],
       [["--max-bytes", "1000000000", "--", "true"], "--max-bytes must be a whole number from 1 to 67,108,864"],
       [["--max-spill", "0", "--", "true"], "--max-spill must be a whole number of 1 or more"],

@@ -141,10 +141,22 @@ describe("spool mcp --http --idle-timeout", () => {
   });
 
   it.each([
-    [["--http", "0", "--idle-timeout", "soon"], '--idle-timeout must be a whole number from 0 to 2,147,483, got "soon"'],
-    [["--http", "0", "--idle-timeout=-1"], '--idle-timeout must be a whole number from 0 to 2,147,483, got "-1"'],
-    [["--http", "0", "--idle-timeout", "1.5"], '--idle-timeout must be a whole number from 0 to 2,147,483, got "1.5"'],
-    [["--http", "0", "--idle-timeout", "2147484"], '--idle-timeout must be a whole number from 0 to 2,147,483, got "2147484"'],
+    [
+      ["--http", "0", "--idle-timeout", "soon"],
+      '--idle-timeout must be whole seconds from 0 (never) to 2147483, or a number with a unit (s, m, h, d: 30m), got "soon"',
+    ],
+    [
+      ["--http", "0", "--idle-timeout=-1"],
+      '--idle-timeout must be whole seconds from 0 (never) to 2147483, or a number with a unit (s, m, h, d: 30m), got "-1"',
+    ],
+    [
+      ["--http", "0", "--idle-timeout", "1.5"],
+      '--idle-timeout must be whole seconds from 0 (never) to 2147483, or a number with a unit (s, m, h, d: 30m), got "1.5"',
+    ],
+    [
+      ["--http", "0", "--idle-timeout", "2147484"],
+      '--idle-timeout must be whole seconds from 0 (never) to 2147483, or a number with a unit (s, m, h, d: 30m), got "2147484"',
+    ],
     [["--idle-timeout", "60"], "--idle-timeout applies to --http only; add --http PORT or drop it"],
   ])("refuses %j with one line and exit 2", (args, message) => {
     const dir = tempDir("spool-mcp-idle-");
