@@ -144,7 +144,8 @@ function pick(all: SessionEntry[], id: string, where: string): SessionEntry {
         .map((s) => s.id)
         .join(", ")}…); give more of the id`,
     );
-  throw new SessionLookupError(`no session "${id}" ${where}; \`spool sessions\` lists them`);
+  // Quoted as JSON: an argument with escape sequences is shown, not played to the terminal.
+  throw new SessionLookupError(`no session ${JSON.stringify(id)} ${where}; \`spool sessions\` lists them`);
 }
 
 /** `read` may be async (a report streamed out page by page): the snapshot stays open until it settles. */

@@ -326,6 +326,11 @@ describe("CLI errors", () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('no session "no-such-session"');
     expect(r.stderr).toContain("spool sessions");
+    // The argument's escape sequences are shown, not played to the terminal (a title change, a clear).
+    const hostile = spool(["inspect", "x\u001b]0;owned\u0007\u001b[2J"]);
+    expect(hostile.status).toBe(2);
+    expect(hostile.stderr).toContain('no session "x\\u001b]0;owned\\u0007\\u001b[2J"');
+    expect(hostile.stderr).not.toContain("\u001b");
   });
 
   it("a session open in another process is refused with its pid", async () => {
