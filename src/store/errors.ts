@@ -119,6 +119,8 @@ export class SessionLockedError extends SpoolError {
     readonly host: string,
     /** The lock file, for a session on files: the one thing to delete when its holder is surely gone. */
     lockFile?: string,
+    /** "remove": the holder is `spool gc` removing the session (its lock says so), not a writer. */
+    readonly purpose?: "remove",
   ) {
     super(
       "SPOOL_STORE_LOCKED",

@@ -1,11 +1,12 @@
 // Removing a file session (JSONL or SQLite) that `spool gc` judged idle, under the session's
 // single-writer lock (`<log>.lock`, the one every writer takes). Judging and removing are two steps:
 // without the lock, a writer that opened or resumed the session between them had its directory
-// removed under it.
+// removed under it. `repo.delete` removes under the lock the same way (it checked the lock, then
+// removed: the same gap).
 import { readdirSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { SessionLockedError } from "./errors.js";
-import { acquireLock, lockHolder } from "./jsonl/lock.js";
+import { acquireLock } from "./jsonl/lock.js";
 
 /**
  * `removed`; `held`: a live process holds the session's lock (a writer: kept, as running); `changed`:
@@ -20,28 +21,41 @@ export type IdleRemoval = "removed" | "held" | "changed" | "gone";
  * cannot be removed: the log goes last, so the session stays listed, whole enough for the next gc.
  */
 export function removeIdleSession(dir: string, log: string, judgedMtimeMs: number): IdleRemoval {
+  try {
+    return removeSessionUnderLock(dir, log, judgedMtimeMs);
+  } catch (e) {
+    if (e instanceof SessionLockedError) return e.purpose === "remove" ? "gone" : "held";
+    throw e;
+  }
+}
+
+/**
+ * removeIdleSession without its judgement of the holder: a live holder's SessionLockedError is thrown
+ * (naming a gc by its lock's purpose). `judgedMtimeMs` undefined (`repo.delete`): the log is removed
+ * whatever was written to it before the lock was taken.
+ */
+export function removeSessionUnderLock(dir: string, log: string, judgedMtimeMs?: number): Exclude<IdleRemoval, "held"> {
   const lockPath = `${log}.lock`;
   let release: () => void;
   try {
     release = acquireLock(lockPath, log, "remove");
   } catch (e) {
-    // The holder first, then the log: another gc removes the log before it lets go of the lock.
-    const holder = e instanceof SessionLockedError ? lockHolder(lockPath) : undefined;
+    // The holder first (the error names it, purpose included), then the log: another gc removes the log
+    // before it lets go of the lock.
     // ENOENT: the directory went (the lock's temporary file is written beside the log). Or another gc
     // removed the log and holds the lock still, or just let go of it: see removeIfEmpty.
     if (mtimeOf(log) === undefined) {
       removeIfEmpty(dir);
       return "gone";
     }
-    if (e instanceof SessionLockedError) return holder?.purpose === "remove" ? "gone" : "held";
     throw e;
   }
-  let outcome: IdleRemoval = "removed";
+  let outcome: Exclude<IdleRemoval, "held"> = "removed";
   try {
     const mtime = mtimeOf(log);
     // Another gc removed the log and let go of the lock in the moment between; the directory is left.
     if (mtime === undefined) outcome = "gone";
-    else if (mtime !== judgedMtimeMs) return "changed";
+    else if (judgedMtimeMs !== undefined && mtime !== judgedMtimeMs) return "changed";
     else {
       const logName = basename(log);
       const lockName = basename(lockPath);

@@ -3,10 +3,9 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { CorruptSessionError, SessionDirError, SessionExistsError, SessionLockedError, SessionNotFoundError } from "./errors.js";
-import { checkSessionId, ensureDir, isSessionId, sidecarDir } from "./layout.js";
-import { lockHolder } from "./jsonl/lock.js";
-import { ownerPlace } from "./process-owner.js";
+import { CorruptSessionError, SessionDirError, SessionExistsError, SessionNotFoundError } from "./errors.js";
+import { checkSessionId, ensureDir, isSessionId } from "./layout.js";
+import { removeSessionUnderLock } from "./remove-idle-session.js";
 import { encodeHeader, encodeTransaction } from "./jsonl/records.js";
 import { loadSession } from "./jsonl/replay.js";
 import { createWithHeader, newSessionHeader, openJsonlStore } from "./jsonl/store.js";
@@ -43,7 +42,11 @@ export interface SessionRepo {
   open(id: string, options?: SessionOpenOptions & { readonly create?: boolean }): Promise<Store>;
   /** Sessions sorted by id; anything that is not a session directory with its main log is ignored. */
   list(): Promise<SessionInfo[]>;
-  /** Removes the main log first (the session stops listing), then sidecars and the rest of the directory. */
+  /**
+   * Removes the session under its lock (SessionLockedError while a writer, or `spool gc`, holds it):
+   * sidecars and the rest of the directory first, the main log last (a removal cut short leaves the
+   * session listed, whole enough to delete again), then the directory.
+   */
   delete(id: string): Promise<void>;
   /** A new session holding the source's session-scoped state only: no ephemeral scopes, no retirements. */
   fork(id: string, options?: { readonly id?: string }): Promise<SessionInfo>;
@@ -147,17 +150,9 @@ export function openSessionRepo(
     },
     async delete(id) {
       const s = existing(id);
-      if (backend === "jsonl") {
-        const holder = lockHolder(`${s.file}.lock`);
-        if (holder !== undefined) throw new SessionLockedError(s.file, holder.pid, ownerPlace(holder));
-        rmSync(s.file);
-        rmSync(sidecarDir(s.file), { recursive: true, force: true });
-      } else {
-        const holder = lockHolder(`${s.file}.lock`);
-        if (holder !== undefined) throw new SessionLockedError(s.file, holder.pid, ownerPlace(holder));
-        rmSync(s.file);
-      }
-      rmSync(s.dir, { recursive: true, force: true });
+      // Under the session's lock, as gc removes: checking the lock, then removing, removed the session
+      // of a writer that opened it in between.
+      if (removeSessionUnderLock(s.dir, s.file) === "gone") throw new SessionNotFoundError(s.file);
     },
     async fork(id, o = {}) {
       const src = existing(id);

@@ -63,7 +63,7 @@ export function acquireLock(lockPath: string, sessionFile: string, purpose?: "re
       // so is a live pid.
       const liveness = owner === undefined ? "dead" : ownerLiveness(owner);
       if (owner !== undefined && liveness !== "dead") {
-        throw new SessionLockedError(sessionFile, owner.pid, ownerPlace(owner), lockPath);
+        throw new SessionLockedError(sessionFile, owner.pid, ownerPlace(owner), lockPath, owner.purpose);
       }
       // Stale (dead owner, or a torn lock file that link() can never produce): move it aside, and
       // if what we moved is not what we judged stale, someone else took the lock meanwhile: put it back.
@@ -83,7 +83,8 @@ export function acquireLock(lockPath: string, sessionFile: string, purpose?: "re
       }
       tryUnlink(aside);
     }
-    throw new SessionLockedError(sessionFile, readOwner(lockPath)?.pid ?? 0, "");
+    const last = readOwner(lockPath);
+    throw new SessionLockedError(sessionFile, last?.pid ?? 0, "", undefined, last?.purpose);
   } finally {
     tryUnlink(tmp);
   }
