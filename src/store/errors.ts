@@ -119,13 +119,16 @@ export class SessionLockedError extends SpoolError {
     readonly host: string,
     /** The lock file, for a session on files: the one thing to delete when its holder is surely gone. */
     lockFile?: string,
-    /** "remove": the holder is `spool gc` removing the session (its lock says so), not a writer. */
+    /** "remove": the holder is removing the session (`spool gc`, `repo.delete`: its lock says so), not a writer. */
     readonly purpose?: "remove",
   ) {
+    const where = `process ${pid}${host ? ` on ${host}` : ""}`;
     super(
       "SPOOL_STORE_LOCKED",
-      `session ${file} is open in process ${pid}${host ? ` on ${host}` : ""}${pid === process.pid ? " (this process)" : ""}. ` +
-        "One writer per session: close it there first (a lock left by a dead process on this machine is cleared automatically)." +
+      (purpose === "remove"
+        ? `session ${file} is being removed, its records with it, by \`spool gc\` or a \`repo.delete\` in ${where}: open another session, or wait for the removal to finish to start a new one under this id.`
+        : `session ${file} is open in ${where}${pid === process.pid ? " (this process)" : ""}. ` +
+          "One writer per session: close it there first (a lock left by a dead process on this machine is cleared automatically).") +
         (lockFile === undefined
           ? ""
           : ` A lock from another host or a container, whose processes spool cannot see, stays until you delete ${lockFile} — only once that process is surely gone.`),

@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { listSessions, loadSummary } from "../../src/cli/session-catalog.js";
 import { acquireLock } from "../../src/store/jsonl/lock.js";
-import { appendList, list, openSessionRepo, removeIdleSession, sessionsDir } from "../../src/store/index.js";
+import { appendList, list, openSessionRepo, removeIdleSession, SessionLockedError, sessionsDir } from "../../src/store/index.js";
 import { runSpool } from "../support/cli.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
@@ -115,5 +115,38 @@ describe("spool gc with locks in its sessions", () => {
     expect(gc.status).toBe(0);
     expect(gc.stdout).toMatch(/^removed idle \(\S+ \S+, succeeded\)\nremoved stale \(\S+ \S+, \S+\)\nFreed \S+ \S+ from 2 sessions; kept 1 /);
     expect(readdirSync(sessions)).toEqual(["live"]);
+  }, 30_000);
+});
+
+describe("a writer refused because gc is removing the session", () => {
+  const removing = (file: string) => `session ${file} is being removed, its records with it, by \`spool gc\` or a \`repo.delete\` in process ${process.pid}`;
+
+  it.each(["jsonl", "sqlite"] as const)("%s: is told so, with gc's pid and what to do, under the stable code", async (backend) => {
+    const { repo, entry } = await judgedIdle(backend);
+    const release = acquireLock(`${entry.file}.lock`, entry.file, "remove");
+    try {
+      const refused = await repo.open("s").then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(SessionLockedError);
+      expect(refused).toMatchObject({ code: "SPOOL_STORE_LOCKED", pid: process.pid, purpose: "remove" });
+      expect((refused as Error).message).toContain(`${removing(entry.file)}: open another session, or wait for the removal to finish`);
+      expect((refused as Error).message).not.toContain("close it there first");
+    } finally {
+      release();
+    }
+  });
+
+  it("spool run --session says so too", async () => {
+    const { root, entry } = await judgedIdle("jsonl");
+    const release = acquireLock(`${entry.file}.lock`, entry.file, "remove");
+    try {
+      const run = runSpool(["run", "-q", "--session", "s", "--", "true"], { cwd: dirname(root) });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(removing(entry.file));
+    } finally {
+      release();
+    }
   }, 30_000);
 });

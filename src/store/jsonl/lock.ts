@@ -9,7 +9,7 @@ import { currentOwner, ownerLiveness, ownerPlace, type ProcessOwner } from "../p
 interface LockOwner extends ProcessOwner {
   readonly host: string;
   readonly nonce: string;
-  /** "remove": held by `spool gc` removing the session, not by a writer (another gc skips it). */
+  /** "remove": held by `spool gc` or `repo.delete` removing the session, not by a writer (another gc skips it). */
   readonly purpose?: "remove";
 }
 
