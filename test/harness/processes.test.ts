@@ -217,6 +217,22 @@ describe("background processes", () => {
     expect(list).toMatch(new RegExp(`${b}  exited with code 0  sleep 0.3; echo done-b`));
   });
 
+  it("process_list shows at most 100 processes: with more running than that, the newest running ones, and how many are not shown", async () => {
+    const { call } = await setup();
+    const first = processIdOf(await call("bash", { command: "sleep 0.1", background: true }));
+    while (textOf(await call("process_output", { processId: first, waitSeconds: 5 })).includes("still running"));
+    const ids = await Promise.all(
+      Array.from({ length: 102 }, async (_, i) => processIdOf(await call("bash", { command: `sleep 300 # ${i}`, background: true }))),
+    );
+    const lines = textOf(await call("process_list", {}))
+      .split("\n")
+      .filter((l) => l !== "");
+    expect(lines).toHaveLength(101);
+    expect(lines.at(-1)).toBe("[3 older processes are not shown, 2 of them still running.]");
+    expect(lines.every((l, i) => i === 100 || / {2}running {2}sleep 300 # \d+$/.test(l))).toBe(true);
+    expect(lines.filter((l) => ids.some((id) => l.startsWith(`${id}  `)))).toHaveLength(100);
+  });
+
   it("a process's output is its own operation: live tool_update events, a durable list, settled when it ends", async () => {
     const { call, events, store, harness } = await setup();
     const id = processIdOf(await call("bash", { command: "echo a; read x; echo b", background: true }));

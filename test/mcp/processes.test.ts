@@ -157,6 +157,31 @@ describe("spool mcp: long-running and interactive commands", () => {
     expect((await call("process_list", {})).text).toMatch(new RegExp(`${processId}  running  read x`));
   });
 
+  it("process_list stays small: one line per process (a heredoc's newlines shown as ⏎, a long command clipped), at most 100, running ones kept", async () => {
+    const call = caller(await start());
+    const script = `cat > /dev/null <<'EOF'\n${"# a long script line\n".repeat(200)}EOF\nsleep 300`;
+    const running: string[] = [];
+    for (let i = 0; i < 3; i++) running.push((await call("bash", { command: `${script} # ${i}`, background: true })).structured!["processId"] as string);
+    // 102 that end soon: the 5 oldest (started one by one, so they are the oldest) are over the 100 shown.
+    const bg = async (i: number): Promise<string> =>
+      (await call("bash", { command: `sleep 0.5; : ${"x".repeat(2000)} ${i}`, background: true })).structured!["processId"] as string;
+    const oldest: string[] = [];
+    for (let i = 0; i < 5; i++) oldest.push(await bg(i));
+    const ended = [...oldest, ...(await Promise.all(Array.from({ length: 97 }, (_, i) => bg(5 + i))))];
+    for (const id of ended) await until(async () => !(await call("process_output", { processId: id })).text.includes("still running"));
+    const list = await call("process_list", {});
+    const lines = list.text.split("\n").filter((l) => l !== "");
+    // It listed every process whole: 105 lines of 2 KB, and each running script over 200 lines.
+    expect(lines).toHaveLength(101);
+    expect(lines.at(-1)).toBe("[5 older processes that have ended are not shown.]");
+    for (const id of running)
+      expect(list.text).toMatch(new RegExp(`^${id}  running  cat > /dev/null <<'EOF' ⏎ # a long script line ⏎ # a long.*… \\(\\d+ chars\\)$`, "m"));
+    for (const id of oldest) expect(list.text).not.toContain(`${id}  `);
+    for (const id of ended.slice(5)) expect(list.text).toMatch(new RegExp(`^${id}  exited with code 0  sleep 0\\.5; : x{100}.*… \\(\\d+ chars\\)$`, "m"));
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(260);
+    expect(list.text.length).toBeLessThan(26_000);
+  });
+
   it("sh -i and python3 -i under a pty answer through process_write", async () => {
     const call = caller(await start());
     const shStarted = await call("bash", { command: "sh -i", background: true, pty: true });

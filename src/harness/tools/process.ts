@@ -1,7 +1,7 @@
 // The tools over background processes: process_output (what is new, optionally waiting for it),
 // process_write (input, then what is new), process_kill and process_list. Every argument comes from
 // a model, so each is checked and refused with one clear sentence.
-import { formatBytes } from "../../capture/index.js";
+import { formatBytes, isHighSurrogate } from "../../capture/index.js";
 import { givenValue } from "../../errors/index.js";
 import { describeStatus, MAX_WAIT_SECONDS, type ProcessRead, type ProcessStatus } from "../processes.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
@@ -44,6 +44,36 @@ function listedStatus(processId: string, s: ProcessStatus): string {
   if (s.state === "running") return "running";
   const text = describeStatus(processId, s).replace(/^process \S+ /, "");
   return s.state === "failed" ? text.replace(/\. .*$/s, "") : text;
+}
+
+/**
+ * What process_list shows at most: 100 processes (every running one first), each command on one line
+ * of at most 200 chars. It listed every process with its whole command: 200 background commands of
+ * 2 KB made a 408 KB answer, and a heredoc's newlines broke the one line a process gets.
+ */
+const LISTED_PROCESSES = 100;
+const LISTED_COMMAND_CHARS = 200;
+
+/** A command as process_list shows it: its line breaks as ⏎, clipped with its length said. */
+function listedCommand(command: string): string {
+  const line = command.replace(/[ \t]*(?:\r\n|\r|\n)\s*/g, " ⏎ ");
+  if (line.length <= LISTED_COMMAND_CHARS) return line;
+  const suffix = `… (${command.length} chars)`;
+  let end = LISTED_COMMAND_CHARS - suffix.length;
+  if (isHighSurrogate(line.charCodeAt(end - 1))) end--;
+  return line.slice(0, end) + suffix;
+}
+
+/** The processes shown, in start order: running ones first in choosing (the newest of them), then the newest ended ones. */
+function shownProcesses<T extends { status: ProcessStatus }>(all: readonly T[]): { shown: T[]; hidden: number; hiddenRunning: number } {
+  if (all.length <= LISTED_PROCESSES) return { shown: [...all], hidden: 0, hiddenRunning: 0 };
+  const running = all.map((_, i) => i).filter((i) => all[i]!.status.state === "running");
+  const ended = all.map((_, i) => i).filter((i) => all[i]!.status.state !== "running");
+  // slice(-0) is the whole list: the room left for ended ones is counted from the end explicitly.
+  const room = Math.max(0, LISTED_PROCESSES - running.length);
+  const kept = new Set([...running.slice(-LISTED_PROCESSES), ...ended.slice(Math.max(0, ended.length - room))]);
+  const shown = all.filter((_, i) => kept.has(i));
+  return { shown, hidden: all.length - shown.length, hiddenRunning: Math.max(0, running.length - LISTED_PROCESSES) };
 }
 
 function bad(tool: string, message: string): HarnessError {
@@ -136,19 +166,26 @@ export function createProcessTools(): ToolDefinition<never>[] {
   };
   const list: ToolDefinition<Record<string, never>> = {
     name: "process_list",
-    description: "List the background processes: processId, command, status.",
+    description: `List the background processes, one line each: processId, status, command (shortened to ${LISTED_COMMAND_CHARS} chars). At most ${LISTED_PROCESSES} are listed: the running ones first, then the newest that have ended.`,
     parameters: { type: "object", properties: {} },
     kind: "read",
     execute(_id, _args, _signal, out, ctx) {
       const all = ctx.processes.list();
+      const { shown, hidden, hiddenRunning } = shownProcesses(all);
+      const more =
+        hidden === 0
+          ? ""
+          : hiddenRunning === 0
+            ? `[${hidden} older processes that have ended are not shown.]\n`
+            : `[${hidden} older processes are not shown, ${hiddenRunning} of them still running.]\n`;
       out.replace(
         all.length === 0
           ? "No background processes.\n"
-          : all.map((p) => `${p.processId}  ${listedStatus(p.processId, p.status)}  ${p.pty ? "[pty] " : ""}${p.command}\n`).join(""),
+          : shown.map((p) => `${p.processId}  ${listedStatus(p.processId, p.status)}  ${p.pty ? "[pty] " : ""}${listedCommand(p.command)}\n`).join("") + more,
       );
-      out.details.processes = all.map((p) => ({
+      out.details.processes = shown.map((p) => ({
         processId: p.processId,
-        command: p.command,
+        command: listedCommand(p.command),
         status: p.status.state,
         ...(p.status.state !== "running" ? { exitCode: p.status.exitCode } : {}),
       }));
