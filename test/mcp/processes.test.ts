@@ -163,11 +163,17 @@ describe("spool mcp: long-running and interactive commands", () => {
     const running: string[] = [];
     for (let i = 0; i < 3; i++) running.push((await call("bash", { command: `${script} # ${i}`, background: true })).structured!["processId"] as string);
     // 102 that end soon: the 5 oldest (started one by one, so they are the oldest) are over the 100 shown.
-    const bg = async (i: number): Promise<string> =>
-      (await call("bash", { command: `sleep 0.5; : ${"x".repeat(2000)} ${i}`, background: true })).structured!["processId"] as string;
+    const bg = async (i: number): Promise<string> => {
+      const r = await call("bash", { command: `sleep 0.5; : ${"x".repeat(2000)} ${i}`, background: true });
+      const id = r.structured?.["processId"];
+      if (typeof id !== "string") throw new Error(`bash ${i} did not become a background process: ${r.text.slice(0, 300)}`);
+      return id;
+    };
     const oldest: string[] = [];
     for (let i = 0; i < 5; i++) oldest.push(await bg(i));
-    const ended = [...oldest, ...(await Promise.all(Array.from({ length: 97 }, (_, i) => bg(5 + i))))];
+    const ended = [...oldest];
+    for (let batch = 0; batch < 97; batch += 10)
+      ended.push(...(await Promise.all(Array.from({ length: Math.min(10, 97 - batch) }, (_, i) => bg(5 + batch + i)))));
     for (const id of ended) await until(async () => !(await call("process_output", { processId: id })).text.includes("still running"));
     const list = await call("process_list", {});
     const lines = list.text.split("\n").filter((l) => l !== "");
