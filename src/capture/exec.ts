@@ -508,7 +508,8 @@ class Execution {
 
   /** After exit, wait while the pipes still deliver (or the spill drains), then stop waiting for them. */
   private armExitGrace(): void {
-    const check = (early = false): void => {
+    /** `polled`: this look runs after an event-loop poll that followed a quiet look (below). */
+    const check = (early = false, polled = false): void => {
       if (!this.outputOpen || this.finishing) return;
       // What the command left in its group writes on through its grace (`(sleep 0.3; echo done) &`):
       // the pipes are given up only once the group is gone, to a `setsid` daemon that holds them.
@@ -525,6 +526,15 @@ class Execution {
       const outsider = !draining && this.groupDoneAt !== undefined && now - this.groupDoneAt >= OUTSIDE_WRITER_MS;
       if (busy && !outsider) {
         if (!early) this.timers.push(setTimeout(check, EXIT_STDIO_GRACE_MS));
+        return;
+      }
+      if (!busy && !polled) {
+        // A quiet look is taken again after the loop's next poll for I/O: timers run before it, so a
+        // timer's look never sees what the pipes hold by then. Under load the exit was handled before
+        // the pipe's last bytes were read, the loop stayed busy past the grace, and the pipes were
+        // closed with `echo`'s line unread: 400 `sleep 1; echo N` over `spool mcp` came back
+        // "(no output)", exit code 0, 18-259 times. A busy look (an outside writer) closes at once.
+        setImmediate(() => check(early, true));
         return;
       }
       if (busy) this.outsideWriter = true;
