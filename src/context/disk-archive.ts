@@ -16,7 +16,7 @@ import type { ArchiveStats, ArchiveStore } from "./archive-store.js";
 import { readContained } from "./contained-read.js";
 import { ArchiveError, ContextError } from "./errors.js";
 import { tooLarge } from "./memory-archive.js";
-import { writeFileAtomic } from "../store/index.js";
+import { warnSessionDirRemoved, writeFileAtomic } from "../store/index.js";
 
 /**
  * An entry's key is its text's hash, so a file that no longer hashes to its name was changed or
@@ -122,7 +122,7 @@ export class DiskArchive implements ArchiveStore {
       return key;
     }
     try {
-      writeFileAtomic(path, data);
+      this.write(path, data);
     } catch (err) {
       throw new ArchiveError(
         "SPOOL_ARCHIVE_WRITE",
@@ -133,6 +133,25 @@ export class DiskArchive implements ArchiveStore {
     if (now - this.lastSweep >= SWEEP_INTERVAL_MS) this.sweep();
     this.evict(key);
     return key;
+  }
+
+  /**
+   * A directory deleted under a running session (`rm -rf .spool`) is created again and the write
+   * retried once: without it every later put failed, nothing was cut and the context grew without
+   * bound. The index is rebuilt from the new, empty directory (the old entries are gone with it), and
+   * the user is told once per session directory.
+   */
+  private write(path: string, data: string): void {
+    try {
+      writeFileAtomic(path, data);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      if (mkdirSync(this.dir, { recursive: true, mode: 0o700 }) === undefined) throw err;
+    }
+    this.rescan();
+    warnSessionDirRemoved(this.root);
+    writeFileAtomic(path, data);
   }
 
   get(key: string): string | undefined {

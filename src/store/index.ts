@@ -37,6 +37,7 @@ export { followJsonlSession, type JsonlFollower } from "./jsonl/follow.js";
 export { openSqliteStore, type SqliteStoreOptions } from "./sqlite/store.js";
 export { followSqliteSession, type SqliteFollower } from "./sqlite/follow.js";
 export { writeFileAtomic, type AtomicWriteOptions } from "./atomic-write.js";
+export { SessionDirRemovedError, warnSessionDirRemoved } from "./dir-removed.js";
 export { currentOwner, ownerLiveness, type Liveness, type ProcessOwner } from "./process-owner.js";
 export { lockHolder } from "./jsonl/lock.js";
 export { removeIdleSession, type IdleRemoval } from "./remove-idle-session.js";

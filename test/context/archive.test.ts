@@ -90,6 +90,21 @@ describe("DiskArchive", () => {
     expect(b.get(key)).toBe(text);
   });
 
+  it("a directory deleted under it (rm -rf of the session) is created again on the next put, its index starting empty", () => {
+    const root = dir();
+    const d = join(root, "session", "archive");
+    const a = new DiskArchive({ dir: d, root: join(root, "session") });
+    const old = a.put(bytes20(0));
+    rmSync(join(root, "session"), { recursive: true, force: true });
+    const key = a.put(bytes20(1));
+    expect(readdirSync(d)).toEqual([`${key}.ccr`]);
+    expect(a.get(key)).toBe(bytes20(1));
+    expect(a.stats()).toMatchObject({ entries: 1, totalBytes: 20 });
+    expect(a.get(old)).toBeUndefined();
+    expect(a.put(bytes20(0))).toBe(old);
+    expect(a.get(old)).toBe(bytes20(0));
+  });
+
   it("stores text with lone surrogates exactly", () => {
     const d = dir();
     const text = "broken \ud83d pair and \udc00 low";
