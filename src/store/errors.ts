@@ -81,6 +81,20 @@ export class StoreFailedError extends SpoolError {
   }
 }
 
+/** The log was deleted under the writer and could not be published again: later writes would reach nobody. */
+export class SessionLogRemovedError extends SpoolError {
+  constructor(
+    readonly file: string,
+    override readonly cause: unknown,
+  ) {
+    super(
+      "SPOOL_STORE_LOG_REMOVED",
+      `${file} was deleted while the session was writing it, and writing it again failed (${String((cause as Error)?.message ?? cause)}); ` +
+        "the store refuses further writes: end the run and start a new session (do not remove .spool while a run is in progress).",
+    );
+  }
+}
+
 /**
  * Damage that is not a crash signature (anything but the final line), or a file that is not ours.
  * Found on open, or (`onRead`) when a read reaches a line of the log that a checkpoint vouched for.

@@ -36,10 +36,10 @@ export interface SeqWrite {
  * open takes the next seq from the highest record of every file, and an acknowledged seq is never
  * reused. (A set or an append at that seq is live, so it is among the records already.)
  */
-export function compactSidecarText(headerLine: string, scope: string, records: Iterable<SeqWrite>, last: SeqWrite): string {
+export function compactSidecarText(headerLine: string, scope: string, records: Iterable<SeqWrite>, last?: SeqWrite): string {
   let text = headerLine;
   for (const r of records) text += encodeTransaction(r.seq, scope, [r.write]);
-  if (last.write.op === "delete" || last.write.op === "clear") text += encodeTransaction(last.seq, scope, [last.write]);
+  if (last !== undefined && (last.write.op === "delete" || last.write.op === "clear")) text += encodeTransaction(last.seq, scope, [last.write]);
   return text;
 }
 

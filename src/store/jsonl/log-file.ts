@@ -111,6 +111,11 @@ export class AppendFile {
     return bytes.length;
   }
 
+  /** True when the file was deleted (no name links to it any more): what is appended now reaches nobody. */
+  unlinked(): boolean {
+    return fstatSync(this.#fd).nlink === 0;
+  }
+
   async sync(): Promise<void> {
     if (!this.dirty) return;
     this.dirty = false;

@@ -24,7 +24,7 @@ const REUSED_MAX = 1024 * 1024;
 
 export class LogSource {
   readonly path: string;
-  readonly ino: number;
+  ino: number;
   #fd: number;
   readonly #reader: boolean;
   #reused = Buffer.alloc(0);
@@ -96,6 +96,17 @@ export class LogSource {
     } finally {
       if (this.#fd < 0) closeSync(fd);
     }
+  }
+
+  /**
+   * The writer's source moved to the file now at `path` (the log published again after it was
+   * deleted under the writer): reads go to the new file, whose bytes are the old one's.
+   */
+  reopen(): void {
+    const fd = openSync(this.path, "r");
+    if (this.#fd >= 0) closeSync(this.#fd);
+    this.#fd = fd;
+    this.ino = fstatSync(fd).ino;
   }
 
   close(): void {
