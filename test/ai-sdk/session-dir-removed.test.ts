@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createSpool } from "../../dist/ai-sdk/index.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
+import { runSpool } from "../support/cli.js";
 import { startFakeOpenAI, toolResult, toolText, type ChatMessage } from "./fake-openai.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -20,7 +21,7 @@ const KEY = /<<ccr:([0-9a-f]{16})>>/;
 const toolChars = (messages: ChatMessage[]): number => messages.filter((m) => m.role === "tool").reduce((n, m) => n + toolText(m).length, 0);
 
 describe("the session directory removed while the agent runs", () => {
-  it("compaction goes on (the prompt stays bounded), an old result is recallable, and the user is warned once", async () => {
+  it("compaction goes on (the prompt stays bounded), an old result is recallable, the session log keeps every call, and the user is warned once", async () => {
     const dir = tempDir("spool-rmdir-");
     const warnings: Error[] = [];
     const onWarning = (w: Error) => {
@@ -63,6 +64,13 @@ describe("the session directory removed while the agent runs", () => {
     // Archived again after the removal: the model reads the original back.
     expect(stubKey).toMatch(/^[0-9a-f]{16}$/);
     expect(toolResult(last, "call_5_0")).toMatch(/\b99995\b/);
+    // The log was written on into the deleted file before: the session was gone from `spool sessions`.
+    const root = join(dir, ".spool");
+    const listed = JSON.parse(runSpool(["sessions", "--root", root, "--json"], { cwd: dir }).stdout) as { id: string; status: string }[];
+    expect(listed).toMatchObject([{ id: spool.sessionId, status: "succeeded" }]);
+    const inspect = runSpool(["inspect", spool.sessionId, "--root", root], { cwd: dir }).stdout;
+    for (const command of ["seq 1 100000", "rm -rf .spool && echo removed", "seq 1 200000", "echo a", "echo b"]) expect(inspect).toContain(`$ ${command}`);
+    expect(inspect).toMatch(/call call-6 \(recall\): ok/);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.message).toContain(spool.sessionDir);
   });
