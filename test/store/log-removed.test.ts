@@ -3,7 +3,7 @@
 // record from then on, and the log itself, were gone once the store closed. Now the log is published
 // again — the main log copied from the descriptor the writer holds, live sidecars from memory — and a
 // reopen reads everything committed, before and after the deletion. Real files throughout.
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { appendList, ephemeralScope, list, openJsonlStore, readJsonlSnapshot, setValue, value } from "../../src/store/index.js";
@@ -63,5 +63,30 @@ describe("a JSONL log deleted under its writer", () => {
     await store.commit([setValue(note, "last")]);
     await store.close();
     expect(readJsonlSnapshot(path).get(note)).toBe("last");
+  });
+
+  it("when it cannot be published again (a file stands where the directory was) the store stops with SPOOL_STORE_LOG_REMOVED, for this write and every later one", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    const dir = join(tempDir(), "s3");
+    const store = await openJsonlStore(join(dir, "session.jsonl"), { sessionId: "s3" });
+    await store.commit([setValue(note, "first")]);
+    rmSync(dir, { recursive: true, force: true });
+    writeFileSync(dir, "not a directory");
+    vi.setSystemTime(Date.now() + 2000);
+    const failed = store.commit([setValue(note, "lost")]);
+    await expect(failed).rejects.toMatchObject({ code: "SPOOL_STORE_LOG_REMOVED" });
+    await expect(failed).rejects.toThrow(/session\.jsonl was deleted while the session was writing it.*start a new session/);
+    await expect(store.commit([setValue(note, "later")])).rejects.toMatchObject({ code: "SPOOL_STORE_LOG_REMOVED" });
+    await store.close();
+  });
+
+  it("found only at close, a log that cannot be published again fails the close with SPOOL_STORE_LOG_REMOVED", async () => {
+    const dir = join(tempDir(), "s4");
+    const store = await openJsonlStore(join(dir, "session.jsonl"), { sessionId: "s4" });
+    await store.commit([setValue(note, "first")]);
+    rmSync(dir, { recursive: true, force: true });
+    writeFileSync(dir, "not a directory");
+    await store.commit([setValue(note, "into the deleted file")]);
+    await expect(store.close()).rejects.toMatchObject({ code: "SPOOL_STORE_LOG_REMOVED" });
   });
 });
