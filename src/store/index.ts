@@ -84,6 +84,7 @@ export {
   SessionExistsError,
   SessionIdError,
   SessionLockedError,
+  SessionLogRemovedError,
   SessionNotFoundError,
   StoreClosedError,
   StoreFailedError,
