@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { applyUpdate, exec, type CaptureUpdate, type CaptureView, type ExecResult } from "../../src/capture/index.js";
+import { GUARD_SCRIPT } from "../../src/capture/process-group.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { until } from "../support/until.js";
 
@@ -140,7 +141,7 @@ describe("when the capturing process itself dies", () => {
     const pgid = Number(r.text.trim());
     expect(isRunning(pgid, "/bin/bash -c echo $$")).toBe(false);
     // The guard is SIGKILLed as exec returns; wait for the kill to land, not for a fixed time.
-    const guards = () => readdirSync("/proc").filter((p) => /^\d+$/.test(p) && isRunning(Number(p), `/bin/sh -c read _ ; kill -KILL -$0 2>/dev/null ${pgid}`));
+    const guards = () => readdirSync("/proc").filter((p) => /^\d+$/.test(p) && isRunning(Number(p), `/bin/sh -c ${GUARD_SCRIPT} ${pgid}`));
     await until(() => guards().length === 0, "the guard to exit", 1000);
   });
 });
