@@ -3,7 +3,8 @@
 // writing its stdout into its spill file with stderr on a pipe that spool appends there
 // (file-child.ts), or under a pseudo-terminal (pty-child.ts; one stream; the program sees a
 // terminal, so it colours, draws progress and line-buffers as it would for a person). Either way the
-// command leads its own process group, so the group can be signalled whole.
+// command leads its own session and process group, so the group can be signalled whole, and the
+// session's other groups (job control: `set -m`) found and signalled at its end (process-group.ts).
 import { Buffer } from "node:buffer";
 import type { ChildProcess } from "node:child_process";
 import { closeSync } from "node:fs";
