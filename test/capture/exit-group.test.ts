@@ -143,6 +143,19 @@ describe("A command's background jobs in its own process group outlive a normal 
     expect(isRunning(pid, `sh -c ${SPINNER}`)).toBe(false);
   });
 
+  it("a setsid process that wrote after the group ended and then paused past the grace is still an outside writer", async () => {
+    // It writes every ~30 ms for half a second, then is quiet for a second: the quiet look closes the
+    // pipes. Before, only a writer seen writing at that look got the note; a loaded machine that
+    // stretched one pause past the grace hid it the same way.
+    const r = await exec("setsid sh -c 'i=0; while [ $i -lt 15 ]; do echo tick; sleep 0.03; i=$((i+1)); done; sleep 1; echo late' & echo started", {
+      timeoutMs: 30_000,
+    });
+    expect(r.text).toMatch(/^started\n|\nstarted\n/);
+    expect(r.text).toContain("tick\n");
+    expect(r.text).not.toContain("late");
+    expect(r.outsideWriter).toBe(true);
+  });
+
   it("a quiet setsid process is no outside writer: the call ends at once, without the note", async () => {
     const r = await exec("setsid sleep 305 & echo $!");
     survivors.push(Number(r.text.trim()));
