@@ -4,10 +4,17 @@
 // tail preview whose header says how to read the rest. Decisions are a pure function of the result
 // text: the same history processed twice writes no second file and changes nothing, so prompt caches
 // stay valid across turns and resumes (upstream re-spilled every turn to a new file).
+// Inline images in results count toward the per-turn budget at an estimate of what they cost the
+// model, not their base64 length: Anthropic bills an image at width×height/750 tokens and scales it
+// down to about 1,600 tokens at most, so a 400,000-char screenshot weighs ~6,400 chars (4 chars a
+// token), like the text it displaces. Counting its base64 would cut every text beside a screenshot
+// to a preview. A fresh image is never cut here (the model has not seen it yet); microcompaction
+// clears it once it is old.
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { extractKeys } from "./archive-key.js";
 import type { ArchiveStore } from "./archive-store.js";
 import { detectContentKind } from "./content-kind.js";
+import { imageInfo } from "./image-info.js";
 import type { Message, ToolResultMessage } from "./messages.js";
 import { textOf, withText } from "./messages.js";
 import { positiveOr } from "./positive-or.js";
@@ -19,6 +26,8 @@ export const DEFAULT_MAX_RESULT_CHARS = 20_000;
 export const DEFAULT_TURN_BUDGET_CHARS = 200_000;
 export const PREVIEW_HEAD_CHARS = 4_000;
 export const PREVIEW_TAIL_CHARS = 1_000;
+/** The most an image counts toward a turn: ~1,600 tokens (Anthropic's cap after scaling) at 4 chars a token. */
+export const IMAGE_BUDGET_CHARS = 6_400;
 
 export interface BudgetOptions {
   readonly maxResultChars?: number;
@@ -56,6 +65,8 @@ export interface BudgetReport {
   filesSaved: string[];
   keysSaved: string[];
   errors: string[];
+  /** What the inline images in results counted toward their turns (imageBudgetChars each). */
+  imageChars: number;
 }
 
 export function emptyBudgetReport(): BudgetReport {
@@ -69,6 +80,7 @@ export function emptyBudgetReport(): BudgetReport {
     filesSaved: [],
     keysSaved: [],
     errors: [],
+    imageChars: 0,
   };
 }
 
@@ -77,6 +89,8 @@ interface Slot {
   readonly toolName: string | undefined;
   text: string;
   stub: boolean;
+  /** The result's images, as imageBudgetChars counts them. */
+  images: number;
 }
 
 export function enforceToolResultBudget(messages: readonly Message[], options: BudgetOptions = {}): { messages: readonly Message[]; report: BudgetReport } {
@@ -141,7 +155,10 @@ export function enforceToolResultBudget(messages: readonly Message[], options: B
       if (slot.text.length > limit) cut(slot);
     }
     let turnSize = 0;
-    for (const slot of group) turnSize += slot.text.length;
+    for (const slot of group) {
+      turnSize += slot.text.length + slot.images;
+      report.imageChars += slot.images;
+    }
     if (turnSize > turnBudget) {
       // Largest first; ties by position so the choice is deterministic.
       const order = [...group].sort((a, b) => b.text.length - a.text.length || a.index - b.index);
@@ -162,7 +179,13 @@ export function enforceToolResultBudget(messages: readonly Message[], options: B
     if (message.role === "tool") {
       if (names.size === 0 && group.length === 0 && options.externalCalls !== true) continue;
       const text = textOf(message);
-      group.push({ index: i, toolName: names.get(message.toolCallId) ?? message.toolName, text, stub: parseStub(text) !== undefined });
+      group.push({
+        index: i,
+        toolName: names.get(message.toolCallId) ?? message.toolName,
+        text,
+        stub: parseStub(text) !== undefined,
+        images: imagesChars(message),
+      });
       continue;
     }
     flush(group);
@@ -174,6 +197,23 @@ export function enforceToolResultBudget(messages: readonly Message[], options: B
   }
   flush(group);
   return { messages: out ?? messages, report };
+}
+
+/** What an image costs the model in chars: width×height/750 tokens up to IMAGE_BUDGET_CHARS / 4, at 4 chars a token. */
+export function imageBudgetChars(width: number | undefined, height: number | undefined): number {
+  if (width === undefined || height === undefined) return IMAGE_BUDGET_CHARS;
+  return Math.min(IMAGE_BUDGET_CHARS, 4 * Math.ceil((width * height) / 750));
+}
+
+function imagesChars(message: ToolResultMessage): number {
+  let total = 0;
+  for (const part of message.content) {
+    if (part.type !== "image") continue;
+    const info = imageInfo(part);
+    // a remote URL costs the model the same once fetched, but its size is not known here
+    total += info !== undefined ? Math.min(info.payloadChars, imageBudgetChars(info.width, info.height)) : IMAGE_BUDGET_CHARS;
+  }
+  return total;
 }
 
 /** `path` relative to the workspace when it lies inside it (with "/" separators), else as given. */

@@ -11,6 +11,8 @@ export { archiveKey, extractKeys, formatMarker, isValidKey, isWellFormed } from 
 export { type ArchiveStats, type ArchiveStore, type KeyLookup } from "./archive-store.js";
 export { MemoryArchive } from "./memory-archive.js";
 export { parseStub, type ParsedStub, type StubLevel } from "./stubs.js";
+export { imageInfo, type ImageInfo } from "./image-info.js";
+export { buildImageStub, imageEntry, isImageStub, parseImageEntry } from "./image-stub.js";
 export {
   assistant,
   systemText,

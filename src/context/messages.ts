@@ -2,6 +2,7 @@
 // (so the order of text, reasoning and calls survives every adapter); one tool result per `tool`
 // message. Anything a provider sends that we do not model rides along in `extra` (message, part and
 // call level) so adapters are lossless both ways.
+import { isImageStub } from "./image-stub.js";
 
 /** Fields of the provider object we do not model, copied back verbatim on the way out. */
 export type Extra = Readonly<Record<string, unknown>>;
@@ -110,19 +111,21 @@ export function toolCallsOf(message: Message): readonly ToolCallPart[] {
 
 /**
  * The text of a message's content: text parts joined by "\n". This is the unit budgets measure,
- * cuts preview, and the archive restores byte-identically.
+ * cuts preview, and the archive restores byte-identically. The stub of a cleared image
+ * (image-stub.ts) stands where the image stood and is not text here: no budget counts or cuts it, and
+ * no text stub swallows its marker.
  */
 export function textOf(message: { readonly content: readonly AssistantPart[] }): string {
   let out: string | undefined;
   for (const part of message.content) {
-    if (part.type !== "text") continue;
+    if (part.type !== "text" || isImageStub(part.text)) continue;
     out = out === undefined ? part.text : out + "\n" + part.text;
   }
   return out ?? "";
 }
 
 /**
- * Replace a message's text with `text`, keeping images and raw parts in place. Several text parts
+ * Replace a message's text with `text`, keeping images, image stubs and raw parts in place. Several text parts
  * collapse into one at the position of the first; their extras merge so e.g. a cache_control mark survives.
  */
 export function withText<M extends SystemMessage | UserMessage | ToolResultMessage>(message: M, text: string): M {
@@ -130,7 +133,7 @@ export function withText<M extends SystemMessage | UserMessage | ToolResultMessa
   let extra: Record<string, unknown> | undefined;
   let placed = -1;
   for (const part of message.content) {
-    if (part.type === "text") {
+    if (part.type === "text" && !isImageStub(part.text)) {
       if (part.extra) extra = { ...extra, ...part.extra };
       if (placed < 0) {
         placed = content.length;

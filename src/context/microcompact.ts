@@ -11,12 +11,19 @@
 // Measured on two real mini-swe-agent sessions (a third of whose commands exit non-zero): keeping
 // 1,000 head + 1,500 tail chars of every failure left 47–51% of the tool-result characters; status
 // line + error lines + a 500-char tail leaves 27–37%.
+// Inline images in tool results (a screenshot is ~400,000 base64 chars, sent again in every request)
+// are cleared at the first level, truncateTurns old: an image has no useful preview, and the model
+// looked at it when it was fresh. Each becomes a one-line stub in its place (media type, size,
+// dimensions) and is archived whole (image-stub.ts), whatever the tool; an image whose stub would not
+// be shorter (a remote URL, a tiny icon) stays.
 import { archiveKey } from "./archive-key.js";
 import type { ArchiveStore } from "./archive-store.js";
 import { countLines } from "./cut.js";
 import { detectContentKind } from "./content-kind.js";
 import { isFailedCommandOutput } from "./failed-command.js";
-import type { Message, ToolCallPart, ToolResultMessage, UserMessage } from "./messages.js";
+import { imageInfo } from "./image-info.js";
+import { buildImageStub, imageEntry } from "./image-stub.js";
+import type { ContentPart, Message, TextPart, ToolCallPart, ToolResultMessage, UserMessage } from "./messages.js";
 import { textOf, withText } from "./messages.js";
 import { positiveOr } from "./positive-or.js";
 import { buildPreview, buildSummary, parseStub, type Origin, type ParsedStub } from "./stubs.js";
@@ -88,13 +95,15 @@ export interface MicrocompactReport {
   preserved: number;
   /** Old results of failed commands (or error results) cut to an error-keeping preview, which never drops to a summary. */
   failedKept: number;
+  /** Images in old tool results replaced by a one-line stub (their payload chars count in charsSaved). */
+  imagesCleared: number;
   errors: string[];
   /** Chars this pass could have freed but did not, because they were below `minSavedChars`. */
   deferredChars?: number;
 }
 
 export function emptyMicrocompactReport(): MicrocompactReport {
-  return { truncated: 0, summarized: 0, charsSaved: 0, keysArchived: [], preserved: 0, failedKept: 0, errors: [] };
+  return { truncated: 0, summarized: 0, charsSaved: 0, keysArchived: [], preserved: 0, failedKept: 0, imagesCleared: 0, errors: [] };
 }
 
 export function applyMicrocompact(
@@ -130,7 +139,16 @@ export function applyMicrocompact(
     const age = turn - k;
     if (age < truncateTurns) continue;
     if (message.role !== "tool" && !(message.role === "user" && message.agentFeedback === true)) continue;
-    const text = textOf(message);
+    let current: ToolResultMessage | UserMessage = message;
+    if (message.role === "tool") {
+      current = clearImages(message, options.archive, report);
+      if (current !== message) {
+        out ??= messages.slice();
+        out[i] = current;
+      }
+    }
+    // image stubs are not text (textOf), so the text below is the result's own
+    const text = textOf(current);
     const stub = parseStub(text);
     const short = stub === undefined && text.length < minContent;
     if (short && (age < summarizeTurns || text.length < summarizeMin)) continue;
@@ -147,7 +165,7 @@ export function applyMicrocompact(
     }
 
     const next = compactOne(
-      message,
+      current,
       text,
       stub,
       age,
@@ -227,6 +245,41 @@ function compactOne<M extends ToolResultMessage | UserMessage>(
   if (level === "failed") report.failedKept++;
   report.charsSaved += text.length - next.length;
   return withText(message, next);
+}
+
+/** Each inline image of an old result replaced by its stub, archived first (an image that cannot be archived stays). */
+function clearImages(message: ToolResultMessage, archive: ArchiveStore | undefined, report: MicrocompactReport): ToolResultMessage {
+  let content: ContentPart[] | undefined;
+  message.content.forEach((part, j) => {
+    if (part.type !== "image") return;
+    const info = imageInfo(part);
+    if (info === undefined) return;
+    const entry = imageEntry(part);
+    const key = archive !== undefined ? archiveKey(entry) : undefined;
+    const stub = buildImageStub(info, key);
+    if (stub.length >= info.payloadChars) return;
+    if (archive !== undefined) {
+      try {
+        archive.put(entry);
+      } catch (err) {
+        report.errors.push(`could not archive a ${info.payloadChars}-char image (${(err as Error).message}); left whole`);
+        return;
+      }
+      if (!report.keysArchived.includes(key!)) report.keysArchived.push(key!);
+    }
+    content ??= message.content.slice();
+    content[j] = stubPart(stub, part);
+    report.imagesCleared++;
+    report.charsSaved += info.payloadChars - stub.length;
+  });
+  return content !== undefined ? { ...message, content } : message;
+}
+
+/** The stub as a text part; a cache mark the image carried (Anthropic's cache_control, the AI SDK's providerOptions) stays on it. */
+function stubPart(text: string, image: { readonly extra?: Readonly<Record<string, unknown>> }): TextPart {
+  const extra: Record<string, unknown> = {};
+  for (const key of ["cache_control", "providerOptions"]) if (image.extra?.[key] !== undefined) extra[key] = image.extra[key];
+  return Object.keys(extra).length > 0 ? { type: "text", text, extra } : { type: "text", text };
 }
 
 /** Enough for the status line a failed command opens with (`<returncode>1</returncode>`, `Exit code 2`, the command echoed). */

@@ -11,6 +11,7 @@ import { contextConfigFromEnv, type ContextConfig } from "./config.js";
 import { ConfigError, PairingInvariantError, ProviderRuleError } from "./errors.js";
 import { resolveExternalCalls } from "./external-calls.js";
 import { rewriteCollidingIds, type IdRewrite } from "./id-collisions.js";
+import { imageInfo } from "./image-info.js";
 import type { Message } from "./messages.js";
 import { textOf } from "./messages.js";
 import { applyMicrocompact, type MicrocompactReport } from "./microcompact.js";
@@ -86,6 +87,9 @@ export interface PrepareReport {
   readonly charsAfter: number;
   readonly resultsBefore: number;
   readonly resultsAfter: number;
+  /** Characters of the inline images in tool results (base64, or the whole data: URL) before and after: what they add to a request. */
+  readonly imageCharsBefore: number;
+  readonly imageCharsAfter: number;
   readonly filesSaved: readonly string[];
   readonly keysArchived: readonly string[];
   readonly changed: boolean;
@@ -173,6 +177,8 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
       charsAfter: resultChars(compacted.messages),
       resultsBefore: resultCount(messages),
       resultsAfter: resultCount(compacted.messages),
+      imageCharsBefore: imageChars(messages),
+      imageCharsAfter: imageChars(compacted.messages),
       filesSaved: budgeted.report.filesSaved,
       keysArchived,
       changed: compacted.messages !== messages,
@@ -187,6 +193,15 @@ function isResult(m: Message): boolean {
 function resultChars(messages: readonly Message[]): number {
   let total = 0;
   for (const m of messages) if (isResult(m)) total += textOf(m).length;
+  return total;
+}
+
+function imageChars(messages: readonly Message[]): number {
+  let total = 0;
+  for (const m of messages) {
+    if (m.role !== "tool") continue;
+    for (const part of m.content) if (part.type === "image") total += imageInfo(part)?.payloadChars ?? 0;
+  }
   return total;
 }
 

@@ -6,11 +6,15 @@
 // the rest, so every character stays reachable. Every argument is model-controlled: keys are found in
 // one linear pass (recall-keys.ts), grep runs on a linear-time engine (grep.ts), and a grep scan
 // stops at a time budget or an abort with a partial answer that says where to resume.
+// An image cut from an old result (image-stub.ts) is answered with what it was — media type,
+// dimensions, bytes — whatever the options: its base64 is no text a model can read.
 import { givenValue, isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { formatMarker } from "./archive-key.js";
 import type { KeyLookup } from "./archive-store.js";
 import { RecallError } from "./errors.js";
 import { compileGrep, type LineMatcher } from "./grep.js";
+import { imageInfo } from "./image-info.js";
+import { describeImageEntry, parseImageEntry } from "./image-stub.js";
 import { extractRecallKeys } from "./recall-keys.js";
 import { grepLines } from "./recall-grep.js";
 import { checkRecallMaxChars, DEFAULT_RECALL_MAX_CHARS, MIN_PAGE_CHARS } from "./recall-limits.js";
@@ -84,6 +88,8 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
   const deadline = performance.now() + (options.grepBudgetMs ?? DEFAULT_GREP_BUDGET_MS);
   const render = (key: string, content: string | undefined, budget: number): string => {
     if (content === undefined) return MISS_TEXT;
+    const image = parseImageEntry(content);
+    if (image !== undefined) return describeImageEntry(key, imageInfo(image));
     if (!paged && content.length <= budget) return content;
     if (budget < MIN_PAGE_CHARS) {
       return `[recall ${formatMarker(key)}: ${content.length} chars — no room for it beside the other keys in this answer; recall it alone.]`;

@@ -36,6 +36,8 @@ export function describePrepareReport(r: PrepareReport, ctx: ReportContext): str
   lines.push(`  repairs: ${repairs.length > 0 ? repairs.join("; ") : "none needed"}`);
   lines.push(`  tool results: ${r.resultsBefore} before, ${r.resultsAfter} after`);
   lines.push(`  tool-result chars: ${r.charsBefore} before, ${r.charsAfter} after${change(r.charsBefore, r.charsAfter)}`);
+  if (r.imageCharsBefore > 0)
+    lines.push(`  tool-result image chars: ${r.imageCharsBefore} before, ${r.imageCharsAfter} after${change(r.imageCharsBefore, r.imageCharsAfter)}`);
   const b = r.budget;
   lines.push(
     `  budget: ${count(b.resultsTruncated, "result")} cut to a preview${b.resultsReferenced > 0 ? ` (${b.resultsReferenced} referencing text saved earlier)` : ""}`,
@@ -43,7 +45,8 @@ export function describePrepareReport(r: PrepareReport, ctx: ReportContext): str
   const m = r.microcompact;
   lines.push(
     `  microcompact: ${m.truncated} truncated${m.failedKept > 0 ? ` (${m.failedKept} failed or error result(s) kept as a preview with their error lines)` : ""}, ` +
-      `${m.summarized} summarized, ${count(m.preserved, "old write/edit acknowledgement")} kept whole`,
+      `${m.summarized} summarized, ${count(m.preserved, "old write/edit acknowledgement")} kept whole` +
+      (m.imagesCleared > 0 ? `, ${count(m.imagesCleared, "old image")} cleared` : ""),
   );
   lines.push(`  files saved: ${r.filesSaved.length > 0 ? r.filesSaved.join(", ") : "none"}`);
   lines.push(`  keys archived: ${r.keysArchived.length > 0 ? r.keysArchived.map(formatMarker).join(" ") : "none"}`);
