@@ -4,6 +4,7 @@
 import { DEFAULT_MAX_RESULT_CHARS, DEFAULT_TURN_BUDGET_CHARS } from "./budget.js";
 import { DEFAULT_ARCHIVE_MAX_BYTES, DEFAULT_ARCHIVE_TTL_MS } from "./disk-archive.js";
 import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
+import { DEFAULT_INPUT_MAX_CHARS } from "./call-inputs.js";
 import { ConfigError } from "./errors.js";
 import {
   DEFAULT_MICRO_HEAD_CHARS,
@@ -23,6 +24,8 @@ export interface ContextConfig {
   readonly microTailChars: number;
   readonly minContent: number;
   readonly summarizeMinChars: number;
+  /** Longer strings in old tool-call inputs are replaced by a recall stub. */
+  readonly inputMaxChars: number;
   /** 0 = unbounded. */
   readonly archiveMaxBytes: number;
   /** 0 = entries never expire. */
@@ -38,6 +41,7 @@ export const DEFAULT_CONTEXT_CONFIG: ContextConfig = {
   microTailChars: DEFAULT_MICRO_TAIL_CHARS,
   minContent: DEFAULT_MIN_CONTENT,
   summarizeMinChars: DEFAULT_SUMMARIZE_MIN_CHARS,
+  inputMaxChars: DEFAULT_INPUT_MAX_CHARS,
   archiveMaxBytes: DEFAULT_ARCHIVE_MAX_BYTES,
   archiveTtlMs: DEFAULT_ARCHIVE_TTL_MS,
 };
@@ -54,6 +58,7 @@ const VARIABLES: Record<keyof ContextConfig, string> = {
   microTailChars: "SPOOL_MICROCOMPACT_TAIL_CHARS",
   minContent: "SPOOL_MICROCOMPACT_MIN_CONTENT",
   summarizeMinChars: "SPOOL_MICROCOMPACT_SUMMARIZE_MIN_CHARS",
+  inputMaxChars: "SPOOL_MICROCOMPACT_INPUT_MAX_CHARS",
   archiveMaxBytes: "SPOOL_ARCHIVE_MAX_MB",
   archiveTtlMs: "SPOOL_ARCHIVE_TTL",
 };
@@ -82,6 +87,7 @@ export function contextConfigFromEnv(env: Env = process.env, overrides: Partial<
     microTailChars: int("microTailChars", DEFAULT_MICRO_TAIL_CHARS),
     minContent: int("minContent", DEFAULT_MIN_CONTENT),
     summarizeMinChars: int("summarizeMinChars", DEFAULT_SUMMARIZE_MIN_CHARS),
+    inputMaxChars: int("inputMaxChars", DEFAULT_INPUT_MAX_CHARS),
     archiveMaxBytes: overrides.archiveMaxBytes ?? megabytes(env, VARIABLES.archiveMaxBytes, DEFAULT_ARCHIVE_MAX_BYTES),
     archiveTtlMs: overrides.archiveTtlMs ?? durationMs(env, VARIABLES.archiveTtlMs, DEFAULT_ARCHIVE_TTL_MS),
   };

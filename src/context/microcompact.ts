@@ -18,6 +18,7 @@
 // be shorter (a remote URL, a tiny icon) stays.
 import { archiveKey } from "./archive-key.js";
 import type { ArchiveStore } from "./archive-store.js";
+import { clearOldInputs, DEFAULT_INPUT_MAX_CHARS } from "./call-inputs.js";
 import { countLines } from "./cut.js";
 import { detectContentKind } from "./content-kind.js";
 import { isFailedCommandOutput } from "./failed-command.js";
@@ -83,6 +84,8 @@ export interface MicrocompactOptions {
    * (Anthropic's clear_at_least, OpenCode's 20K prune minimum).
    */
   readonly minSavedChars?: number;
+  /** Strings longer than this in the input of a call truncateTurns old are replaced by a recall stub (call-inputs.ts); default DEFAULT_INPUT_MAX_CHARS. */
+  readonly inputMaxChars?: number;
 }
 
 export interface MicrocompactReport {
@@ -97,13 +100,15 @@ export interface MicrocompactReport {
   failedKept: number;
   /** Images in old tool results replaced by a one-line stub (their payload chars count in charsSaved). */
   imagesCleared: number;
+  /** Long strings in old tool-call inputs replaced by a recall stub (counted in charsSaved). */
+  inputsCleared: number;
   errors: string[];
   /** Chars this pass could have freed but did not, because they were below `minSavedChars`. */
   deferredChars?: number;
 }
 
 export function emptyMicrocompactReport(): MicrocompactReport {
-  return { truncated: 0, summarized: 0, charsSaved: 0, keysArchived: [], preserved: 0, failedKept: 0, imagesCleared: 0, errors: [] };
+  return { truncated: 0, summarized: 0, charsSaved: 0, keysArchived: [], preserved: 0, failedKept: 0, imagesCleared: 0, inputsCleared: 0, errors: [] };
 }
 
 export function applyMicrocompact(
@@ -118,6 +123,7 @@ export function applyMicrocompact(
   const summarizeMin = Math.min(minContent, positiveOr(options.summarizeMinChars, DEFAULT_SUMMARIZE_MIN_CHARS));
   const preserved = new Set((options.preserveTools ?? DEFAULT_PRESERVED_TOOLS).map(normaliseToolName));
   const preserveMax = positiveOr(options.preserveMaxChars, DEFAULT_PRESERVED_MAX_CHARS);
+  const inputMax = positiveOr(options.inputMaxChars, DEFAULT_INPUT_MAX_CHARS);
   const report = emptyMicrocompactReport();
 
   let assistants = 0;
@@ -134,6 +140,14 @@ export function applyMicrocompact(
       k++;
       calls = new Map();
       for (const part of message.content) if (part.type === "toolCall") calls.set(part.id, part);
+      // a call ages with its results: this message's results are turn − k old too
+      if (turn - k >= truncateTurns) {
+        const next = clearOldInputs(message, inputMax, options.archive, report);
+        if (next !== message) {
+          out ??= messages.slice();
+          out[i] = next;
+        }
+      }
       continue;
     }
     const age = turn - k;

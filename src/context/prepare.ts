@@ -149,6 +149,7 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
     tailChars: config.microTailChars,
     minContent: config.minContent,
     summarizeMinChars: config.summarizeMinChars,
+    inputMaxChars: config.inputMaxChars,
     archive,
     ...(options.turn !== undefined ? { turn: options.turn } : {}),
     ...(options.preserveTools !== undefined ? { preserveTools: options.preserveTools } : {}),

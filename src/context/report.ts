@@ -46,7 +46,8 @@ export function describePrepareReport(r: PrepareReport, ctx: ReportContext): str
   lines.push(
     `  microcompact: ${m.truncated} truncated${m.failedKept > 0 ? ` (${m.failedKept} failed or error result(s) kept as a preview with their error lines)` : ""}, ` +
       `${m.summarized} summarized, ${count(m.preserved, "old write/edit acknowledgement")} kept whole` +
-      (m.imagesCleared > 0 ? `, ${count(m.imagesCleared, "old image")} cleared` : ""),
+      (m.imagesCleared > 0 ? `, ${count(m.imagesCleared, "old image")} cleared` : "") +
+      (m.inputsCleared > 0 ? `, ${count(m.inputsCleared, "long string")} of old tool-call inputs cleared` : ""),
   );
   lines.push(`  files saved: ${r.filesSaved.length > 0 ? r.filesSaved.join(", ") : "none"}`);
   lines.push(`  keys archived: ${r.keysArchived.length > 0 ? r.keysArchived.map(formatMarker).join(" ") : "none"}`);

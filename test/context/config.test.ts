@@ -21,6 +21,7 @@ const VARS = [
   "SPOOL_MICROCOMPACT_HEAD_CHARS",
   "SPOOL_MICROCOMPACT_TAIL_CHARS",
   "SPOOL_MICROCOMPACT_MIN_CONTENT",
+  "SPOOL_MICROCOMPACT_INPUT_MAX_CHARS",
 ] as const;
 
 describe("contextConfigFromEnv", () => {
@@ -34,6 +35,7 @@ describe("contextConfigFromEnv", () => {
       microTailChars: 500,
       minContent: 3_000,
       summarizeMinChars: 1_000,
+      inputMaxChars: 8_000,
       archiveMaxBytes: 256 * 1024 * 1024,
       archiveTtlMs: 7 * 24 * 3_600_000,
     });
@@ -50,6 +52,7 @@ describe("contextConfigFromEnv", () => {
       SPOOL_MICROCOMPACT_TAIL_CHARS: "50",
       SPOOL_MICROCOMPACT_MIN_CONTENT: "400",
       SPOOL_MICROCOMPACT_SUMMARIZE_MIN_CHARS: "300",
+      SPOOL_MICROCOMPACT_INPUT_MAX_CHARS: "2000",
       SPOOL_ARCHIVE_MAX_MB: "0",
       SPOOL_ARCHIVE_TTL: "1h30m",
     });
@@ -62,6 +65,7 @@ describe("contextConfigFromEnv", () => {
       microTailChars: 50,
       minContent: 400,
       summarizeMinChars: 300,
+      inputMaxChars: 2_000,
       archiveMaxBytes: 0,
       archiveTtlMs: 5_400_000,
     });
