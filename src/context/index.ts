@@ -12,8 +12,8 @@ export { type ArchiveStats, type ArchiveStore, type KeyLookup } from "./archive-
 export { MemoryArchive } from "./memory-archive.js";
 export { parseStub, type ParsedStub, type StubLevel } from "./stubs.js";
 export { imageInfo, type ImageInfo } from "./image-info.js";
-export { buildInputStub, DEFAULT_INPUT_MAX_CHARS } from "./call-inputs.js";
-export { buildImageStub, imageEntry, isImageStub, parseImageEntry } from "./image-stub.js";
+export { DEFAULT_INPUT_MAX_CHARS } from "./call-inputs.js";
+export { isImageStub, parseImageEntry } from "./image-stub.js";
 export {
   assistant,
   systemText,
