@@ -177,3 +177,37 @@ describe("the turn budget counts images", () => {
     expect(messages[3]).toBe(history[3]);
   });
 });
+
+describe("the AI SDK's deprecated image parts", () => {
+  it("image-data and an image file-data round-trip as they came, and age like any image", () => {
+    const archive = new MemoryArchive();
+    for (const part of [
+      { type: "image-data", data: SHOT, mediaType: "image/png" },
+      { type: "file-data", data: SHOT, mediaType: "image/png", filename: "shot.png" },
+    ]) {
+      const wire = [
+        { role: "user", content: "look" },
+        { role: "assistant", content: [{ type: "tool-call", toolCallId: "s", toolName: "screenshot", input: {} }] },
+        { role: "tool", content: [{ type: "tool-result", toolCallId: "s", toolName: "screenshot", output: { type: "content", value: [part] } }] },
+      ];
+      expect(JSON.stringify(toAISDK(fromAISDK(wire)))).toBe(JSON.stringify(wire));
+      const old = [
+        ...wire,
+        { role: "user", content: "next" },
+        { role: "assistant", content: "ok" },
+        { role: "user", content: "next" },
+        { role: "assistant", content: "ok" },
+      ];
+      const { messages, report } = prepareHistory(fromAISDK(old), { archive, format: "ai-sdk" });
+      expect(report.microcompact.imagesCleared).toBe(1);
+      expect(textOf(messages[2]!)).toBe("");
+      expect(JSON.stringify(toAISDK(messages))).toContain("[Old image cleared — image/png, 1280x800, 300000 bytes.");
+    }
+    // a PDF in file-data is no image: carried as it is
+    const pdf = { type: "file-data", data: SHOT, mediaType: "application/pdf" };
+    const neutral = fromAISDK([
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "s", toolName: "x", output: { type: "content", value: [pdf] } }] },
+    ]);
+    expect((neutral[0] as ToolResultMessage).content[0]).toEqual({ type: "raw", value: pdf });
+  });
+});

@@ -8,6 +8,8 @@ import { build, extraOf, isRecord, kindOf, record, str, withOptional, type Json 
 
 const OUTPUT_KEY = "aisdk:output";
 const LEGACY_MEDIA = "aisdk:media";
+/** The deprecated AI SDK 7 part an image came in (`image-data`, or `file-data` of an image type), to go back as it came. */
+const DEPRECATED_PART = "aisdk:partType";
 
 export function fromAISDK(input: readonly unknown[]): Message[] {
   const out: Message[] = [];
@@ -78,6 +80,15 @@ function toolResultFrom(p: Json, at: string, messageExtra: Json | undefined, hin
           : undefined;
       if (c["type"] === "file" && fileData !== undefined && typeof c["mediaType"] === "string") {
         return withOptional({ type: "image", data: fileData, mediaType: c["mediaType"] } as ImagePart, { extra: extraOf(c, ["type", "data", "mediaType"]) });
+      }
+      if (
+        (c["type"] === "image-data" || (c["type"] === "file-data" && typeof c["mediaType"] === "string" && c["mediaType"].startsWith("image"))) &&
+        typeof c["data"] === "string" &&
+        typeof c["mediaType"] === "string"
+      ) {
+        return withOptional({ type: "image", data: c["data"], mediaType: c["mediaType"] } as ImagePart, {
+          extra: { ...extraOf(c, ["type", "data", "mediaType"]), [DEPRECATED_PART]: c["type"] },
+        });
       }
       if (c["type"] === "media" && typeof c["data"] === "string" && typeof c["mediaType"] === "string") {
         return withOptional({ type: "image", data: c["data"], mediaType: c["mediaType"] } as ImagePart, {
@@ -208,10 +219,11 @@ function renderResult(message: ToolResultMessage, extra: Json): Json {
 
 /** An image in a tool result: AI SDK 7's file part, or the `media` part it arrived as. */
 function renderImageResult(p: ImagePart): Json {
-  const { [LEGACY_MEDIA]: legacy, ...extra } = (p.extra ?? {}) as Json;
+  const { [LEGACY_MEDIA]: legacy, [DEPRECATED_PART]: deprecated, ...extra } = (p.extra ?? {}) as Json;
   const mediaType = p.mediaType ?? "image/png";
   const rest = Object.keys(extra).length > 0 ? extra : undefined;
   if (legacy === true) return build(rest, { type: "media", data: p.data ?? p.url ?? "", mediaType });
+  if ((deprecated === "image-data" || deprecated === "file-data") && p.data !== undefined) return build(rest, { type: deprecated, data: p.data, mediaType });
   return build(rest, { type: "file", mediaType, data: p.data !== undefined ? { type: "data", data: p.data } : { type: "url", url: p.url ?? "" } });
 }
 
