@@ -73,7 +73,7 @@ export function openSessionRepo(
   const openStore = (s: SessionInfo, create: boolean, o: SessionOpenOptions = {}): Promise<Store> =>
     backend === "jsonl"
       ? openJsonlStore(s.file, { ...o, create, sessionId: s.id })
-      : openSingleWriter(s.file, () => openSqliteStore(s.file, { durability: o.durability ?? "process", create, sessionId: s.id }));
+      : openSingleWriter(s.file, (relock) => openSqliteStore(s.file, { durability: o.durability ?? "process", create, sessionId: s.id }, relock));
   const makeDir = (s: SessionInfo): void => {
     ensureDir(root);
     try {

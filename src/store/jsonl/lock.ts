@@ -2,7 +2,7 @@
 // exists), names its owner (pid, host, PID namespace), and is broken only when that owner is surely
 // dead (process-owner.ts).
 import { randomBytes } from "node:crypto";
-import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { fullDiskAs, SessionLockedError } from "../errors.js";
 import { currentOwner, ownerLiveness, ownerPlace, type ProcessOwner } from "../process-owner.js";
 
@@ -88,4 +88,15 @@ export function acquireLock(lockPath: string, sessionFile: string, purpose?: "re
   } finally {
     tryUnlink(tmp);
   }
+}
+
+/**
+ * Takes the lock again after its file went with the session directory (dir-removed.ts): a new lock
+ * (and its release) when the file is gone, `release` unchanged while it still names this process.
+ * Another live holder means a new session took the path: that throws.
+ */
+export function retakeLock(lockPath: string, sessionFile: string, release: () => void): () => void {
+  if (!existsSync(lockPath)) return acquireLock(lockPath, sessionFile);
+  if (lockHolder(lockPath)?.pid !== process.pid) throw new Error(`${lockPath} is held by another process`);
+  return release;
 }

@@ -19,7 +19,7 @@ import { writeCheckpoint, type LineMark } from "./checkpoint.js";
 import { compactSidecarText, nextCompaction, rewriteSidecar, type SeqWrite } from "./compact-sidecar.js";
 import { AppendFile } from "./log-file.js";
 import { LogSource } from "./log-source.js";
-import { acquireLock, lockHolder } from "./lock.js";
+import { acquireLock, retakeLock } from "./lock.js";
 import { encodeHeader, encodeTransaction, FORMAT_VERSION, SCOPE_FORMAT, SESSION_FORMAT, type SessionHeader } from "./records.js";
 import { ensureDir, sidecarDir } from "../layout.js";
 import { checkRegularFile } from "../regular-file.js";
@@ -320,8 +320,7 @@ class JsonlStore implements Store {
     const lockPath = `${this.#path}.lock`;
     ensureDir(dirname(this.#path));
     // The lock went with the directory; a live holder other than us means a new session took the path.
-    if (!existsSync(lockPath)) this.#release = acquireLock(lockPath, this.#path);
-    else if (lockHolder(lockPath)?.pid !== process.pid) throw new Error(`${lockPath} is held by another process`);
+    this.#release = retakeLock(lockPath, this.#path, this.#release);
     if (this.#main.unlinked()) {
       // Read whole into memory, once: a close that published a 10 MB log again took 70 ms here, a
       // 50 MB one 174 ms (checkpoint included).
