@@ -5,7 +5,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync } from 
 import { basename, join } from "node:path";
 import { CorruptSessionError, SessionDirError, SessionExistsError, SessionNotFoundError } from "./errors.js";
 import { checkSessionId, ensureDir, isSessionId } from "./layout.js";
-import { removeSessionUnderLock } from "./remove-idle-session.js";
+import { removeSessionUnderLock } from "./remove-session-under-lock.js";
 import { encodeHeader, encodeTransaction } from "./jsonl/records.js";
 import { loadSession } from "./jsonl/replay.js";
 import { createWithHeader, newSessionHeader, openJsonlStore } from "./jsonl/store.js";
