@@ -63,22 +63,36 @@ const MIN_FREE_BYTES = 64 * 1024 * 1024;
  */
 export const FULL_BYTES = 1024 * 1024;
 
-/** Free space for this user on the file system that holds `path` (undefined when unknown). */
+/**
+ * Free space every user may still take on the file system that holds `path` (statfs `bavail`, `df`'s
+ * Avail; undefined when unknown): what spill.minFreeBytes keeps. Never root's reserved blocks, even
+ * when spool runs as root: the floor is there for everything else on the disk — the user's other
+ * programs, a database running as its own user — and none of them can write into the reserve. Counted
+ * with it, a root spool stopped only once the others had long been out of space (on this machine's
+ * 252 GiB disk the reserve is ~150 GiB: bfree 212 GiB against bavail 62 GiB).
+ */
 export function freeBytes(path: string): number | undefined {
   try {
     const fs = statfsSync(path);
-    // root may write into the blocks reserved for it.
-    const blocks = process.getuid?.() === 0 ? fs.bfree : fs.bavail;
-    return blocks * fs.bsize;
+    return fs.bavail * fs.bsize;
   } catch {
     return undefined;
   }
 }
 
-/** Free space for this user on the file system that holds `path` is at most `bytes` (false when unknown). */
+/**
+ * Whether the command's own writes to the file system that holds `path` are at most `bytes` from
+ * failing (false when unknown): root's reach the reserved blocks too (`bfree`), so a root command
+ * whose disk is full for everyone else has not lost a write yet.
+ */
 export function spillSpaceLow(path: string, bytes: number): boolean {
-  const free = freeBytes(path);
-  return free !== undefined && free <= bytes;
+  try {
+    const fs = statfsSync(path);
+    const blocks = process.getuid?.() === 0 ? fs.bfree : fs.bavail;
+    return blocks * fs.bsize <= bytes;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -92,6 +92,9 @@ export interface SpillOptions {
    * Free space the spill must leave on its file system. Once a command has printed 16 MiB, the free
    * space is checked every 16 MiB; below this, the command is stopped as with `maxBytes`, before a
    * runaway command (`yes`, a log in a loop) fills the disk. Default 256 MiB; 0 turns the check off.
+   * Free space is what every user may still take (`df`'s Avail, statfs `bavail`), also when spool runs
+   * as root: the blocks reserved for root are not counted, as the programs this floor protects cannot
+   * write into them.
    */
   readonly minFreeBytes?: number;
 }
