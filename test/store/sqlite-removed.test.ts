@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { appendList, ephemeralScope, list, openSessionRepo, openSqliteStore, retireScope, setValue, value, type Store } from "../../src/store/index.js";
+import { appendList, deleteValue, ephemeralScope, list, openSessionRepo, openSqliteStore, setValue, value, type Store } from "../../src/store/index.js";
 import { removeTempDirs, tempDir } from "./helpers/backends.js";
 import { compileStoreForChildren } from "./helpers/compile-store.js";
 import { until } from "../support/until.js";
@@ -99,26 +99,27 @@ describe("a SQLite session deleted under its writer", () => {
     await reopened.close();
   });
 
-  it("only the database file removed while a follower still reads it: the old WAL left at the path is not replayed into the copy", async () => {
+  it("only the database file removed while a reader in another process has it open: the old WAL left at the path is not read as the copy's", async () => {
     vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
     const dir = join(tempDir(), "s3");
     const path = join(dir, "session.sqlite");
     const store = await openSqliteStore(path, { sessionId: "s3" });
-    // Pages of a long operation's output interleaved with the calls, then moved into the file, so the
-    // operation's retirement below frees pages the copy (VACUUM INTO) no longer has.
-    for (let i = 0; i < 200; i++) {
-      await store.commit([appendList(out, "x".repeat(3000))]);
+    // Large values interleaved with the calls, deleted below: the copy (VACUUM INTO) lays the calls'
+    // pages out anew, so no page the old WAL holds fits it.
+    const junk = (i: number) => value<string>("junk", `k${i}`);
+    for (let i = 0; i < 400; i++) {
+      await store.commit([setValue(junk(i), "x".repeat(3000))]);
       await store.commit([appendList(calls, `call-${i}`)]);
     }
-    // Everything moved into the database file and the WAL started afresh (TRUNCATE), so the WAL the
-    // reader below keeps holds only pages changed from here on, at their old page numbers.
+    // Everything moved into the database file and the WAL started afresh, so the WAL the reader keeps
+    // holds only what changes from here on, at the old page numbers.
     const side = new DatabaseSync(path);
     side.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     side.close();
-    // A reader in another process on the old file (a `spool sessions --follow`): the writer's close is
-    // then not the last one, so SQLite leaves the old -wal and -shm at the path. Opened over them, the
-    // copy read "database disk image is malformed". (A reader in this process does not show it: POSIX
-    // locks do not exclude each other within one process, so SQLite rebuilt the index and left the WAL.)
+    // A reader in another process (a `spool sessions --follow`): the writer's close is then not the
+    // last one, so SQLite leaves the old -wal and -shm at the path. Opened over them, the copy read
+    // "database disk image is malformed", and the writer went on committing into it without an error.
+    // (A reader in this process does not show it: POSIX locks do not exclude each other in one process.)
     const reader = spawn(
       process.execPath,
       [
@@ -128,19 +129,23 @@ describe("a SQLite session deleted under its writer", () => {
       ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
-    let said = "";
-    reader.stdout.on("data", (d: Buffer) => (said += d));
-    await until(() => said.includes("open"), "the reader to open the database", 15_000);
-    await store.commit([retireScope(op)]);
-    rmSync(path);
-    later();
-    for (let i = 200; i < 250; i++) await store.commit([appendList(calls, `call-${i}`)]);
-    await store.close();
-    reader.kill("SIGKILL");
-    const reopened = await openSqliteStore(path, { sessionId: "s3", create: false });
-    expect(reopened.readList(calls, { limit: 1000 }).elements.map((e) => e.value)).toEqual(Array.from({ length: 250 }, (_, i) => `call-${i}`));
-    expect(reopened.readList(out).elements).toEqual([]);
-    await reopened.close();
+    try {
+      let said = "";
+      reader.stdout.on("data", (d: Buffer) => (said += d));
+      await until(() => said.includes("open"), "the reader to open the database", 15_000);
+      await store.commit(Array.from({ length: 400 }, (_, i) => deleteValue(junk(i))));
+      rmSync(path);
+      for (let i = 400; i < 450; i++) await store.commit([appendList(calls, `call-${i}`)]);
+      later();
+      for (let i = 450; i < 460; i++) await store.commit([appendList(calls, `call-${i}`)]);
+      await store.close();
+      const reopened = await openSqliteStore(path, { sessionId: "s3", create: false });
+      expect(reopened.readList(calls, { limit: 1000 }).elements.map((e) => e.value)).toEqual(Array.from({ length: 460 }, (_, i) => `call-${i}`));
+      expect(reopened.stats().values).toBe(0);
+      await reopened.close();
+    } finally {
+      reader.kill("SIGKILL");
+    }
   });
 
   it("when it cannot be written back (a file stands where the directory was) the store stops with SPOOL_STORE_LOG_REMOVED, for this write and every later one", async () => {

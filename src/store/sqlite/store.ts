@@ -185,9 +185,10 @@ export class SqliteStore implements Store {
   readonly #writer: SqliteWriter | undefined;
   /** The database file as opened (device and inode), to tell that it was deleted or replaced. */
   #identity: { dev: number; ino: number } | undefined;
-  /** When the file was last checked for having been deleted under us (0: a commit since, unchecked). */
+  /** When the file was last checked for having been deleted under us (0: never). */
   #checkedAt = 0;
-  #wroteSinceCheck = false;
+  /** Whether this store has committed (only such a store writes a deleted file back at close). */
+  #committed = false;
   #failed: Error | undefined;
   /** False only after a failed write-back closed the old connection and opened no new one. */
   #dbOpen = true;
@@ -240,14 +241,19 @@ export class SqliteStore implements Store {
    * is written back instead — the directory made again, the lock taken again, the database copied from
    * the open connection to its path (republish.ts) and opened there — and the user is warned once
    * (dir-removed.ts). A failure stops the store with SessionLogRemovedError, never a silent write into
-   * the deleted file. A file that now stands at the path (another writer put it there) is not merged: that too stops the store.
+   * the deleted file. A file that now stands at the path (another writer put it there) is not merged:
+   * that too stops the store.
    */
   #republishIfRemoved(): void {
     const w = this.#writer;
     if (w === undefined || this.#identity === undefined) return;
     this.#checkedAt = Date.now();
-    this.#wroteSinceCheck = false;
-    const now = fileIdentity(w.path);
+    let now: ReturnType<typeof fileIdentity>;
+    try {
+      now = fileIdentity(w.path);
+    } catch {
+      return; // Cannot tell (EACCES on a directory above): the connection goes on; looked at again later.
+    }
     if (now !== undefined && now.dev === this.#identity.dev && now.ino === this.#identity.ino) return;
     try {
       if (now !== undefined) throw new Error(`another file now stands at ${w.path}`);
@@ -280,7 +286,7 @@ export class SqliteStore implements Store {
       if (this.#failed !== undefined) throw this.#failed;
       const tx = prepareTransaction(writes);
       if (Date.now() - this.#checkedAt >= REMOVED_CHECK_MS) this.#republishIfRemoved();
-      this.#wroteSinceCheck = true;
+      this.#committed = true;
       return Promise.resolve({ seq: this.#run(tx) });
     } catch (e) {
       return Promise.reject(e);
@@ -343,12 +349,12 @@ export class SqliteStore implements Store {
     return Promise.resolve();
   }
 
-  /** A deletion is looked for once more at close if anything was committed since the last look. */
+  /** A deletion is looked for once more at close by a store that committed (a reader never writes a file back). */
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
     try {
-      if (this.#failed === undefined && this.#wroteSinceCheck) this.#republishIfRemoved();
+      if (this.#failed === undefined && this.#committed) this.#republishIfRemoved();
     } catch (e) {
       return Promise.reject(e);
     } finally {
