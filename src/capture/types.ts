@@ -139,6 +139,7 @@ export interface ExecResult extends CaptureView {
   readonly exitCode: number;
   readonly signal: NodeJS.Signals | null;
   readonly timedOut: boolean;
+  /** The signal aborted it; when it was aborted before the start nothing was spawned (exit 143, signal null). */
   readonly aborted: boolean;
   readonly durationMs: number;
   /**
