@@ -398,26 +398,52 @@ export function ensureToolResultPairing(messages: readonly Message[], options: P
     }
     for (const { from, to } of block.renames) report.callIdsRenamed.push({ from, to, index: out.length });
     out.push(block.message);
-    const results: ToolResultMessage[] = block.results.map((k) => {
+    const found: ToolResultMessage[] = block.results.map((k) => {
       const result = messages[k] as ToolResultMessage;
       const to = block.renamedResults.get(k);
       return to === undefined ? result : { ...result, toolCallId: to };
     });
+    const answers: ToolResultMessage[] = [];
     for (const call of block.calls) {
       if (!block.missing.includes(call.id)) continue;
       const late = block.late.get(call.id);
-      if (late !== undefined) results.push(lateResult(call, messages[late] as ToolResultMessage));
+      if (late !== undefined) answers.push(lateResult(call, messages[late] as ToolResultMessage));
       else {
         report.syntheticResultsInjected++;
         report.missingToolUseIds.push(call.id);
-        results.push(toolResult(call.id, SYNTHETIC_RESULT_TEXT, { isError: true, errorCode: SYNTHETIC_ERROR_CODE, toolName: call.name }));
+        answers.push(toolResult(call.id, SYNTHETIC_RESULT_TEXT, { isError: true, errorCode: SYNTHETIC_ERROR_CODE, toolName: call.name }));
       }
     }
+    const results = inCallOrder(block.calls, found, answers);
     results.forEach((result, n) => out.push(rejoined(result, n > 0)));
     joinNextUser = results.length > 0;
   }
   if (!hasRepairs(report)) return { messages, report: emptyPairingReport() };
   return { messages: out, report };
+}
+
+/**
+ * A rebuilt turn's results: the ones it had, in the order they had (clients write parallel results in
+ * the order they finish), with each answer spool made (a synthetic or moved late result, `answers`, in
+ * call order) placed before the first result of a later call. When the turn's own results follow the
+ * calls, so does the whole list: calls A, B, C with only B answered read A (synthetic), B, C
+ * (synthetic). Before, the made answers all came last (B, A, C), which an adapter that pairs results
+ * with calls by position (some Bedrock and Gemini ones) misreads. A carried part (an approval
+ * response) belongs to no call and keeps its place among the turn's results.
+ */
+function inCallOrder(calls: readonly ToolCallPart[], found: readonly ToolResultMessage[], answers: readonly ToolResultMessage[]): ToolResultMessage[] {
+  if (answers.length === 0) return [...found];
+  const position = new Map<string, number>();
+  calls.forEach((call, n) => position.set(call.id, n));
+  const out: ToolResultMessage[] = [];
+  let next = 0;
+  for (const result of found) {
+    const at = result.carried === true ? undefined : position.get(result.toolCallId);
+    while (at !== undefined && next < answers.length && position.get(answers[next]!.toolCallId)! < at) out.push(answers[next++]!);
+    out.push(result);
+  }
+  while (next < answers.length) out.push(answers[next++]!);
+  return out;
 }
 
 function awaitsApproval(message: AssistantMessage, id: string): boolean {

@@ -161,6 +161,7 @@ function assistantParts(content: unknown, at: string): AssistantPart[] {
 export function toAISDK(messages: readonly Message[]): Json[] {
   const out: Json[] = [];
   let toolEnvelope: unknown[] | undefined;
+  let envelopeHasExtra = false;
   let prevRole: Message["role"] | undefined;
   for (const message of messages) {
     if (message.role !== "tool") {
@@ -179,10 +180,19 @@ export function toAISDK(messages: readonly Message[]): Json[] {
     if (extra["aisdk:part"] === true && message.content[0]?.type === "raw") partJson = message.content[0].value as Json;
     else partJson = renderResult(message, extra);
     const joined = message.hints?.joined;
-    if (toolEnvelope !== undefined && (joined === true || (joined === undefined && prevRole === "tool"))) toolEnvelope.push(partJson);
-    else {
+    const messageExtra = extra["aisdk:message"] as Json | undefined;
+    if (toolEnvelope !== undefined && (joined === true || (joined === undefined && prevRole === "tool"))) {
+      toolEnvelope.push(partJson);
+      // The envelope's own fields (providerOptions) ride on the part that opened it; pairing repair can
+      // put a synthetic result first (call order), and they must still reach the envelope.
+      if (messageExtra !== undefined && !envelopeHasExtra) {
+        out[out.length - 1] = build(messageExtra, { role: "tool", content: toolEnvelope });
+        envelopeHasExtra = true;
+      }
+    } else {
       toolEnvelope = [partJson];
-      out.push(build(extra["aisdk:message"] as Json | undefined, { role: "tool", content: toolEnvelope }));
+      envelopeHasExtra = messageExtra !== undefined;
+      out.push(build(messageExtra, { role: "tool", content: toolEnvelope }));
     }
     prevRole = "tool";
   }

@@ -140,7 +140,7 @@ function assistantParts(content: unknown, at: string): AssistantPart[] {
 
 export function toAnthropic(messages: readonly Message[]): Json[] {
   const out: Json[] = [];
-  let last: { envelope: Json; blocks: Json[]; onlyResults: boolean } | undefined;
+  let last: { envelope: Json; blocks: Json[]; onlyResults: boolean; hasExtra?: boolean } | undefined;
   let prevRole: Message["role"] | undefined;
   for (const message of messages) {
     if (message.role === "system" || message.role === "assistant") {
@@ -162,12 +162,20 @@ export function toAnthropic(messages: readonly Message[]): Json[] {
         ...(message.isError ? { is_error: true } : {}),
       });
       const join = last !== undefined && last.onlyResults && (joined === true || (joined === undefined && prevRole === "tool"));
-      if (join) last!.blocks.push(block);
-      else {
+      if (join) {
+        last!.blocks.push(block);
+        // The envelope's own fields ride on the result that opened it; pairing repair can put a
+        // synthetic result first (call order), and they must still reach the envelope.
+        if (messageExtra !== undefined && !last!.hasExtra) {
+          const envelope = build(messageExtra, { role: "user", content: last!.blocks });
+          out[out.indexOf(last!.envelope)] = envelope;
+          last = { ...last!, envelope, hasExtra: true };
+        }
+      } else {
         const blocks = [block];
         const envelope = build(messageExtra, { role: "user", content: blocks });
         out.push(envelope);
-        last = { envelope, blocks, onlyResults: true };
+        last = { envelope, blocks, onlyResults: true, hasExtra: messageExtra !== undefined };
       }
       prevRole = "tool";
       continue;
