@@ -144,6 +144,8 @@ export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spo
       // A recall answer fits in one turn's budget, so prepareStep never cuts it into a preview of
       // itself (which would name the same text to recall again): paging reaches every character.
       recallMaxChars: Math.min(DEFAULT_RECALL_MAX_CHARS, config.turnBudgetChars),
+      // A tool result can carry an image here (content output): recall gives an old image back.
+      recallImages: true,
     },
   });
   const tools: Record<string, SpoolTool> = {};
@@ -164,6 +166,7 @@ export async function createSpool(options: CreateSpoolOptions = {}): Promise<Spo
     workspace: session.workspace,
     config,
     toolCaps,
+    imagesRecallable: true,
     ...(options.onPrepare !== undefined ? { onReport: options.onPrepare } : {}),
   });
   return {

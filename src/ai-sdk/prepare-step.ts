@@ -11,6 +11,8 @@ export interface PrepareStepOptions {
   readonly config?: Partial<ContextConfig>;
   readonly toolCaps?: Readonly<Record<string, number>>;
   readonly preserveTools?: readonly string[];
+  /** The session's recall gives an archived image back (spool's own recall tool on the AI SDK): old images' stubs say so. */
+  readonly imagesRecallable?: boolean;
   /** Called with each step's report (chars before and after, keys archived). */
   readonly onReport?: (report: PrepareReport, stepNumber: number | undefined) => void;
 }
@@ -29,6 +31,7 @@ export function createPrepareStep(options: PrepareStepOptions): SpoolPrepareStep
       ...(options.config !== undefined ? { config: options.config } : {}),
       ...(options.toolCaps !== undefined ? { toolCaps: options.toolCaps } : {}),
       ...(options.preserveTools !== undefined ? { preserveTools: options.preserveTools } : {}),
+      ...(options.imagesRecallable === true ? { imagesRecallable: true } : {}),
     });
     options.onReport?.(report, stepNumber);
     // Nothing to change: hand back the very same objects.

@@ -2,7 +2,9 @@
 // lines of its output so far and its totals (a UI on streamText shows them); at the end, the final
 // output, whose `text` is the model-facing text. Only the final one reaches the model, as text — or as error-text when the call
 // failed, so the history keeps the error flag that spool's context layer reads back.
-import { bashDetails, visibleText, type AgentCallOutcome } from "../harness/index.js";
+import type { ToolResultPart } from "ai";
+import { parseImageEntry, toAISDK, type KeyLookup } from "../context/index.js";
+import { bashDetails, recalledImageKey, visibleText, type AgentCallOutcome } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { tailPreview } from "./tail-preview.js";
 
@@ -24,6 +26,8 @@ export interface SpoolToolOutput {
   readonly timedOut?: boolean;
   readonly aborted?: boolean;
   readonly spillPath?: string | null;
+  /** recall: the archive key of the old image this answer gives back; the model gets the image itself beside the text (toModelOutput). */
+  readonly recalledImage?: string;
 }
 
 function counts(state: ToolOutputState | undefined): Pick<SpoolToolOutput, "totalBytes" | "totalLines" | "truncated"> {
@@ -48,9 +52,29 @@ export function finalOutput(outcome: AgentCallOutcome): SpoolToolOutput {
     ...(d.timedOut ? { timedOut: true } : {}),
     ...(d.aborted ? { aborted: true } : {}),
     ...(d.spillPath !== undefined ? { spillPath: d.spillPath } : {}),
+    ...(recalledImageKey(outcome.state?.details) !== undefined ? { recalledImage: recalledImageKey(outcome.state?.details)! } : {}),
   };
 }
 
 export function toModelText(output: SpoolToolOutput): { type: "text" | "error-text"; value: string } {
   return { type: output.isError ? "error-text" : "text", value: output.text };
+}
+
+/**
+ * What the model is sent: the text, and for a recall that gives an old image back, the image itself
+ * beside it, read from the archive by its key and written as the context layer's AI SDK adapter
+ * writes an image in a tool result (the part as it was archived, in the shape it came in). The
+ * image's bytes stay out of SpoolToolOutput, which a UI message stream carries to the browser.
+ */
+export function toModelOutput(output: SpoolToolOutput, archive: KeyLookup): ToolResultPart["output"] {
+  const key = output.recalledImage;
+  if (key === undefined || output.isError) return toModelText(output);
+  const entry = archive.get(key);
+  const image = entry !== undefined ? parseImageEntry(entry) : undefined;
+  if (image === undefined)
+    return { type: "text", value: `${output.text}\n[The image is no longer in the archive; run the tool that made it again to see it.]` };
+  const [message] = toAISDK([
+    { role: "tool", toolCallId: "recall", toolName: "recall", isError: false, content: [{ type: "text", text: output.text }, image] },
+  ]);
+  return (message!["content"] as { output: ToolResultPart["output"] }[])[0]!.output;
 }

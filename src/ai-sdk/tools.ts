@@ -6,7 +6,7 @@
 import { jsonSchema, tool, type JSONSchema7, type Tool } from "ai";
 import type { AgentSession, ToolDefinition } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
-import { finalOutput, runningOutput, toModelText, type SpoolToolOutput } from "./tool-output.js";
+import { finalOutput, runningOutput, toModelOutput, type SpoolToolOutput } from "./tool-output.js";
 
 /**
  * The harness publishes a growing output up to 10 times a second; a UI needs about 2. Each preliminary
@@ -90,6 +90,6 @@ export function toAiTool(session: AgentSession, def: ToolDefinition<unknown>, op
         if (!finished) abort.abort(new Error("the tool's consumer stopped reading"));
       }
     },
-    toModelOutput: ({ output }) => toModelText(output),
+    toModelOutput: ({ output }) => toModelOutput(output, session.workspace),
   });
 }

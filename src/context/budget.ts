@@ -15,7 +15,7 @@ import { extractKeys } from "./archive-key.js";
 import type { ArchiveStore } from "./archive-store.js";
 import { detectContentKind } from "./content-kind.js";
 import { imageInfo } from "./image-info.js";
-import type { Message, ToolResultMessage } from "./messages.js";
+import type { ImagePart, Message, ToolResultMessage } from "./messages.js";
 import { textOf, withText } from "./messages.js";
 import { positiveOr } from "./positive-or.js";
 import { plannedSave, saveFullText, type ResultStore } from "./save-full-text.js";
@@ -205,14 +205,16 @@ export function imageBudgetChars(width: number | undefined, height: number | und
   return Math.min(IMAGE_BUDGET_CHARS, 4 * Math.ceil((width * height) / 750));
 }
 
+/** What one image in a result counts toward a turn (and toward a recall answer that carries it). */
+export function imageCostChars(part: ImagePart): number {
+  const info = imageInfo(part);
+  // a remote URL costs the model the same once fetched, but its size is not known here
+  return info !== undefined ? Math.min(info.payloadChars, imageBudgetChars(info.width, info.height)) : IMAGE_BUDGET_CHARS;
+}
+
 function imagesChars(message: ToolResultMessage): number {
   let total = 0;
-  for (const part of message.content) {
-    if (part.type !== "image") continue;
-    const info = imageInfo(part);
-    // a remote URL costs the model the same once fetched, but its size is not known here
-    total += info !== undefined ? Math.min(info.payloadChars, imageBudgetChars(info.width, info.height)) : IMAGE_BUDGET_CHARS;
-  }
+  for (const part of message.content) if (part.type === "image") total += imageCostChars(part);
   return total;
 }
 

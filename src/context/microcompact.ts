@@ -86,6 +86,8 @@ export interface MicrocompactOptions {
   readonly minSavedChars?: number;
   /** Strings longer than this in the input of a call truncateTurns old are replaced by a recall stub (call-inputs.ts); default DEFAULT_INPUT_MAX_CHARS. */
   readonly inputMaxChars?: number;
+  /** The consumer's recall gives an archived image back (RecallOptions.images): an image's stub says so. */
+  readonly imagesRecallable?: boolean;
 }
 
 export interface MicrocompactReport {
@@ -155,7 +157,7 @@ export function applyMicrocompact(
     if (message.role !== "tool" && !(message.role === "user" && message.agentFeedback === true)) continue;
     let current: ToolResultMessage | UserMessage = message;
     if (message.role === "tool") {
-      current = clearImages(message, options.archive, report);
+      current = clearImages(message, options.archive, report, options.imagesRecallable === true);
       if (current !== message) {
         out ??= messages.slice();
         out[i] = current;
@@ -262,7 +264,7 @@ function compactOne<M extends ToolResultMessage | UserMessage>(
 }
 
 /** Each inline image of an old result replaced by its stub, archived first (an image that cannot be archived stays). */
-function clearImages(message: ToolResultMessage, archive: ArchiveStore | undefined, report: MicrocompactReport): ToolResultMessage {
+function clearImages(message: ToolResultMessage, archive: ArchiveStore | undefined, report: MicrocompactReport, shown: boolean): ToolResultMessage {
   let content: ContentPart[] | undefined;
   message.content.forEach((part, j) => {
     if (part.type !== "image") return;
@@ -270,7 +272,7 @@ function clearImages(message: ToolResultMessage, archive: ArchiveStore | undefin
     if (info === undefined) return;
     const entry = imageEntry(part);
     const key = archive !== undefined ? archiveKey(entry) : undefined;
-    const stub = buildImageStub(info, key);
+    const stub = buildImageStub(info, key, shown);
     if (stub.length >= info.payloadChars) return;
     if (archive !== undefined) {
       try {

@@ -65,6 +65,8 @@ export interface PrepareOptions {
    * calls of its own is whole, and no other API keeps calls).
    */
   readonly externalCalls?: boolean;
+  /** The consumer's recall gives an archived image back (RecallOptions.images): old images' stubs say so. */
+  readonly imagesRecallable?: boolean;
 }
 
 export interface PrepareReport {
@@ -154,6 +156,7 @@ export function prepareHistory(messages: readonly Message[], options: PrepareOpt
     ...(options.turn !== undefined ? { turn: options.turn } : {}),
     ...(options.preserveTools !== undefined ? { preserveTools: options.preserveTools } : {}),
     ...(options.minSavedChars !== undefined ? { minSavedChars: options.minSavedChars } : {}),
+    ...(options.imagesRecallable === true ? { imagesRecallable: true } : {}),
   };
   const compacted = applyMicrocompact(budgeted.messages, microOptions);
 

@@ -7,14 +7,19 @@
 // one linear pass (recall-keys.ts), grep runs on a linear-time engine (grep.ts), and a grep scan
 // stops at a time budget or an abort with a partial answer that says where to resume.
 // An image cut from an old result (image-stub.ts) is answered with what it was — media type,
-// dimensions, bytes — whatever the options: its base64 is no text a model can read.
+// dimensions, bytes — whatever the options: its base64 is no text a model can read. A consumer that
+// can carry an image in a tool result asks for it (`images`): the first image among the keys comes
+// back as itself (RecallResult.image), one per answer, counted against the answer's cap at what the
+// budgets count an image (imageCostChars: ~width×height/750 tokens, at most 6,400 chars).
 import { givenValue, isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { formatMarker } from "./archive-key.js";
 import type { KeyLookup } from "./archive-store.js";
 import { RecallError } from "./errors.js";
 import { compileGrep, type LineMatcher } from "./grep.js";
+import { imageCostChars } from "./budget.js";
 import { imageInfo } from "./image-info.js";
-import { describeImageEntry, parseImageEntry } from "./image-stub.js";
+import { attachedImageText, describeImageEntry, heldImageText, parseImageEntry } from "./image-stub.js";
+import type { ImagePart } from "./messages.js";
 import { extractRecallKeys } from "./recall-keys.js";
 import { grepLines } from "./recall-grep.js";
 import { checkRecallMaxChars, DEFAULT_RECALL_MAX_CHARS, MIN_PAGE_CHARS } from "./recall-limits.js";
@@ -43,12 +48,20 @@ export interface RecallOptions {
   readonly signal?: AbortSignal;
   /** A grep scan (all keys together) that runs longer stops there and answers with what it found (default 500 ms). */
   readonly grepBudgetMs?: number;
+  /**
+   * The answer can carry an image (the AI SDK's content output, MCP's image content): the first
+   * archived image among the keys comes back as RecallResult.image, its text a line saying so. Others
+   * are described. Default false: every image is described.
+   */
+  readonly images?: boolean;
 }
 
 export interface RecallResult {
   readonly text: string;
   readonly keys: readonly string[];
   readonly missing: readonly string[];
+  /** With `images`: the image this answer gives back, the archived part exactly as it was, and its key. */
+  readonly image?: { readonly key: string; readonly part: ImagePart };
 }
 
 const DEFAULT_GREP_LIMIT = 100;
@@ -86,29 +99,43 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
   }
   // One time budget for the whole call, however many keys it names.
   const deadline = performance.now() + (options.grepBudgetMs ?? DEFAULT_GREP_BUDGET_MS);
-  const render = (key: string, content: string | undefined, budget: number): string => {
+  const images = contents.map((content) => (content === undefined ? undefined : parseImageEntry(content)));
+  // The one image given back: the first inline one (a remote URL is not archived: microcompact.ts).
+  const shownAt = options.images === true ? images.findIndex((part) => part !== undefined && imageInfo(part) !== undefined) : -1;
+  const shown = shownAt >= 0 ? { key: keys[shownAt]!, part: images[shownAt]! } : undefined;
+  // What the image costs the model comes out of the answer's cap (at least 16,384 chars; an image ≤ 6,400).
+  const imageCost = shown !== undefined ? imageCostChars(shown.part) : 0;
+  const render = (key: string, content: string | undefined, budget: number, at: number): string => {
     if (content === undefined) return MISS_TEXT;
-    const image = parseImageEntry(content);
-    if (image !== undefined) return describeImageEntry(key, imageInfo(image));
+    const image = images[at];
+    if (image !== undefined) {
+      const info = imageInfo(image);
+      if (at === shownAt) return attachedImageText(key, info!);
+      if (shown !== undefined && info !== undefined) {
+        return heldImageText(key, info, `One image comes back per recall and this answer carries ${formatMarker(shown.key)}: recall this key alone to see it.`);
+      }
+      return describeImageEntry(key, info);
+    }
     if (!paged && content.length <= budget) return content;
     if (budget < MIN_PAGE_CHARS) {
       return `[recall ${formatMarker(key)}: ${content.length} chars — no room for it beside the other keys in this answer; recall it alone.]`;
     }
     return page(key, content, options, grep, deadline, budget);
   };
-  if (keys.length === 1) return { text: render(keys[0]!, contents[0], cap), keys, missing };
+  const withImage = (text: string): RecallResult => (shown !== undefined ? { text, keys, missing, image: shown } : { text, keys, missing });
+  if (keys.length === 1) return withImage(render(keys[0]!, contents[0], cap - imageCost, 0));
   const labels = keys.map((key) => `--- recall ${formatMarker(key)} ---\n`);
   const sections: string[] = new Array<string>(keys.length);
   // Shortest texts first, each given an equal share of what is left: short ones leave their unused
   // share to the long ones, and the answer never passes the cap.
-  let left = cap - 2 * (keys.length - 1) - labels.reduce((sum, label) => sum + label.length, 0);
+  let left = cap - imageCost - 2 * (keys.length - 1) - labels.reduce((sum, label) => sum + label.length, 0);
   const order = keys.map((_, i) => i).sort((a, b) => (contents[a]?.length ?? 0) - (contents[b]?.length ?? 0) || a - b);
   order.forEach((i, done) => {
     const share = Math.floor(left / (keys.length - done));
-    sections[i] = render(keys[i]!, contents[i], share);
+    sections[i] = render(keys[i]!, contents[i], share, i);
     left -= sections[i]!.length;
   });
-  return { text: sections.map((section, i) => labels[i] + section).join("\n\n"), keys, missing };
+  return withImage(sections.map((section, i) => labels[i] + section).join("\n\n"));
 }
 
 function validatePaging(options: RecallOptions): void {

@@ -12,7 +12,7 @@ export { bashDetails, createBashTool, type BashArgs, type BashDetails, type Bash
 export { createProcessTools, formatProcessRead, type ProcessOutputArgs, type ProcessWriteArgs, type ProcessKillArgs } from "./tools/process.js";
 export { describeStatus, MAX_WAIT_SECONDS, type ProcessHost, type ProcessInfo, type ProcessRead, type ProcessStatus } from "./processes.js";
 export { createReadTool, type ReadArgs } from "./tools/read.js";
-export { createRecallTool, type RecallArgs, type RecallToolOptions } from "./tools/recall.js";
+export { createRecallTool, recalledImageKey, type RecallArgs, type RecallToolOptions } from "./tools/recall.js";
 export { createAgentTools, type AgentToolsOptions } from "./tools/agent-tools.js";
 export type { ReadToolOptions } from "./tools/read.js";
 export {

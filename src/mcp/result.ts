@@ -1,9 +1,11 @@
 // A finished call as an MCP `CallToolResult`: the model-facing text (kept window + footer naming the
 // spill file; never empty or only whitespace) as the one text block, `isError` when the command
 // failed, timed out or the arguments were bad, and for bash the pinned `structuredContent` a client
-// can branch on without parsing text.
+// can branch on without parsing text. A recall that gives an old image back (the session's recall
+// made with `recallImages`; `spool mcp` offers no recall) carries it as an image block after the text.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { bashDetails, visibleText, type AgentCallOutcome } from "../harness/index.js";
+import { imageInfo, parseImageEntry, type KeyLookup } from "../context/index.js";
+import { bashDetails, recalledImageKey, visibleText, type AgentCallOutcome } from "../harness/index.js";
 
 export interface BashStructured {
   readonly exitCode: number | null;
@@ -55,12 +57,25 @@ export function bashStructured(outcome: AgentCallOutcome): BashStructured {
   };
 }
 
-export function toCallToolResult(toolName: string, outcome: AgentCallOutcome): CallToolResult {
+export function toCallToolResult(toolName: string, outcome: AgentCallOutcome, archive?: KeyLookup): CallToolResult {
+  const image = archive !== undefined && !outcome.isError ? recalledImage(outcome, archive) : undefined;
   return {
-    content: [{ type: "text", text: visibleText(outcome.text) }],
+    content: [{ type: "text", text: visibleText(outcome.text) }, ...(image !== undefined ? [image] : [])],
     ...(outcome.isError ? { isError: true } : {}),
     ...(toolName === "bash" ? { structuredContent: bashStructured(outcome) } : {}),
   };
+}
+
+/** The image a recall answer gives back, read from the archive by the key its details name, as MCP image content. */
+function recalledImage(outcome: AgentCallOutcome, archive: KeyLookup): { type: "image"; data: string; mimeType: string } | undefined {
+  const key = recalledImageKey(outcome.state?.details);
+  const entry = key !== undefined ? archive.get(key) : undefined;
+  const part = entry !== undefined ? parseImageEntry(entry) : undefined;
+  const info = part !== undefined ? imageInfo(part) : undefined;
+  if (part === undefined || info === undefined) return undefined;
+  // inline only (a remote URL is never archived): base64, or the payload of a data: URL
+  const data = part.data !== undefined && part.data !== "" ? part.data : part.url!.slice(part.url!.indexOf(",") + 1);
+  return { type: "image", data, mimeType: part.mediaType ?? info.mediaType };
 }
 
 /** A failure before or around the call (not the command's own): one clear line for the model. */

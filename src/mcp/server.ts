@@ -47,7 +47,7 @@ export function createMcpServer(session: AgentSession, options: McpServerOptions
           }, options.progressIntervalMs);
     try {
       const outcome = await session.call(name, args, { signal: extra.signal, ...(pacer ? { onUpdate: (s) => pacer.update(s) } : {}) });
-      return toCallToolResult(name, outcome);
+      return toCallToolResult(name, outcome, session.workspace);
     } catch (err) {
       return errorResult(`spool could not run ${name}: ${(err as Error).message}`);
     } finally {

@@ -28,6 +28,8 @@ export interface AgentToolsOptions {
   readonly recall?: boolean;
   /** The longest recall answer in characters (default DEFAULT_RECALL_MAX_CHARS). */
   readonly recallMaxChars?: number;
+  /** The surface can carry an image in a tool result: recall gives archived images back (RecallToolOptions.images). */
+  readonly recallImages?: boolean;
 }
 
 // Tools take heterogeneous argument types; surfaces pass arguments through unchanged.
@@ -46,7 +48,14 @@ export function createAgentTools(options: AgentToolsOptions = {}): ToolDefinitio
       ...(options.minFreeBytes !== undefined ? { minFreeBytes: options.minFreeBytes } : {}),
     }),
     createReadTool({ anyFile: true, ...(cwd !== undefined ? { cwd } : {}) }),
-    ...(options.recall === false ? [] : [createRecallTool(options.recallMaxChars !== undefined ? { maxChars: options.recallMaxChars } : {})]),
+    ...(options.recall === false
+      ? []
+      : [
+          createRecallTool({
+            ...(options.recallMaxChars !== undefined ? { maxChars: options.recallMaxChars } : {}),
+            ...(options.recallImages === true ? { images: true } : {}),
+          }),
+        ]),
     // Background processes that bash's background/yieldSeconds hand over: read, write, kill, list.
     ...createProcessTools(),
   ];

@@ -16,16 +16,30 @@ export interface RecallArgs {
 export interface RecallToolOptions {
   /** The longest answer in characters (default DEFAULT_RECALL_MAX_CHARS, at least MIN_RECALL_MAX_CHARS). */
   readonly maxChars?: number;
+  /**
+   * The surface can carry an image in a tool result (spool/ai-sdk): an archived image comes back as
+   * itself, one per answer. The answer's text says so, and its details name the image's archive key
+   * (recalledImageKey); the surface puts the image beside the text. Default false: images are described.
+   */
+  readonly images?: boolean;
+}
+
+/** The archive key of the image a recall answer gives back (RecallToolOptions.images), from the call's details. */
+export function recalledImageKey(details: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  const key = details?.["recalledImage"];
+  return typeof key === "string" ? key : undefined;
 }
 
 export function createRecallTool(options: RecallToolOptions = {}): ToolDefinition<RecallArgs> {
   const maxChars = options.maxChars ?? DEFAULT_RECALL_MAX_CHARS;
   checkRecallMaxChars(maxChars);
   const finite = Number.isFinite(maxChars);
+  const images = options.images === true;
   return {
     name: "recall",
     description:
       "Get back the full text of a cut tool result. Pass the key from its <<ccr:KEY>> marker (or the marker itself). " +
+      (images ? "An old image's marker gives the image back (one image per call). " : "") +
       `Optional offset/limit page by lines; grep shows only matching lines with their numbers. An answer holds at most ${finite ? maxChars : "any number of"} chars: ` +
       "a longer text, page or line comes back in parts, and each part ends its header with the exact call for the next (column=N reads on inside a long line).",
     parameters: {
@@ -54,8 +68,11 @@ export function createRecallTool(options: RecallToolOptions = {}): ToolDefinitio
         ...(args.grep !== undefined ? { grep: args.grep } : {}),
         maxChars,
         signal,
+        ...(images ? { images: true } : {}),
       });
       out.write(result.text);
+      // The key, not the image: the session log and a UI's tool output stay small; the surface reads it back.
+      if (result.image !== undefined) out.details["recalledImage"] = result.image.key;
     },
   };
 }
