@@ -67,6 +67,11 @@ export function heldImageText(key: string, info: ImageInfo | undefined, why: str
   return `[recall ${formatMarker(key)}: an image cut from an old tool result — ${what}. ${why}]`;
 }
 
+/** An image's section when its full description does not fit its share of a many-key answer. */
+export function shortImageText(key: string, info: ImageInfo | undefined): string {
+  return `[recall ${formatMarker(key)}: an old image, ${info !== undefined ? describe(info) : "remote"}; recall it alone.]`;
+}
+
 /** recall's answer for an image entry. */
 export function describeImageEntry(key: string, info: ImageInfo | undefined): string {
   const what = info !== undefined ? describe(info) : "a remote image";

@@ -18,7 +18,7 @@ import { RecallError } from "./errors.js";
 import { compileGrep, type LineMatcher } from "./grep.js";
 import { imageCostChars } from "./budget.js";
 import { imageInfo } from "./image-info.js";
-import { attachedImageText, describeImageEntry, heldImageText, parseImageEntry } from "./image-stub.js";
+import { attachedImageText, describeImageEntry, heldImageText, parseImageEntry, shortImageText } from "./image-stub.js";
 import type { ImagePart } from "./messages.js";
 import { extractRecallKeys } from "./recall-keys.js";
 import { grepLines } from "./recall-grep.js";
@@ -111,10 +111,12 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
     if (image !== undefined) {
       const info = imageInfo(image);
       if (at === shownAt) return attachedImageText(key, info!);
-      if (shown !== undefined && info !== undefined) {
-        return heldImageText(key, info, `One image comes back per recall and this answer carries ${formatMarker(shown.key)}: recall this key alone to see it.`);
-      }
-      return describeImageEntry(key, info);
+      const text =
+        shown !== undefined && info !== undefined
+          ? heldImageText(key, info, `One image comes back per recall and this answer carries ${formatMarker(shown.key)}: recall this key alone to see it.`)
+          : describeImageEntry(key, info);
+      // 64 image keys' descriptions (~230 chars each with their labels) came to 16,896 chars on a 16,384 cap.
+      return text.length <= budget ? text : shortImageText(key, info);
     }
     if (!paged && content.length <= budget) return content;
     if (budget < MIN_PAGE_CHARS) {
@@ -135,7 +137,11 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
     sections[i] = render(keys[i]!, contents[i], share, i);
     left -= sections[i]!.length;
   });
-  return withImage(sections.map((section, i) => labels[i] + section).join("\n\n"));
+  const text = sections.map((section, i) => labels[i] + section).join("\n\n");
+  // Many keys' notes beside an image can pass the cap (64 one-line notes ≈ 9,000 chars beside 6,400):
+  // the answer is then given without the image, every image described, and stays within it.
+  if (shown !== undefined && text.length + imageCost > cap) return recall(payload, store, { ...options, images: false });
+  return withImage(text);
 }
 
 function validatePaging(options: RecallOptions): void {

@@ -109,3 +109,21 @@ describe("recall with images", () => {
     expect(twice.report.changed).toBe(false);
   });
 });
+
+describe("recall with images: the cap holds", () => {
+  it("64 image keys on the smallest cap: text and image within it, else no image and every one described", () => {
+    const many = [shot(SHOT), ...Array.from({ length: 63 }, (_, i) => shot(png(1000 + i, 700, 3_000, i + 10)))];
+    const { archive, keys } = archived(many);
+    expect(keys).toHaveLength(64);
+    const r = recall(keys.join(" "), archive, { images: true, maxChars: 16_384 });
+    const cost = r.image !== undefined ? imageCostChars(r.image.part) : 0;
+    expect(r.text.length + cost).toBeLessThanOrEqual(16_384);
+    expect(r.image?.key).toBe(keys[0]);
+    // described only (no image option): within the cap too; it was 16,896 chars
+    expect(recall(keys.join(" "), archive, { maxChars: 16_384 }).text.length).toBeLessThanOrEqual(16_384);
+    // a few keys leave room for it
+    const few = recall(keys.slice(0, 3).join(" "), archive, { images: true, maxChars: 16_384 });
+    expect(few.image?.key).toBe(keys[0]);
+    expect(few.text.length + imageCostChars(few.image!.part)).toBeLessThanOrEqual(16_384);
+  });
+});
