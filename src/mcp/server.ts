@@ -2,7 +2,8 @@
 // description and JSON Schema as they are (the low-level `Server` serves JSON Schema directly, so the
 // tool table stays the harness's one list), each call run as its own operation. A request's abort
 // signal — fired by `notifications/cancelled` — aborts the call, which ends the command's process
-// group; the harness records the call as aborted with its output so far.
+// group; the harness records the call as aborted with its output so far. A call with a progress token
+// gets paced progress as its output changes, and a heartbeat while it prints nothing.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { givenValue } from "../errors/index.js";
@@ -15,6 +16,12 @@ export interface McpServerOptions {
   readonly version: string;
   /** Progress pacing per call (default 100 ms: ≤ 10 notifications per second). */
   readonly progressIntervalMs?: number;
+  /**
+   * A call with a progress token that sent nothing for this long (a command printing nothing) gets a
+   * heartbeat progress saying how long it has run (default DEFAULT_HEARTBEAT_MS, 10 s; 0: none), so a
+   * client that resets its request timeout on progress does not time it out.
+   */
+  readonly progressHeartbeatMs?: number;
 }
 
 const INSTRUCTIONS =
@@ -40,11 +47,15 @@ export function createMcpServer(session: AgentSession, options: McpServerOptions
     const pacer =
       token === undefined
         ? undefined
-        : createProgressPacer(({ progress, message }) => {
-            extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message } }).catch(() => {
-              // the client went away; the disconnect handling ends the call
-            });
-          }, options.progressIntervalMs);
+        : createProgressPacer(
+            ({ progress, message }) => {
+              extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message } }).catch(() => {
+                // the client went away; the disconnect handling ends the call
+              });
+            },
+            options.progressIntervalMs,
+            options.progressHeartbeatMs,
+          );
     try {
       const outcome = await session.call(name, args, { signal: extra.signal, ...(pacer ? { onUpdate: (s) => pacer.update(s) } : {}) });
       return toCallToolResult(name, outcome, session.workspace);

@@ -1,8 +1,16 @@
 // The progress pacer on its own: whatever the producer's rate, at most one notification per interval,
-// the latest state winning, progress strictly growing, and nothing after stop().
-import { describe, expect, it } from "vitest";
-import { createProgressPacer, latestLine, type ProgressUpdate } from "../../dist/mcp/index.js";
+// the latest state winning, progress strictly growing, and nothing after stop(). A call that prints
+// nothing gets heartbeats instead, so the SDK's client keeps a call alive that outlives its timeout.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { openAgentSession } from "../../dist/harness/index.js";
+import { createMcpServer, createProgressPacer, latestLine, type ProgressUpdate } from "../../dist/mcp/index.js";
 import type { ToolOutputState } from "../../dist/output/index.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { textOf } from "./helpers.js";
+
+afterAll(removeTempDirs);
 
 const state = (text: string, totalBytes: number) => ({ content: [{ type: "text", text }], truncation: { totalBytes } }) as unknown as ToolOutputState;
 
@@ -70,5 +78,63 @@ describe("progress pacer", () => {
     expect(latestLine("one\ntwo\n\n  \n")).toBe("two");
     expect(latestLine("")).toBe("");
     expect(latestLine(`${"x".repeat(500)}\n`)).toHaveLength(200);
+  });
+
+  it("a quiet call gets heartbeats, progress growing, saying how long it has run; none after stop", async () => {
+    const sent: (ProgressUpdate & { at: number })[] = [];
+    const t0 = performance.now();
+    const pacer = createProgressPacer((u) => sent.push({ ...u, at: performance.now() - t0 }), 10, 100);
+    await new Promise((r) => setTimeout(r, 350)); // on purpose: three heartbeat intervals
+    pacer.update(state("compiling\n", 10));
+    await new Promise((r) => setTimeout(r, 180)); // on purpose: past one more interval after the output
+    pacer.stop();
+    const count = sent.length;
+    await new Promise((r) => setTimeout(r, 250)); // on purpose: two more intervals, with nothing sent
+    expect(sent.length).toBe(count);
+    // Timers fire late on a busy machine, never early: at least the three quiet beats, the output, one more beat.
+    const beats = sent.filter((u) => u.message.startsWith("running "));
+    expect(beats[0]).toMatchObject({ progress: 0, message: "running 0s, no output yet" });
+    expect(beats[0]!.at).toBeGreaterThanOrEqual(95);
+    expect(sent.some((u) => u.message === "compiling" && u.progress === 10)).toBe(true);
+    expect(sent.at(-1)!.message).toBe("running 0s, no new output for 0s");
+    expect(sent.at(-1)!.progress).toBe(11);
+    for (let i = 1; i < sent.length; i++) expect(sent[i]!.progress).toBeGreaterThan(sent[i - 1]!.progress);
+    expect(createProgressPacer(() => expect.unreachable(), 10, 0)).toBeDefined(); // 0: no heartbeat
+  });
+
+  it("a silent command outlives the client's request timeout with resetTimeoutOnProgress: true", async () => {
+    const dir = tempDir("spool-mcp-heartbeat-");
+    const session = await openAgentSession({ root: dir, label: "mcp", tools: { cwd: dir, recall: false } });
+    const server = createMcpServer(session, { version: "0.0.0", progressHeartbeatMs: 300 });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: "spool-test", version: "1.0.0" });
+    await client.connect(clientSide);
+    // A progress notification after the result has no handler left: the SDK reports it here.
+    const errors: Error[] = [];
+    client.onerror = (e) => errors.push(e);
+    try {
+      const beats: { progress: number; message?: string }[] = [];
+      // 2.5 s of silence against a 1 s timeout: without heartbeats the call times out at 1 s (MCP error -32001).
+      const result = await client.callTool({ name: "bash", arguments: { command: "sleep 2.5; echo done" } }, undefined, {
+        timeout: 1000,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => beats.push(p),
+      });
+      expect(textOf(result)).toContain("done");
+      expect(result.structuredContent).toMatchObject({ exitCode: 0 });
+      const quiet = beats.filter((p) => p.message?.startsWith("running "));
+      expect(quiet.length).toBeGreaterThanOrEqual(3);
+      expect(quiet[0]!.message).toBe("running 0s, no output yet");
+      expect(quiet.at(-1)!.message).toMatch(/^running [12]s, no output yet$/);
+      // Nothing comes after the result: the heartbeat ended with the call.
+      const after = beats.length;
+      await new Promise((r) => setTimeout(r, 700)); // on purpose: two heartbeat intervals
+      expect(beats.length).toBe(after);
+      expect(errors).toEqual([]);
+    } finally {
+      await client.close();
+      await session.close();
+    }
   });
 });
