@@ -84,7 +84,11 @@ export interface AdoptSpec {
 export interface ProcessHost {
   /** Takes over a running command: it gets a processId, its own sink, and a cursor at its start. */
   adopt(spec: AdoptSpec): string;
-  /** A wait ended by `signal` reads nothing (the cursor stays) and throws: the output stays unread for the next read. */
+  /**
+   * A wait ended by `signal` reads nothing (the cursor stays) and throws: the output stays unread for the
+   * next read. Reads waiting at once share the cursor: each new line goes to the one that ends first,
+   * and the others wait on for what follows.
+   */
   read(processId: string, waitMs?: number, signal?: AbortSignal): Promise<ProcessRead>;
   /** `end`: close its input after `input` (end of file; on a pty, Ctrl-D at the start of a line). */
   write(processId: string, input: string, waitMs?: number, signal?: AbortSignal, end?: boolean): Promise<ProcessRead>;
@@ -219,6 +223,21 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
     });
 
   /**
+   * waitForNews until there is something to take when it ends. Two waits on one process at once (a
+   * client's parallel calls) share its one cursor: the first to end takes the new output, and the
+   * other used to end with it and return "(no new output)" (measured: both returned at 1.03 s of a
+   * 10 s wait, the next line came at 3 s). It waits on, in its own time, for what comes next; so
+   * each line goes to exactly one read, none is lost or doubled, and no wait ends empty early.
+   */
+  const waitForOwnNews = async (r: BackgroundRecord, waitMs: number, before: string, signal: AbortSignal | undefined): Promise<void> => {
+    const end = performance.now() + waitMs;
+    for (let since = before; ; since = "") {
+      await waitForNews(r, end - performance.now(), since, signal);
+      if (signal?.aborted || r.result !== undefined || performance.now() >= end || unreadNow(r) !== "") return;
+    }
+  };
+
+  /**
    * After its input was ended the process is expected to finish (sort, wc, a REPL's Ctrl-D): the wait
    * lasts until it has, not until its first output, so one call gives what it printed and how it ended.
    */
@@ -307,7 +326,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
 
     async read(processId, waitMs = 0, signal) {
       const r = get(processId);
-      await waitForNews(r, waitMs, "", signal);
+      await waitForOwnNews(r, waitMs, "", signal);
       return takeUnlessAborted(r, signal, "the read");
     },
 
@@ -334,7 +353,7 @@ export function createProcessHost(sinks: ProcessSinks): ProcessHost {
           `process ${r.id} has closed its input and reads no more of it; process_output still shows what it prints`,
         );
       }
-      await (end ? waitForEnd(r, waitMs, signal) : waitForNews(r, waitMs, before, signal));
+      await (end ? waitForEnd(r, waitMs, signal) : waitForOwnNews(r, waitMs, before, signal));
       return takeUnlessAborted(r, signal, "the wait after the input (which was written)");
     },
 

@@ -349,4 +349,43 @@ describe("spool mcp: long-running and interactive commands", () => {
     const next = await call("process_output", { processId, waitSeconds: 2 });
     expect(next.text).toBe(`typed\n[process ${processId} is still running; process_output reads what it prints next]`);
   });
+
+  it("two process_output waits at once: each waits for output of its own, none lost or read twice", async () => {
+    const call = caller(await start());
+    const bg = await call("bash", { command: "sleep 1; echo one; sleep 2; echo two; sleep 60", background: true });
+    const processId = bg.structured!["processId"] as string;
+    const began = Date.now();
+    const wait = async () => {
+      const r = await call("process_output", { processId, waitSeconds: 20 });
+      return { text: body(r.text), ms: Date.now() - began };
+    };
+    // The second to end used to end with the first, at 1 s, with "(no new output)".
+    const [a, b] = await Promise.all([wait(), wait()]);
+    const [first, second] = a.ms <= b.ms ? [a, b] : [b, a];
+    expect(first.text).toBe("one\n");
+    expect(second.text).toBe("two\n");
+    expect(second.ms).toBeGreaterThan(2000);
+  });
+
+  it("three readers polling one process at once see every line exactly once", async () => {
+    const call = caller(await start());
+    const bg = await call("bash", { command: "sleep 0.5; for i in $(seq 1 12); do echo line$i; sleep 0.2; done", background: true });
+    const processId = bg.structured!["processId"] as string;
+    const reader = async () => {
+      const seen: string[] = [];
+      for (;;) {
+        const r = await call("process_output", { processId, waitSeconds: 10 });
+        const text = body(r.text);
+        // Still running, a wait of 10 s ends only with output: never empty between lines 0.2 s apart.
+        if (text.startsWith("(no new output)")) {
+          expect(r.text).toMatch(/exited with code 0\]$/);
+          return seen;
+        }
+        seen.push(...text.split("\n").filter((l) => l !== ""));
+        if (/exited with code 0\]$/.test(r.text)) return seen;
+      }
+    };
+    const all = (await Promise.all([reader(), reader(), reader()])).flat();
+    expect(all.sort((x, y) => Number(x.slice(4)) - Number(y.slice(4)))).toEqual(Array.from({ length: 12 }, (_, i) => `line${i + 1}`));
+  });
 });
