@@ -2,7 +2,8 @@
 // `spool sessions`, `spool inspect` and `spool serve` show its calls live and after a crash. stdout
 // belongs to the protocol; everything for people goes to stderr. With --serve the viewer follows this
 // session (its URL on stderr). The server stops when the client disconnects, ending running commands;
-// over --http, when it ends its session or none of its requests has been open for --idle-timeout.
+// over --http (where each client gets an MCP session of its own, all recorded in the one spool
+// session), when the last connected client ends its session or no request has been open for --idle-timeout.
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { createStateHost, openAgentSession, SESSION_RECORD, type MutableState } from "../harness/index.js";
@@ -45,12 +46,12 @@ export const mcpCommand = defineCommand({
     http: {
       type: "string",
       value: "PORT",
-      help: "serve MCP over Streamable HTTP on 127.0.0.1:PORT (0: any free port) instead of\nstdio; the URL and bearer token go to stderr",
+      help: "serve MCP over Streamable HTTP on 127.0.0.1:PORT (0: any free port) instead of\nstdio; the URL and bearer token go to stderr; each client gets an MCP session of its\nown, all recorded in this one session",
     },
     "idle-timeout": {
       type: "string",
       value: "SECONDS",
-      help: `with --http: end the session and its commands, as the client's DELETE does, once no\nrequest has been open for SECONDS (default ${DEFAULT_IDLE_TIMEOUT_S}; 0: never; or with a\nunit: 30m)`,
+      help: `with --http: end the session and its commands, as the last client's DELETE does, once\nno request has been open for SECONDS (default ${DEFAULT_IDLE_TIMEOUT_S}; 0: never; or with a\nunit: 30m)`,
     },
   },
   async run(values) {
@@ -91,13 +92,16 @@ export const mcpCommand = defineCommand({
         ...(timeout !== undefined ? { timeout } : {}),
       },
     });
-    const server = createMcpServer(session, { version: packageVersion() });
+    const version = packageVersion();
+    // Over stdio one; over HTTP one per client's MCP session, all on this one spool session.
+    const newServer = () => createMcpServer(session, { version });
+    let serving: { close(): Promise<unknown> } | undefined;
     // SIGINT and SIGTERM end it as the end of input does: every command and background process ended,
     // the session settled, exit 0. SIGTERM is a normal close, not an interruption to report as 128+n
     // (`spool run`'s 143 for a command it cut short): the MCP spec's stdio shutdown is "close the
     // server's input, then SIGTERM, then SIGKILL", and the SDK client (StdioClientTransport.close,
     // 1.32.2) does exactly that, 2 s apart, and never reads the exit code. `spool serve` also exits 0.
-    const stop = (): void => void server.close().catch(() => undefined);
+    const stop = (): void => void serving?.close().catch(() => undefined);
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
     let viewer: ViewerServer | undefined;
@@ -146,9 +150,13 @@ export const mcpCommand = defineCommand({
         process.stderr.write(`spool mcp: viewer at ${viewer.pageUrl}\n`);
       }
       process.stderr.write(`spool mcp: session ${session.id} in ${session.dir}\n`);
-      if (httpPort === undefined) await serveStdio(server);
-      else {
-        const http = await serveHttp(server, { port: httpPort, ...(idleTimeoutS !== undefined ? { idleTimeoutS } : {}) });
+      if (httpPort === undefined) {
+        const server = newServer();
+        serving = server;
+        await serveStdio(server);
+      } else {
+        const http = await serveHttp(newServer, { port: httpPort, ...(idleTimeoutS !== undefined ? { idleTimeoutS } : {}) });
+        serving = http;
         process.stderr.write(`spool mcp: MCP over HTTP at ${http.url} (header "Authorization: Bearer ${http.token}")\n`);
         const idle = (await http.ended) === "idle";
         const idleFor = `no request from the client for ${idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S} s (--idle-timeout)`;

@@ -6,4 +6,12 @@ export { createMcpServer, type McpServerOptions } from "./server.js";
 export { serveStdio, type DisconnectReason } from "./stdio.js";
 export { createProgressPacer, DEFAULT_HEARTBEAT_MS, latestLine, type ProgressPacer, type ProgressUpdate } from "./progress.js";
 export { toCallToolResult, bashStructured, BASH_OUTPUT_SCHEMA, type BashStructured } from "./result.js";
-export { DEFAULT_IDLE_TIMEOUT_S, MAX_IDLE_TIMEOUT_S, serveHttp, type HttpEndReason, type HttpOptions, type HttpServing } from "./http.js";
+export {
+  DEFAULT_IDLE_TIMEOUT_S,
+  DEFAULT_MAX_MCP_SESSIONS,
+  MAX_IDLE_TIMEOUT_S,
+  serveHttp,
+  type HttpEndReason,
+  type HttpOptions,
+  type HttpServing,
+} from "./http.js";

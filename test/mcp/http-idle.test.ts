@@ -136,7 +136,7 @@ describe("spool mcp --http --idle-timeout", () => {
   it("serveHttp refuses an idle time a timer cannot hold", async () => {
     const server = new Server({ name: "t", version: "1" }, { capabilities: { tools: {} } });
     for (const idleTimeoutS of [-1, 1.5, 2_147_484, Number.NaN]) {
-      await expect(serveHttp(server, { idleTimeoutS })).rejects.toMatchObject({ code: "SPOOL_MCP_BAD_OPTION" });
+      await expect(serveHttp(() => server, { idleTimeoutS })).rejects.toMatchObject({ code: "SPOOL_MCP_BAD_OPTION" });
     }
   });
 
