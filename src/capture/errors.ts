@@ -1,5 +1,6 @@
 // Errors exec can fail with. Each has a stable `code` and says what to do about it.
 import { SpoolError } from "../errors/index.js";
+import { fileLimitAdvice } from "./file-limit.js";
 import { formatBytes } from "./describe.js";
 import type { CaptureView } from "./types.js";
 import { utf8Length } from "./utf8.js";
@@ -30,12 +31,15 @@ export class MissingCwdError extends CaptureError {
 
 export class SpawnError extends CaptureError {
   constructor(shell: string, cause: unknown, command?: string) {
+    const limit = fileLimitAdvice(cause);
     super(
       "SPOOL_CAPTURE_SPAWN",
       (cause as NodeJS.ErrnoException | undefined)?.code === "E2BIG"
         ? `the command is too long to start (${Math.round(utf8Length(command ?? "") / 1024)} KiB; Linux takes at most 128 KiB in one argument): ` +
             "write it to a script file and run that. Nothing was spawned."
-        : `could not start ${JSON.stringify(shell)}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
+        : limit !== undefined
+          ? `could not start ${JSON.stringify(shell)}: ${limit}. Nothing was spawned.`
+          : `could not start ${JSON.stringify(shell)}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
             "Check that the shell exists and is executable, or pass another `shell`.",
       { cause },
     );

@@ -6,6 +6,7 @@
 // The header's list, plus: `start` (exec as a handle: view, input, kill), `prepareExec` (for a
 // process about to run its first command) and the terminal size of `pty` runs and of the terminal model.
 export { exec, prepareExec, start, type RunningCommand } from "./exec.js";
+export { fileLimitAdvice } from "./file-limit.js";
 export { DEFAULT_COLS, DEFAULT_ROWS, type TerminalSize } from "./output-capture.js";
 export { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, DEFAULT_MAX_LINE_BYTES, MAX_WINDOW_BYTES, MAX_WINDOW_LINES, resolveLimits } from "./limits.js";
 export { OutputCapture } from "./output-capture.js";

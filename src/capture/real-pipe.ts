@@ -15,7 +15,10 @@
 // `mkfifo` (about 3 ms; 20-40 ms on a loaded machine, spawnSync waits for the scheduler), unless its
 // caller made the first batch early (prepareRealPipes: `spool run` does, as it starts, and finds the
 // batch made by the time it spawns the command). Where no FIFO can be made (not Linux, no `mkfifo`, no
-// usable tmpdir) the caller silently keeps the socketpairs, for the rest of the process.
+// usable tmpdir) the caller silently keeps the socketpairs, for the rest of the process. Running out of
+// descriptors (EMFILE, ENFILE) is no such case: that batch is given up and the next command tries again.
+// It was taken as one, so after 60 bash calls at once under `ulimit -n 64` every later command of that
+// `spool mcp` ran on socketpairs, and `echo x > /dev/stdout` failed with ENXIO for the rest of it.
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, constants, lstatSync, mkdtempSync, openSync, readdirSync, rmSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,6 +40,8 @@ const REFILL_BELOW = 4;
 const STALE_MS = 60_000;
 
 const pool: RealPipe[] = [];
+/** Out of descriptors for now: not a reason to stop making real pipes. */
+const outOfFiles = (e: unknown): boolean => ["EMFILE", "ENFILE"].includes((e as NodeJS.ErrnoException | undefined)?.code ?? "");
 let usable = process.platform === "linux";
 let refilling = false;
 let swept = false;
@@ -106,8 +111,8 @@ function makeBatch(count: number, now: boolean): void {
     if (!swept) setImmediate(sweepStale).unref();
     swept = true;
     dir = mkdtempSync(join(tmpdir(), PREFIX));
-  } catch {
-    usable = false;
+  } catch (e) {
+    if (!outOfFiles(e)) usable = false;
     refilling = false;
     return;
   }
@@ -115,43 +120,60 @@ function makeBatch(count: number, now: boolean): void {
   const args = ["-m", "600", ...paths];
   if (now) {
     const made = spawnSync("mkfifo", args, { stdio: "ignore" });
-    adopt(dir, paths, made.error === undefined && made.status === 0);
+    adopt(dir, paths, made.error === undefined && made.status === 0, made.error);
     return;
   }
   inFlight.add(dir);
   if (inFlight.size === 1) process.on("exit", removeInFlight);
   let done = false;
-  const finish = (ok: boolean): void => {
+  const finish = (ok: boolean, error?: unknown): void => {
     if (done) return;
     done = true;
     making = undefined;
     inFlight.delete(dir);
     if (inFlight.size === 0) process.off("exit", removeInFlight);
     refilling = false;
-    adopt(dir, paths, ok);
+    adopt(dir, paths, ok, error);
   };
   try {
     const child = spawn("mkfifo", args, { stdio: "ignore" });
     making = { last: paths[paths.length - 1]!, pid: child.pid, finish };
-    child.on("error", () => finish(false));
+    child.on("error", (e) => finish(false, e));
     child.on("exit", (code) => finish(code === 0));
     // Making pipes for later must never keep the caller's event loop alive.
     child.unref();
-  } catch {
-    finish(false);
+  } catch (e) {
+    finish(false, e);
   }
 }
 
 /** Opens and unlinks every FIFO made, then removes the batch's directory. */
-function adopt(dir: string, paths: readonly string[], made: boolean): void {
+function adopt(dir: string, paths: readonly string[], made: boolean, error?: unknown): void {
   try {
-    if (!made) throw new Error("mkfifo failed");
+    if (!made) throw error ?? new Error("mkfifo failed");
     for (const path of paths) pool.push(openBoth(path));
-  } catch {
-    usable = false;
+  } catch (e) {
+    if (!outOfFiles(e)) usable = false;
     for (const pipe of pool.splice(0)) for (const fd of [pipe.read, pipe.write]) closeSync(fd);
   } finally {
+    removeDir(dir);
+  }
+}
+
+/**
+ * Removes a batch's directory. rmSync opens it to list it, so out of descriptors it throws EMFILE: it
+ * was thrown from the `mkfifo` exit handler and ended `spool mcp` ("Unknown error: Too many open files
+ * '/tmp/spool-pipes-…'", 1 run in 3 of 4 bursts of 60 bash calls under ulimit -n 64). Tried again a
+ * few times a second apart and at exit instead; one still there is swept as stale by a later process.
+ */
+function removeDir(dir: string, tries = 5): void {
+  try {
     rmSync(dir, { recursive: true, force: true });
+    if (inFlight.delete(dir) && inFlight.size === 0) process.off("exit", removeInFlight);
+  } catch {
+    // Until it is gone it is removed at exit too, as a batch in flight is.
+    if (!inFlight.has(dir) && inFlight.add(dir).size === 1) process.on("exit", removeInFlight);
+    if (tries > 0) setTimeout(() => removeDir(dir, tries - 1), 1000).unref();
   }
 }
 
@@ -175,7 +197,13 @@ function openBoth(path: string): RealPipe {
 }
 
 function removeInFlight(): void {
-  for (const dir of inFlight) rmSync(dir, { recursive: true, force: true });
+  for (const dir of inFlight) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // at exit, out of descriptors: swept as stale by a later process
+    }
+  }
 }
 
 /** Once per process: batch directories a dead process left behind (a SIGKILL mid-batch). */

@@ -10,7 +10,7 @@
 // resumeLeftOpen() does that for every operation the session held open when this harness was created:
 // a writer that opens a session (spool run --session, openAgentSession) calls it first, so a call its
 // dead predecessor left open gets its result, and the transcript stays paired.
-import { isTimeoutAbort } from "../capture/index.js";
+import { fileLimitAdvice, isTimeoutAbort } from "../capture/index.js";
 import { apply, decoder, encoder, type Op, type WireOp } from "../delta/index.js";
 import type { ContentPart, ToolResultMessage, Workspace } from "../context/index.js";
 import { createToolOutput, type ToolOutput, type ToolOutputState } from "../output/index.js";
@@ -307,7 +307,8 @@ export function createHarness(options: HarnessOptions): Harness {
       isError = true;
       // The model still gets the output (it is in memory); the note says recovery could not have.
       const text = out.state.content[0].text;
-      const note = `\n[spool: this output could not be saved durably: ${errorText(durableError)}]`;
+      const limit = fileLimitAdvice(durableError);
+      const note = `\n[spool: this output could not be saved durably: ${errorText(durableError)}${limit !== undefined ? `; ${limit}` : ""}]`;
       emit({ type: "tool_end", operationId, toolCallId: call.toolCallId, isError });
       return resultOf(call, { ...out.state, content: [{ type: "text", text: text + note }, ...out.state.content.slice(1)] } as ToolOutputState, isError);
     }

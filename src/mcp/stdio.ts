@@ -42,6 +42,11 @@ export async function serveStdio(
   stdin.once("end", onEnd);
   stdin.once("close", onEnd);
   stdout.on("error", onOutError);
+  // The SDK's transport waits for "drain" once per message sent while stdout is full, so results of
+  // many calls ending at once (400 under load) warned MaxListenersExceededWarning on stderr: no leak,
+  // each listener goes with its drain.
+  const maxListeners = stdout.getMaxListeners();
+  stdout.setMaxListeners(0);
   server.onclose = () => settle("closed");
   const guard = createMessageGuard(maxBytes, (message) => {
     const answer = oversizeAnswer(message, maxBytes);
@@ -56,6 +61,7 @@ export async function serveStdio(
   stdin.off("end", onEnd);
   stdin.off("close", onEnd);
   stdin.unpipe(guard);
+  stdout.setMaxListeners(maxListeners);
   if (reason !== "closed") await server.close().catch(() => undefined);
   return reason;
 }
