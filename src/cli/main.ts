@@ -6,10 +6,12 @@ import { enableCodeCaches, saveCodeCaches } from "./bundle-loader.js";
 import { commands } from "./commands.js";
 import { EXIT } from "./exit-codes.js";
 
-// Node 22 warns when node:sqlite loads (`--store sqlite`): a note about Node, not about the command.
+// Node 22 warns when node:sqlite loads (`--store sqlite`), and node:wasi (`spool run` polls a piped
+// stdout with it): notes about Node, not about the command.
 const emitWarning = process.emitWarning;
 process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-  if (String(warning).includes("SQLite is an experimental feature")) return;
+  const text = String(warning);
+  if (text.includes("SQLite is an experimental feature") || text.includes("WASI is an experimental feature")) return;
   (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
 }) as typeof process.emitWarning;
 

@@ -310,6 +310,36 @@ describe("spool run", () => {
     expect(sessions.find((s) => s.command.startsWith("for i in $(seq 1 200)"))?.status).toBe("interrupted");
   });
 
+  it("`spool run -- CMD 2>/dev/null | true` ends the command once stdout's reader is gone, though nothing was written to it (exit 141, session interrupted)", () => {
+    // It ran on: the result is printed only at the end, so no write failed (`yes`: into the disk's free-space floor).
+    const marker = join(cwd, "reader-gone-marker");
+    const loop = `for i in $(seq 1 200); do echo gone$i; sleep .05; done; echo done > ${marker}`;
+    const started = performance.now();
+    const r = spawnSync("bash", ["-c", `"${process.execPath}" "${SPOOL_BIN}" run -- '${loop}' 2>/dev/null | true; echo "rc=\${PIPESTATUS[0]}"`], {
+      cwd,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(r.stdout).toBe("rc=141\n");
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(existsSync(marker)).toBe(false);
+    const sessions = JSON.parse(spool(["sessions", "--json"]).stdout) as { command: string; status: string }[];
+    expect(sessions.find((s) => s.command.includes("echo gone$i"))?.status).toBe("interrupted");
+  });
+
+  it("a reader that is still there but reads late gets the whole result (the watch is not a timeout)", () => {
+    const r = spawnSync(
+      "bash",
+      ["-c", `"${process.execPath}" "${SPOOL_BIN}" run -- 'sleep .6; echo late' 2>/dev/null | (sleep 1.2; cat); echo "rc=\${PIPESTATUS[0]}"`],
+      {
+        cwd,
+        encoding: "utf8",
+        timeout: 30_000,
+      },
+    );
+    expect(r.stdout).toMatch(/^late\nSession: .*\nrc=0\n$/);
+  });
+
   it("--session on a session of the other local store says which --store continues it", () => {
     expect(spool(["run", "-q", "--store", "sqlite", "--session", "mixed-stores", "--", "echo one"]).status).toBe(0);
     const r = spool(["run", "-q", "--session", "mixed-stores", "--", "echo two"]);
