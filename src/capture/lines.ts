@@ -8,68 +8,14 @@
 //
 // Backspace used to delete the previous code point: `printf 'abc\b\bX'` showed `aX` where a terminal
 // and `col -b` show `aXc`. Overwriting also gives man-page overstrike (`_\bX` underline, `X\bX` bold)
-// as the plain `X` that `col -b` prints. A cell here is a code point with the zero-width ones after it
-// (combining marks, joiners, controls, which a terminal does not advance over); a tab is one cell and
-// a wide (CJK) character one, not two as on a terminal: `中\b\bX` overwrites the character before 中.
-// At column 0 a backspace does nothing. The `\r` rule is unchanged: after it the next character
-// starts a new frame (a terminal would overwrite from column 0, `abc\rX` → `Xbc`; spool shows `X`).
+// as the plain `X` that `col -b` prints. From a line's first backspace on, the line is a terminal row
+// (row.ts): columns, not code points, so a backspace over a wide character or after a tab lands where
+// a terminal's does (`日本\bX` → `日 X`, `ab\t\bX` → `ab     X`; the code-point cells before gave
+// `日X` and `abX`). At column 0 a backspace does nothing. The `\r` rule is unchanged: after it the next
+// character starts a new frame (a terminal would overwrite from column 0, `abc\rX` → `Xbc`; spool
+// shows `X`).
+import { Row } from "./row.js";
 import { utf8Length, utf8Prefix } from "./utf8.js";
-
-/** Code points a terminal's cursor does not advance over (the view's CONTROL set, combining marks, joiners). */
-const ZERO_WIDTH = /[\x00-\x08\x0b-\x1f\x7f-\x9f\ufff9-\ufffb\p{M}\u200b-\u200d\u2060]/u;
-
-const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
-const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
-
-/** The code point of `s` that starts at `i` is zero-width (see ZERO_WIDTH). */
-function zeroWidthAt(s: string, i: number): boolean {
-  const c = s.charCodeAt(i);
-  if (c >= 0x20 && c < 0x7f) return false;
-  return ZERO_WIDTH.test(String.fromCodePoint(s.codePointAt(i)!));
-}
-
-/** The end of the cell that starts at `i` (its code point and the zero-width ones after it). */
-function cellEnd(s: string, i: number): number {
-  let j = i + (isHigh(s.charCodeAt(i)) && isLow(s.charCodeAt(i + 1)) ? 2 : 1);
-  while (j < s.length && zeroWidthAt(s, j)) j += isHigh(s.charCodeAt(j)) && isLow(s.charCodeAt(j + 1)) ? 2 : 1;
-  return j;
-}
-
-/**
- * UTF-8 bytes of a few units, counted in JavaScript (as Buffer.byteLength does: a lone surrogate is
- * U+FFFD, 3 bytes): overwrites are a character or two (a spinner's `|\b/`), where the native call's
- * own cost was most of the overwrite.
- */
-function shortUtf8Length(s: string): number {
-  if (s.length > 16) return utf8Length(s);
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (isHigh(c) && isLow(s.charCodeAt(i + 1))) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
-
-/** Column 0: after the zero-width code points a line starts with (they belong to no cell). */
-function lineStart(s: string): number {
-  let i = 0;
-  while (i < s.length && zeroWidthAt(s, i)) i += isHigh(s.charCodeAt(i)) && isLow(s.charCodeAt(i + 1)) ? 2 : 1;
-  return i;
-}
-
-/** The start of the cell that ends at `i`, or column 0 (see lineStart) from `i` there or before it. */
-function cellStart(s: string, i: number, start: number): number {
-  while (i > start) {
-    i -= i > 1 && isLow(s.charCodeAt(i - 1)) && isHigh(s.charCodeAt(i - 2)) ? 2 : 1;
-    if (!zeroWidthAt(s, i)) return i;
-  }
-  return start;
-}
 
 const STRUCTURAL = /[\r\n\b]/g;
 
@@ -83,8 +29,8 @@ export class LineCleaner {
   /** Bytes of the current line that did not fit under the cap. */
   private openCut = 0;
   private pendingCR = false;
-  /** UTF-16 units of the current line after the cursor (backspaces moved it back); 0 at the end. */
-  private after = 0;
+  /** The current line as a terminal row, from its first backspace on (row.ts); `open` is unused then. */
+  private row: Row | undefined;
   /** Lines completed by the latest push. */
   lines = 0;
   /** Completed lines that were cut, over everything so far. */
@@ -107,13 +53,14 @@ export class LineCleaner {
     this.cutDone++;
   }
 
-  /** No `\r` pending (text after a backspace may still take the byte path: appendOpen overwrites). */
+  /** No `\r` pending (text after a backspace may still take the byte path: appendOpen writes on the row). */
   get canTakePlain(): boolean {
     return !this.pendingCR;
   }
 
   /** The current line as the view shows it. */
   get openLine(): string {
+    if (this.row) return this.row.render();
     return this.openCut > 0 ? this.open + cutMarker(this.openCut) : this.open;
   }
 
@@ -158,59 +105,42 @@ export class LineCleaner {
     this.open = "";
     this.openBytes = 0;
     this.openCut = 0;
-    this.after = 0;
+    this.row = undefined;
   }
 
   /**
-   * One cell left. After a pending `\r` the cursor is at column 0 already (the frame is still shown
+   * One column left. After a pending `\r` the cursor is at column 0 already (the frame is still shown
    * until something is written); past the cap the cut bytes are not kept, so neither is the cursor.
    */
   private backspace(): void {
     if (this.pendingCR || this.openCut > 0) return;
-    const cursor = this.open.length - this.after;
-    const start = lineStart(this.open);
-    if (cursor > start) this.after = this.open.length - cellStart(this.open, cursor, start);
-  }
-
-  /**
-   * Writes `segment` over the cells after the cursor, one cell for one; returns what goes past the
-   * end of the line. Zero-width code points at its start join the cell before the cursor.
-   */
-  private overwrite(segment: string): string {
-    const open = this.open;
-    const at = open.length - this.after;
-    let i = at;
-    let j = 0;
-    while (j < segment.length && zeroWidthAt(segment, j)) j += isHigh(segment.charCodeAt(j)) && isLow(segment.charCodeAt(j + 1)) ? 2 : 1;
-    while (j < segment.length && i < open.length) {
-      j = cellEnd(segment, j);
-      i = cellEnd(open, i);
+    if (this.row === undefined) {
+      if (this.open === "") return;
+      const row = Row.from(this.open);
+      // Still at column 0 (zero-width code points only): nothing moves, the line stays a string.
+      if (row.cursor === 0) return;
+      this.row = row;
     }
-    // The cell under the cursor may take zero-width code points after the overwrite ends.
-    while (j < segment.length && zeroWidthAt(segment, j)) j += isHigh(segment.charCodeAt(j)) && isLow(segment.charCodeAt(j + 1)) ? 2 : 1;
-    const written = segment.slice(0, j);
-    this.open = open.slice(0, at) + written + open.slice(i);
-    this.openBytes += shortUtf8Length(written) - shortUtf8Length(open.slice(at, i));
-    this.after = open.length - i;
-    return segment.slice(j);
+    this.row.backspace();
   }
 
   /** Text without `\r`, `\n` or backspace, continuing the current line at the cursor. */
   appendOpen(segment: string): void {
     if (segment === "") return;
-    if (this.after > 0) {
-      segment = this.overwrite(segment);
+    const row = this.row;
+    if (row !== undefined) {
+      row.write(segment);
+      this.openBytes = row.bytes;
       if (this.openBytes > this.maxLineBytes) {
-        // Wider characters written over narrower ones took the line over the cap.
-        const kept = utf8Prefix(this.open, this.maxLineBytes);
+        // The row went over the cap: what fits is kept, and the line goes on as a cut one.
+        const kept = utf8Prefix(row.render(), this.maxLineBytes);
         const keptBytes = utf8Length(kept);
-        this.openCut = this.openBytes - keptBytes + utf8Length(segment);
+        this.openCut = this.openBytes - keptBytes;
         this.open = kept;
         this.openBytes = keptBytes;
-        this.after = 0;
-        return;
+        this.row = undefined;
       }
-      if (segment === "") return;
+      return;
     }
     if (this.openCut > 0) {
       this.openCut += utf8Length(segment);
@@ -235,15 +165,17 @@ export class LineCleaner {
    */
   release(): string {
     let line = this.openLine + (this.pendingCR ? "\r" : "");
-    // The emulator's cursor goes back where this one was (one backspace a cell).
-    const start = lineStart(this.open);
-    for (let i = this.open.length, at = i - this.after; i > at; i = cellStart(this.open, i, start)) line += "\b";
+    // The emulator's cursor goes back where this one was (one backspace a column, or spaces past the end).
+    const row = this.row;
+    if (row !== undefined && !this.pendingCR) {
+      line += row.cursor <= row.columns ? "\b".repeat(row.columns - row.cursor) : " ".repeat(row.cursor - row.columns);
+    }
     if (this.openCut > 0) this.cutDone++;
     this.pendingCR = false;
     this.open = "";
     this.openBytes = 0;
     this.openCut = 0;
-    this.after = 0;
+    this.row = undefined;
     return line;
   }
 
@@ -256,7 +188,7 @@ export class LineCleaner {
     this.open = "";
     this.openBytes = 0;
     this.openCut = 0;
-    this.after = 0;
+    this.row = undefined;
     return line + "\n";
   }
 }
