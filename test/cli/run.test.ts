@@ -327,6 +327,21 @@ describe("spool run", () => {
     expect(sessions.find((s) => s.command.includes("echo gone$i"))?.status).toBe("interrupted");
   });
 
+  it("stdout a named FIFO whose reader leaves: the command ends too (exit 141)", () => {
+    const fifo = join(cwd, "reader-fifo");
+    const marker = join(cwd, "fifo-marker");
+    const r = spawnSync(
+      "bash",
+      [
+        "-c",
+        `mkfifo ${fifo}; (sleep .3 < ${fifo}) & "${process.execPath}" "${SPOOL_BIN}" run -- 'sleep 5; echo done > ${marker}' > ${fifo} 2>/dev/null; echo "rc=$?"; wait`,
+      ],
+      { cwd, encoding: "utf8", timeout: 30_000 },
+    );
+    expect(r.stdout).toBe("rc=141\n");
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("a reader that is still there but reads late gets the whole result (the watch is not a timeout)", () => {
     const r = spawnSync(
       "bash",
