@@ -93,13 +93,6 @@ interface Link {
   version: number;
 }
 
-/** A first placement not yet settled into the `placed` WeakMap. */
-interface Placement {
-  readonly child: object;
-  readonly parent: Container;
-  next: Placement | null;
-}
-
 interface Meta {
   proxy: object | undefined;
   links: Link[];
@@ -135,6 +128,9 @@ function notJson(v: unknown): string | undefined {
   return describe(v);
 }
 
+/** A dense array of `n` nulls whose elements are own data properties (no setter ran to make them). */
+const nulls = (n: number): null[] => Array.from({ length: n }, () => null);
+
 /** Canonical array index from a property key, or -1. */
 function toIndex(key: string): number {
   const c = key.charCodeAt(0);
@@ -168,32 +164,56 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   // full Meta (proxy, links) is made only when the object is proxied or placed a second time, so a
   // pushed item that is never touched again costs little (a Meta per push was a third of W3's time).
   //
-  // A first placement is not even put in the WeakMap at once: it is queued (`unsettled`, a list in
-  // placement order) and settled when something asks about positions — a Meta is made, a path walk
+  // A first placement is not even put in the WeakMap at once: it is queued (in placement order) and settled when something asks about positions — a Meta is made, a path walk
   // meets an object `placed` does not know, a root is set — or when the queue is full. A WeakMap.set
   // of a young key costs ~0.4 µs (the ephemeron write barrier), half of W3's push + flush; a queue
   // node costs next to nothing. Until it settles, a queued object looks new to `walk`: placing it
   // again re-checks its subtree and queues it again, and settling turns the second entry into an
   // alias link, which is what an eager registration would have made of it. The queue holds its
   // objects strongly, so at most MAX_UNSETTLED removed objects outlive their removal until the next
-  // settle. (A linked list rather than an array: pushing onto an array runs a setter planted on
-  // Array.prototype at that index.)
+  // settle. The queue is two parallel arrays (objects, their parents) reused from settle to settle, so
+  // a push makes no garbage for it (a node object per push was most of W3's scavenges). They are
+  // made full of nulls (`Array.from` defines its elements; `fill` would assign them), so every write
+  // lands on an own element: a setter planted on Array.prototype at that index never sees them (`push`
+  // onto an array, or a write into a hole, would run it).
   const placed = new WeakMap<object, Container | null>();
-  let unsettled: Placement | null = null;
-  let unsettledTail: Placement | null = null;
+  let queuedChild: (object | null)[] = nulls(16);
+  let queuedParent: (Container | null)[] = nulls(16);
   let unsettledCount = 0;
   const settle = (): void => {
-    let node = unsettled;
-    unsettled = unsettledTail = null;
+    const n = unsettledCount;
+    // Zero first: settling never queues (relink only makes Metas), and a Meta made on the way must
+    // not settle again.
     unsettledCount = 0;
-    for (; node !== null; node = node.next) {
-      if (!placed.has(node.child)) placed.set(node.child, node.parent);
-      else relink(node.child, node.parent);
+    for (let i = 0; i < n; i++) {
+      const child = queuedChild[i]!;
+      const parent = queuedParent[i]!;
+      queuedChild[i] = null;
+      queuedParent[i] = null;
+      if (!placed.has(child)) placed.set(child, parent);
+      else relink(child, parent);
     }
+  };
+  const queuePlacement = (child: object, parent: Container): void => {
+    const n = unsettledCount;
+    if (n === queuedChild.length) {
+      const children: (object | null)[] = nulls(2 * n);
+      const parents: (Container | null)[] = nulls(2 * n);
+      for (let i = 0; i < n; i++) {
+        children[i] = queuedChild[i]!;
+        parents[i] = queuedParent[i]!;
+      }
+      queuedChild = children;
+      queuedParent = parents;
+    }
+    queuedChild[n] = child;
+    queuedParent[n] = parent;
+    unsettledCount = n + 1;
+    if (n + 1 >= MAX_UNSETTLED) settle();
   };
   const metaOf = (raw: object): Meta => {
     let m = metas.get(raw);
-    if (!m && unsettled !== null) {
+    if (!m && unsettledCount > 0) {
       // Settling can make this very Meta (a queued second placement of `raw` relinks it).
       settle();
       m = metas.get(raw);
@@ -210,7 +230,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     return m;
   };
   /** Whether `raw` has a position (settling the queue when `placed` alone does not know it). */
-  const isTracked = (raw: object): boolean => placed.has(raw) || (unsettled !== null && (settle(), placed.has(raw)));
+  const isTracked = (raw: object): boolean => placed.has(raw) || (unsettledCount > 0 && (settle(), placed.has(raw)));
 
   const unwrap = (v: unknown): unknown => (typeof v === "object" && v !== null ? (raws.get(v) ?? v) : v);
 
@@ -262,11 +282,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     if (!placed.has(child)) {
       // A first placement (or one not settled yet) gives a new object a position; no existing
       // object's paths change.
-      const node: Placement = { child, parent, next: null };
-      if (unsettledTail === null) unsettled = node;
-      else unsettledTail.next = node;
-      unsettledTail = node;
-      if (++unsettledCount >= MAX_UNSETTLED) settle();
+      queuePlacement(child, parent);
       return;
     }
     epoch++;
@@ -381,7 +397,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   const walk = (node: Container): void => {
     if (onStack.includes(node)) reject("a cycle");
-    // `placed` alone, not isTracked: a queued placement looks new here (see `unsettled`), and settling
+    // `placed` alone, not isTracked: a queued placement looks new here (see `settle`), and settling
     // on every push would cost what the queue saves.
     if (placed.has(node)) {
       // Already tracked: its subtree was checked when it was adopted. It only has to stay acyclic here.
