@@ -64,6 +64,8 @@ const UNKNOWN = -1;
 const MAX_UNSETTLED = 4096;
 /** Paths remembered by identity for explicit edits and sets. */
 const MAX_SLOTS = 8;
+/** What `splice` returns when it removed nothing (callers that hand it out make a fresh array). */
+const NONE_REMOVED = Object.freeze([]) as unknown as unknown[];
 const MUTATORS = new Set(["push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin"]);
 
 /** A parent and key an explicit edit reached, by path identity (see `slotAt`). */
@@ -438,6 +440,29 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   };
 
   /**
+   * `walk` and `cloneJson` in one pass for a plain object whose own properties are all enumerable data
+   * properties holding JSON primitives: its copy for the batch, or undefined when the object needs the
+   * general walk (a container or undefined value, or anything the walk rejects: it then says why). Such
+   * an object cannot be an ancestor of anything, so no cycle check is needed, and it links no children.
+   * One descriptor per property, as the walk reads them (a getter is never called).
+   */
+  const cloneFlat = (node: object): Record<string, unknown> | undefined => {
+    if (!Object.isExtensible(node) || Object.getPrototypeOf(node) !== Object.prototype) return undefined;
+    const names = Object.getOwnPropertyNames(node);
+    if (Object.getOwnPropertySymbols(node).length !== 0) return undefined;
+    for (let i = 0; i < names.length; i++) {
+      const desc = Object.getOwnPropertyDescriptor(node, names[i]!)!;
+      if (desc.enumerable !== true || !("value" in desc)) return undefined;
+      const v: unknown = desc.value;
+      const kind = typeof v;
+      if (kind === "string" || kind === "boolean" || v === null || (kind === "number" && Number.isFinite(v))) continue;
+      return undefined;
+    }
+    // Spread defines own data properties (no setter on Object.prototype runs; "__proto__" stays a key).
+    return { ...(node as Record<string, unknown>) };
+  };
+
+  /**
    * Check that `value` is plain JSON and can live under `parent` without a cycle, replace nested
    * proxies by their raw objects, and register links for every container in it. Returns the raw value.
    */
@@ -517,7 +542,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
    * false when the log must (something is pending there, the lane is full, or its slot for the array
    * has paths from before a container moved).
    */
-  const recordPush = (t: unknown[], index: number, items: unknown[], paths: Seg[][]): boolean => {
+  const recordPush = (t: unknown[], index: number, items: unknown[], paths: Seg[][], copy: Record<string, unknown> | undefined): boolean => {
     if (!log.empty) return false;
     let leaf = lane.find(t, PUSH);
     if (leaf !== undefined && leaf.active) {
@@ -529,7 +554,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       if (lane.insidePushed(fresh ? paths : leaf!.paths)) return false;
       leaf = lane.open(leaf, t, PUSH, fresh ? paths : undefined, epoch);
     }
-    lane.push(leaf, index, cloneJson(items));
+    lane.push(leaf, index, copy !== undefined ? [copy] : cloneJson(items));
     return true;
   };
 
@@ -692,16 +717,27 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   const splice = (t: unknown[], index: number, remove: number, items: unknown[]): unknown[] => {
     dirty = true;
     const len = t.length;
-    for (let j = 0; j < items.length; j++) {
-      const item = items[j];
-      if (item === undefined) throw new NotJsonError([index + j], "an undefined array element (use null)");
-      items[j] = adopt(item, t, index + j);
+    // A lone plain object of primitives (a transcript entry) is checked and copied for the batch in one
+    // pass; anything else takes the general walk, and the batch's copy is made when it is recorded.
+    let copy: Record<string, unknown> | undefined;
+    if (items.length === 1) {
+      const item = items[0];
+      if (item === undefined) throw new NotJsonError([index], "an undefined array element (use null)");
+      const raw = unwrap(item);
+      if (isContainer(raw) && !Array.isArray(raw)) copy = cloneFlat(raw);
+      items[0] = copy !== undefined ? raw : adopt(item, t, index);
+    } else {
+      for (let j = 0; j < items.length; j++) {
+        const item = items[j];
+        if (item === undefined) throw new NotJsonError([index + j], "an undefined array element (use null)");
+        items[j] = adopt(item, t, index + j);
+      }
+      if (remove === 0 && items.length === 0) return NONE_REMOVED;
     }
-    if (remove === 0 && items.length === 0) return [];
     const paths = pathsOf(t, true);
     // Removing elements or shifting indices moves existing containers; appending at the end does not.
     if (remove > 0 || index < len) epoch++;
-    if (!forceBase && !(remove === 0 && index === len && recordPush(t, index, items, paths))) {
+    if (!forceBase && !(remove === 0 && index === len && recordPush(t, index, items, paths, copy))) {
       spill();
       const fullCover = len > 0 && index === 0 && remove === len;
       for (const p of paths) {
@@ -715,7 +751,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       }
       afterRecord();
     }
-    const removed = remove === 0 ? [] : t.slice(index, index + remove);
+    const removed = remove === 0 ? NONE_REMOVED : t.slice(index, index + remove);
     if (remove === 0 && index === len && items.length <= 10_000) t.push(...items);
     else spliceInto(t, index, remove, items);
     if (remove !== items.length && index + remove < len) metaOf(t).version++;
@@ -794,7 +830,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       const rel = toInteger(args[0]);
       const start = rel < 0 ? Math.max(len + rel, 0) : Math.min(rel, len);
       const remove = args.length === 1 ? len - start : Math.min(Math.max(toInteger(args[1]), 0), len - start);
-      return splice(t, start, remove, args.slice(2));
+      const removed = splice(t, start, remove, args.slice(2));
+      return removed === NONE_REMOVED ? [] : removed;
     },
     sort(compare) {
       const t = rawArray(this);
