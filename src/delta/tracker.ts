@@ -452,7 +452,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     if (Object.getOwnPropertySymbols(node).length !== 0) return undefined;
     for (let i = 0; i < names.length; i++) {
       const desc = Object.getOwnPropertyDescriptor(node, names[i]!)!;
-      if (desc.enumerable !== true || !("value" in desc)) return undefined;
+      // An accessor's descriptor has no value: undefined, which takes the general walk below.
+      if (desc.enumerable !== true) return undefined;
       const v: unknown = desc.value;
       const kind = typeof v;
       if (kind === "string" || kind === "boolean" || v === null || (kind === "number" && Number.isFinite(v))) continue;
