@@ -51,19 +51,24 @@ const NO_ITEMS: unknown[] = [];
 const MAX_SLOTS = 64;
 
 export class LeafLane {
-  /** Written in the current window, in record order. */
-  private leaves: Leaf[] = [];
+  /**
+   * Written in the current window, in record order: the first `count` entries. The array is reused
+   * from window to window (a new one per flush was an allocation and a growth of its store per push in
+   * a transcript stream); entries past `count` are null.
+   */
+  private leaves: (Leaf | null)[] = [];
+  private count = 0;
   /** Every slot kept (a superset of `leaves`). */
   private slots: Leaf[] = [];
   /** Push slots written in this window. */
   pushing = 0;
 
   get size(): number {
-    return this.leaves.length;
+    return this.count;
   }
 
   get full(): boolean {
-    return this.leaves.length >= MAX_SLOTS;
+    return this.count >= MAX_SLOTS;
   }
 
   /** The slot kept for `parent[key]`, written in this window or not. */
@@ -116,7 +121,9 @@ export class LeafLane {
     leaf.drop = 0;
     leaf.text = "";
     leaf.textStart = 0;
-    this.leaves.push(leaf);
+    if (this.count < this.leaves.length) this.leaves[this.count] = leaf;
+    else this.leaves.push(leaf);
+    this.count++;
     return leaf;
   }
 
@@ -128,7 +135,7 @@ export class LeafLane {
     leaf.kind = "s";
     leaf.value = value;
     const leaves = this.leaves;
-    const last = leaves.length - 1;
+    const last = this.count - 1;
     if (leaves[last] !== leaf) {
       // Shifted by hand: splice() would allocate the removed element's array on every bump.
       let i = leaves.indexOf(leaf);
@@ -185,7 +192,8 @@ export class LeafLane {
    */
   insidePushed(paths: readonly (readonly Seg[])[]): boolean {
     if (this.pushing === 0) return false;
-    for (const push of this.leaves) {
+    for (let j = 0; j < this.count; j++) {
+      const push = this.leaves[j]!;
       if (push.kind !== "p") continue;
       for (const at of push.paths) {
         for (const p of paths) {
@@ -203,7 +211,10 @@ export class LeafLane {
   /** The ops of the window, slot by slot; the lane is empty afterwards. */
   drain(maxOverlapScan: number): Op[] {
     const ops: Op[] = [];
-    for (const leaf of this.leaves) {
+    const leaves = this.leaves;
+    for (let j = 0; j < this.count; j++) {
+      const leaf = leaves[j]!;
+      leaves[j] = null;
       leaf.active = false;
       for (let i = 0; i < leaf.paths.length; i++) {
         const path = leaf.paths[i] as NonEmptyPath;
@@ -214,7 +225,7 @@ export class LeafLane {
       }
       release(leaf);
     }
-    this.leaves = [];
+    this.count = 0;
     this.pushing = 0;
     return ops;
   }
@@ -222,9 +233,12 @@ export class LeafLane {
   /** Move every slot into the (empty) log, in order, as the log would have recorded it. */
   spillInto(log: PendingLog): void {
     const leaves = this.leaves;
-    this.leaves = [];
+    const n = this.count;
+    this.count = 0;
     this.pushing = 0;
-    for (const leaf of leaves) {
+    for (let j = 0; j < n; j++) {
+      const leaf = leaves[j]!;
+      leaves[j] = null;
       leaf.active = false;
       for (let i = 0; i < leaf.paths.length; i++) {
         // The log never writes into a path it was given.
@@ -240,11 +254,14 @@ export class LeafLane {
 
   /** Drop what the window wrote; with `forget`, the kept slots too (a new root: their parents may be gone). */
   clear(forget = false): void {
-    for (const leaf of this.leaves) {
+    const leaves = this.leaves;
+    for (let j = 0; j < this.count; j++) {
+      const leaf = leaves[j]!;
+      leaves[j] = null;
       leaf.active = false;
       release(leaf);
     }
-    if (this.leaves.length > 0) this.leaves = [];
+    this.count = 0;
     this.pushing = 0;
     if (forget) {
       for (const leaf of this.slots) leaf.kept = false;
