@@ -28,6 +28,23 @@ interface PathNode {
   id?: number;
 }
 
+/** The wire form of a non-base op, its path given by `ref` (undefined: the previous op's path); undefined for an unknown verb. */
+function wireOf(op: Op, ref: PathRef | undefined): WireOp | undefined {
+  switch (op[0]) {
+    case "s":
+      return ref === undefined ? ["s", op[2]] : ["s", ref, op[2]];
+    case "d":
+      return ref === undefined ? ["d"] : ["d", ref];
+    case "a":
+      return ref === undefined ? ["a", op[2]] : ["a", ref, op[2]];
+    case "t":
+      return ref === undefined ? ["t", op[2]] : ["t", ref, op[2]];
+    case "p":
+      return ref === undefined ? ["p", op[2], op[3], op[4]] : ["p", ref, op[2], op[3], op[4]];
+  }
+  return undefined;
+}
+
 export function encoder(): Encoder {
   // A trie over segments rather than JSON.stringify keys: no string is built per op (it was 8% of a
   // push-per-flush stream), and ["a\u0000b"] and ["a","b"] stay apart by construction, as do 0 and "0".
@@ -100,23 +117,11 @@ export function encoder(): Encoder {
           }
         }
         prev = path;
-        switch (op[0]) {
-          case "s":
-            out.push(ref === undefined ? ["s", op[2]] : ["s", ref, op[2]]);
-            break;
-          case "d":
-            out.push(ref === undefined ? ["d"] : ["d", ref]);
-            break;
-          case "a":
-            out.push(ref === undefined ? ["a", op[2]] : ["a", ref, op[2]]);
-            break;
-          case "t":
-            out.push(ref === undefined ? ["t", op[2]] : ["t", ref, op[2]]);
-            break;
-          case "p":
-            out.push(ref === undefined ? ["p", op[2], op[3], op[4]] : ["p", ref, op[2], op[3], op[4]]);
-            break;
-        }
+        const w = wireOf(op, ref);
+        if (w === undefined) continue;
+        // A batch of one op that defines no id (a push per flush): a literal, no array grown.
+        if (ops.length === 1 && out.length === 0) return [w];
+        out.push(w);
       }
       return out;
     },

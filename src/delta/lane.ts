@@ -210,6 +210,20 @@ export class LeafLane {
 
   /** The ops of the window, slot by slot; the lane is empty afterwards. */
   drain(maxOverlapScan: number): Op[] {
+    // One slot at one path set or pushed onto (a transcript's flush): its op in a literal, no array grown.
+    if (this.count === 1) {
+      const leaf = this.leaves[0]!;
+      if (leaf.paths.length === 1 && (leaf.kind === "s" || leaf.kind === "p")) {
+        const path = leaf.paths[0] as NonEmptyPath;
+        const op: Op = leaf.kind === "s" ? ["s", path, leaf.value] : ["p", path, leaf.index, 0, leaf.items];
+        this.leaves[0] = null;
+        this.count = 0;
+        this.pushing = 0;
+        leaf.active = false;
+        release(leaf);
+        return [op];
+      }
+    }
     const ops: Op[] = [];
     const leaves = this.leaves;
     for (let j = 0; j < this.count; j++) {
