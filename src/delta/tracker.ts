@@ -66,6 +66,8 @@ const MAX_UNSETTLED = 4096;
 const MAX_SLOTS = 8;
 /** What `splice` returns when it removed nothing (callers that hand it out make a fresh array). */
 const NONE_REMOVED = Object.freeze([]) as unknown as unknown[];
+/** Never a proxy: what `rawArray` has seen before its first call. */
+const NO_PROXY = {};
 const MUTATORS = new Set(["push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin"]);
 
 /** A parent and key an explicit edit reached, by path identity (see `slotAt`). */
@@ -236,12 +238,20 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   const unwrap = (v: unknown): unknown => (typeof v === "object" && v !== null ? (raws.get(v) ?? v) : v);
 
+  // The last container proxied and its proxy (a proxy, once made, is its object's for good): a producer
+  // reads the same path flush after flush (`state.entries.push(…)`), and a hit skips a WeakMap lookup.
+  // It holds one object strongly until the next container is proxied.
+  let lastRaw: object | null = null;
+  let lastProxy: object | null = null;
   const proxyOf = (raw: Container): object => {
+    if (raw === lastRaw) return lastProxy!;
     const m = metaOf(raw);
     if (!m.proxy) {
       m.proxy = new Proxy(raw, Array.isArray(raw) ? arrayHandler : objectHandler);
       raws.set(m.proxy, raw);
     }
+    lastRaw = raw;
+    lastProxy = m.proxy;
     return m.proxy;
   };
 
@@ -799,9 +809,15 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     return true;
   };
 
+  // The last tracked array a mutator was called on, by its proxy (see `lastRaw`).
+  let lastArrayProxy: unknown = NO_PROXY;
+  let lastArray: unknown[] = [];
   const rawArray = (self: unknown): unknown[] => {
+    if (self === lastArrayProxy) return lastArray;
     const t = unwrap(self);
     if (!Array.isArray(t) || t === self) throw new TypeError("tracked array method called on something that is not a tracked array");
+    lastArrayProxy = self;
+    lastArray = t;
     return t;
   };
 
@@ -1061,12 +1077,15 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   // ---- the tracker -------------------------------------------------------------------------------
 
+  /** The root's proxy, as `state` hands it out. */
+  let rootProxy: object | undefined;
   const setRoot = (value: unknown): void => {
     const raw = unwrap(value);
     if (!isContainer(raw)) throw new TypeError(`tracked state must be an object or array, got ${raw === null ? "null" : typeof raw}`);
     adopt(raw, null, undefined);
     if (!isTracked(raw)) placed.set(raw, null);
     root = raw;
+    rootProxy = undefined;
     epoch++;
   };
 
@@ -1102,7 +1121,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   // The accessors are defined one by one: an object literal with a getter is made in dictionary mode,
   // and then every method call on the tracker is a hash lookup (~5% of a sink write).
   Object.defineProperty(tracker, "state", {
-    get: () => proxyOf(root) as T,
+    get: () => (rootProxy ??= proxyOf(root)) as T,
     set: (next: T) => {
       dirty = true;
       if (unwrap(next) !== root) setRoot(next);

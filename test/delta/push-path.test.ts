@@ -1,7 +1,9 @@
-// Guards for the tracker's one-pass path for a lone pushed plain object of primitives (`cloneFlat`):
+// Guards for the tracker's push path. The one-pass path for a lone pushed plain object of primitives (`cloneFlat`):
 // it must decide exactly what the general JSON walk decides (same rejections, same messages, no getter
 // called) and put into the batch a copy equal to what the general clone makes. The oracle for each
-// case is the same value pushed beside a second item, which always takes the general walk.
+// case is the same value pushed beside a second item, which always takes the general walk. And the
+// caches a push through `state.entries.push(…)` hits: the root's proxy, the last proxy made, the last
+// array a mutator ran on.
 import { describe, expect, it } from "vitest";
 import { NotJsonError, track, type Op } from "../../src/delta/index.js";
 import { Pipe } from "./helpers.js";
@@ -212,5 +214,47 @@ describe("a pushed plain object: the batch holds a copy, positions stay tracked"
     pipe.sync();
     (pipe.state.entries[1] as { id: string }).id = "shared";
     pipe.sync();
+  });
+});
+
+describe("the push path's caches", () => {
+  it("a new root gets its own proxy: writes after `state = …` land in the new root", () => {
+    const pipe = new Pipe<Entries>({ entries: [] });
+    pipe.sync();
+    pipe.state.entries.push({ id: "old" });
+    const next = { entries: [{ id: "n0" }] };
+    pipe.tracker.state = next;
+    pipe.sync();
+    pipe.state.entries.push({ id: "n1" });
+    expect(next.entries).toEqual([{ id: "n0" }, { id: "n1" }]);
+    pipe.sync();
+    expect(pipe.replica).toEqual({ entries: [{ id: "n0" }, { id: "n1" }] });
+  });
+
+  it("a mutator taken off a tracked array refuses any other receiver, before and after a call", () => {
+    const t = track<Entries>({ entries: [] });
+    const push = t.state.entries.push;
+    expect(() => push.call([1], 2)).toThrow(TypeError);
+    t.state.entries.push({ id: "e1" });
+    expect(() => push.call([1], 2)).toThrow(TypeError);
+    expect(() => push.call(undefined, 2)).toThrow(TypeError);
+    expect(() => push.call(t.target.entries, 2)).toThrow(TypeError);
+    expect(t.target.entries).toEqual([{ id: "e1" }]);
+  });
+
+  it("pushes alternating between two arrays, and reads between them, land where they were made", () => {
+    const pipe = new Pipe<{ a: unknown[]; b: unknown[]; c: { d: unknown[] } }>({ a: [], b: [], c: { d: [] } });
+    pipe.sync();
+    const { a, b } = pipe.state;
+    for (let i = 0; i < 5; i++) {
+      a.push({ i });
+      b.push({ j: i });
+      pipe.state.c.d.push(i);
+      a.push.call(b, { k: i });
+      if (i % 2 === 0) pipe.sync();
+    }
+    pipe.sync();
+    expect(pipe.tracker.target.a).toHaveLength(5);
+    expect(pipe.tracker.target.b).toHaveLength(10);
   });
 });
