@@ -763,7 +763,9 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       afterRecord();
     }
     const removed = remove === 0 ? NONE_REMOVED : t.slice(index, index + remove);
-    if (remove === 0 && index === len && items.length <= 10_000) t.push(...items);
+    // One item pushed without a spread: the optimising compiler inlines that call.
+    if (remove === 0 && index === len && items.length === 1) t.push(items[0]);
+    else if (remove === 0 && index === len && items.length <= 10_000) t.push(...items);
     else spliceInto(t, index, remove, items);
     if (remove !== items.length && index + remove < len) metaOf(t).version++;
     for (let j = 0; j < items.length; j++) {
