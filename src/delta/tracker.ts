@@ -168,18 +168,19 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   // full Meta (proxy, links) is made only when the object is proxied or placed a second time, so a
   // pushed item that is never touched again costs little (a Meta per push was a third of W3's time).
   //
-  // A first placement is not even put in the WeakMap at once: it is queued (in placement order) and settled when something asks about positions — a Meta is made, a path walk
-  // meets an object `placed` does not know, a root is set — or when the queue is full. A WeakMap.set
-  // of a young key costs ~0.4 µs (the ephemeron write barrier), half of W3's push + flush; a queue
-  // node costs next to nothing. Until it settles, a queued object looks new to `walk`: placing it
-  // again re-checks its subtree and queues it again, and settling turns the second entry into an
-  // alias link, which is what an eager registration would have made of it. The queue holds its
-  // objects strongly, so at most MAX_UNSETTLED removed objects outlive their removal until the next
-  // settle. The queue is two parallel arrays (objects, their parents) reused from settle to settle, so
-  // a push makes no garbage for it (a node object per push was most of W3's scavenges). They are
-  // made full of nulls (`Array.from` defines its elements; `fill` would assign them), so every write
-  // lands on an own element: a setter planted on Array.prototype at that index never sees them (`push`
-  // onto an array, or a write into a hole, would run it).
+  // A first placement is not even put in the WeakMap at once: it is queued (in placement order) and
+  // settled when something asks about positions — a Meta is made, a path walk meets an object `placed`
+  // does not know, a root is set — or when the queue is full. A WeakMap.set of a young key costs
+  // ~0.4 µs (the ephemeron write barrier), half of W3's push + flush; a queue entry costs next to
+  // nothing. Until it settles, a queued object looks new to `walk`: placing it again re-checks its
+  // subtree and queues it again, and settling turns the second entry into an alias link, which is what
+  // an eager registration would have made of it. The queue holds its objects strongly, so at most
+  // MAX_UNSETTLED removed objects outlive their removal until the next settle. The queue is two
+  // parallel arrays (objects, their parents) reused from settle to settle, so a push makes no garbage
+  // for it (it was a node object per placement). They are made full of nulls (`Array.from` defines its
+  // elements; `fill` would assign them), so every write lands on an own element: a setter planted on
+  // Array.prototype at that index never sees them (`push` onto an array, or a write into a hole, would
+  // run it).
   const placed = new WeakMap<object, Container | null>();
   let queuedChild: (object | null)[] = nulls(16);
   let queuedParent: (Container | null)[] = nulls(16);
