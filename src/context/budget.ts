@@ -5,19 +5,20 @@
 // text: the same history processed twice writes no second file and changes nothing, so prompt caches
 // stay valid across turns and resumes (upstream re-spilled every turn to a new file).
 // Inline images in results count toward the per-turn budget at an estimate of what they cost the
-// model, not their base64 length: Anthropic bills an image at width×height/750 tokens and scales it
-// down to about 1,600 tokens at most, so a 400,000-char screenshot weighs ~6,400 chars (4 chars a
-// token), like the text it displaces. Counting its base64 would cut every text beside a screenshot
-// to a preview. A fresh image is never cut here (the model has not seen it yet); microcompaction
+// model (image-cost.ts), not their base64 length: counting a screenshot's base64 would cut every text
+// beside it to a preview. A fresh image is never cut here (the model has not seen it yet); microcompaction
 // clears it once it is old.
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { extractKeys } from "./archive-key.js";
 import type { ArchiveStore } from "./archive-store.js";
 import { detectContentKind } from "./content-kind.js";
-import { imageInfo } from "./image-info.js";
-import type { ImagePart, Message, ToolResultMessage } from "./messages.js";
+import { fairLevel, shareOut } from "./fair-share.js";
+import { imageCostChars } from "./image-cost.js";
+import type { Message, ToolResultMessage } from "./messages.js";
 import { textOf, withText } from "./messages.js";
 import { positiveOr } from "./positive-or.js";
+import { isRecallTool } from "./recall.js";
+import { recallWithin } from "./recall-within.js";
 import { plannedSave, saveFullText, type ResultStore } from "./save-full-text.js";
 import { buildPreview, parseStub, type Origin } from "./stubs.js";
 import { normaliseToolName } from "./tool-name.js";
@@ -26,8 +27,6 @@ export const DEFAULT_MAX_RESULT_CHARS = 20_000;
 export const DEFAULT_TURN_BUDGET_CHARS = 200_000;
 export const PREVIEW_HEAD_CHARS = 4_000;
 export const PREVIEW_TAIL_CHARS = 1_000;
-/** The most an image counts toward a turn: ~1,600 tokens (Anthropic's cap after scaling) at 4 chars a token. */
-export const IMAGE_BUDGET_CHARS = 6_400;
 
 export interface BudgetOptions {
   readonly maxResultChars?: number;
@@ -65,8 +64,13 @@ export interface BudgetReport {
   filesSaved: string[];
   keysSaved: string[];
   errors: string[];
-  /** What the inline images in results counted toward their turns (imageBudgetChars each). */
+  /** What the inline images in results counted toward their turns (imageCostChars each). */
   imageChars: number;
+  /**
+   * Recall answers given again within a smaller cap (recallWithin): their share of a turn whose
+   * recalls did not all fit, or their per-result limit. Not counted in resultsTruncated.
+   */
+  recallsRefit: number;
 }
 
 export function emptyBudgetReport(): BudgetReport {
@@ -81,6 +85,7 @@ export function emptyBudgetReport(): BudgetReport {
     keysSaved: [],
     errors: [],
     imageChars: 0,
+    recallsRefit: 0,
   };
 }
 
@@ -89,8 +94,10 @@ interface Slot {
   readonly toolName: string | undefined;
   text: string;
   stub: boolean;
-  /** The result's images, as imageBudgetChars counts them. */
+  /** The result's images, as imageCostChars counts them. */
   images: number;
+  /** A recall answer (not an error) and its call's arguments: it is given again within a cap rather than cut to a preview. */
+  readonly recall: { readonly input: unknown } | undefined;
 }
 
 export function enforceToolResultBudget(messages: readonly Message[], options: BudgetOptions = {}): { messages: readonly Message[]; report: BudgetReport } {
@@ -144,6 +151,31 @@ export function enforceToolResultBudget(messages: readonly Message[], options: B
     return true;
   };
 
+  // A recall answer is what the model asked for: cut to a preview, it would name the same text to
+  // recall again. It is answered again within `share` instead, still the next call away from the rest.
+  const refit = (slot: Slot, share: number): void => {
+    const message = (out ?? messages)[slot.index] as ToolResultMessage;
+    const text = recallWithin(slot.text, slot.recall!.input, share, (answer) => {
+      try {
+        const saved = saveFullText(answer, options);
+        if (saved.wrote) {
+          if (saved.path !== undefined) report.filesSaved.push(saved.path);
+          report.keysSaved.push(saved.key);
+        }
+        return saved.key;
+      } catch (err) {
+        report.errors.push(`result ${message.toolCallId}: recall answer could not be saved to page it (${(err as Error).message}); left whole`);
+        throw err;
+      }
+    });
+    if (text === undefined || text === slot.text) return;
+    out ??= messages.slice();
+    out[slot.index] = withText(message, text);
+    report.recallsRefit++;
+    report.charsSaved += slot.text.length - text.length;
+    slot.text = text;
+  };
+
   const flush = (group: Slot[]): void => {
     if (group.length === 0) return;
     for (const slot of group) {
@@ -152,7 +184,9 @@ export function enforceToolResultBudget(messages: readonly Message[], options: B
       if (slot.stub) continue;
       const cap = slot.toolName !== undefined ? caps.get(normaliseToolName(slot.toolName)) : undefined;
       const limit = cap !== undefined && cap > 0 ? cap : maxResult;
-      if (slot.text.length > limit) cut(slot);
+      if (slot.text.length <= limit) continue;
+      if (slot.recall !== undefined) refit(slot, limit);
+      else cut(slot);
     }
     let turnSize = 0;
     for (const slot of group) {
@@ -160,56 +194,77 @@ export function enforceToolResultBudget(messages: readonly Message[], options: B
       report.imageChars += slot.images;
     }
     if (turnSize > turnBudget) {
-      // Largest first; ties by position so the choice is deterministic.
-      const order = [...group].sort((a, b) => b.text.length - a.text.length || a.index - b.index);
-      for (const slot of order) {
-        if (turnSize <= turnBudget) break;
-        if (slot.stub || slot.text.length <= floor) continue;
-        const before = slot.text.length;
-        if (cut(slot)) turnSize -= before - slot.text.length;
+      const shared = group.filter((slot) => slot.recall !== undefined && !slot.stub);
+      // Other results are cut to previews, largest first (ties by position, so the choice is
+      // deterministic) — beside recalls, only those above the fair share of the turn: the recalls
+      // then share what is left, each at least as much as the largest result left whole.
+      const tried = new Set<Slot>();
+      const cuttable = (slot: Slot): boolean => slot.recall === undefined && !slot.stub && slot.text.length > floor && !tried.has(slot);
+      while (turnSize > turnBudget) {
+        let level = Number.POSITIVE_INFINITY;
+        if (shared.length > 0) {
+          const flexible = group.filter((slot) => cuttable(slot) || shared.includes(slot));
+          const fixed = turnSize - flexible.reduce((sum, slot) => sum + slot.text.length, 0);
+          level = fairLevel(
+            flexible.map((slot) => slot.text.length),
+            turnBudget - fixed,
+          );
+        }
+        let largest: Slot | undefined;
+        for (const slot of group) {
+          if (!cuttable(slot) || (shared.length > 0 && slot.text.length <= level)) continue;
+          if (largest === undefined || slot.text.length > largest.text.length) largest = slot;
+        }
+        if (largest === undefined) break;
+        tried.add(largest);
+        const before = largest.text.length;
+        if (cut(largest)) turnSize -= before - largest.text.length;
+      }
+      if (turnSize > turnBudget && shared.length > 0) {
+        const sharedSize = shared.reduce((sum, slot) => sum + slot.text.length, 0);
+        turnSize -= sharedSize;
+        shareOut(
+          shared.map((slot) => slot.text.length),
+          turnBudget - turnSize,
+          (k, share) => {
+            refit(shared[k]!, share);
+            return shared[k]!.text.length;
+          },
+        );
+        for (const slot of shared) turnSize += slot.text.length;
       }
     }
     for (const slot of group) report.totalFinalChars += slot.text.length;
   };
 
   let group: Slot[] = [];
-  let names = new Map<string, string>();
+  let calls = new Map<string, { readonly name: string; readonly input: unknown }>();
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
     if (message.role === "tool") {
-      if (names.size === 0 && group.length === 0 && options.externalCalls !== true) continue;
+      if (calls.size === 0 && group.length === 0 && options.externalCalls !== true) continue;
       const text = textOf(message);
+      const call = calls.get(message.toolCallId);
+      const toolName = call?.name ?? message.toolName;
       group.push({
         index: i,
-        toolName: names.get(message.toolCallId) ?? message.toolName,
+        toolName,
         text,
         stub: parseStub(text) !== undefined,
         images: imagesChars(message),
+        recall: call !== undefined && toolName !== undefined && isRecallTool(toolName) && !message.isError ? { input: call.input } : undefined,
       });
       continue;
     }
     flush(group);
     group = [];
-    names = new Map();
+    calls = new Map();
     if (message.role === "assistant") {
-      for (const part of message.content) if (part.type === "toolCall") names.set(part.id, part.name);
+      for (const part of message.content) if (part.type === "toolCall") calls.set(part.id, { name: part.name, input: part.input });
     }
   }
   flush(group);
   return { messages: out ?? messages, report };
-}
-
-/** What an image costs the model in chars: width×height/750 tokens up to IMAGE_BUDGET_CHARS / 4, at 4 chars a token. */
-export function imageBudgetChars(width: number | undefined, height: number | undefined): number {
-  if (width === undefined || height === undefined) return IMAGE_BUDGET_CHARS;
-  return Math.min(IMAGE_BUDGET_CHARS, 4 * Math.ceil((width * height) / 750));
-}
-
-/** What one image in a result counts toward a turn (and toward a recall answer that carries it). */
-export function imageCostChars(part: ImagePart): number {
-  const info = imageInfo(part);
-  // a remote URL costs the model the same once fetched, but its size is not known here
-  return info !== undefined ? Math.min(info.payloadChars, imageBudgetChars(info.width, info.height)) : IMAGE_BUDGET_CHARS;
 }
 
 function imagesChars(message: ToolResultMessage): number {

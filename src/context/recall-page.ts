@@ -43,9 +43,37 @@ export function pageLines(marker: string, content: string, lines: LineIndex, req
       nextColumn = column + (end - start);
     }
   }
+  return `${pageHeader(marker, { from, shownTo, total, chars: content.length, lineLength, column, nextColumn, limit, budget, cut: end < lines.boundary(to) })}\n${content.slice(start, end)}`;
+}
+
+/** Where a page lies in its text: what its header says. */
+export interface PagePlace {
+  /** First line shown, 0-based. */
+  readonly from: number;
+  /** Last line shown (whole or in part), 1-based. */
+  readonly shownTo: number;
+  /** Lines and chars of the whole text. */
+  readonly total: number;
+  readonly chars: number;
+  /** Length of line `from` (0-based), its newline excluded. */
+  readonly lineLength: number;
+  /** First character shown of line `from`, 1-based. */
+  readonly column: number;
+  /** The page is a slice of line `from` ending before this character (1-based). */
+  readonly nextColumn: number | undefined;
+  /** Lines the call asked for, repeated in the next call. */
+  readonly limit: number | undefined;
+  readonly budget: number;
+  /** The page stops before what was asked for because of its budget. */
+  readonly cut: boolean;
+}
+
+/** The header line of a page: the lines it holds, and the exact call for the next part or that this is the end. */
+export function pageHeader(marker: string, place: PagePlace): string {
+  const { from, shownTo, total, chars, lineLength, column, nextColumn, limit, budget } = place;
   const limitArg = limit !== undefined ? ` limit=${limit}` : "";
   const where = nextColumn !== undefined || column > 1 ? `; ${describeLinePart(from + 1, lineLength, column, nextColumn)}` : "";
-  const cut = end < lines.boundary(to) ? `; this answer stops at its cap of ${budget} chars` : "";
+  const cut = place.cut ? `; this answer stops at its cap of ${budget} chars` : "";
   const next =
     nextColumn !== undefined
       ? ` Next: recall ${marker} offset=${from + 1} column=${nextColumn}${limitArg}.`
@@ -53,5 +81,5 @@ export function pageLines(marker: string, content: string, lines: LineIndex, req
         ? // Without a cut and without a limit the page always reaches the end, so `limitArg` is never empty here unless cut.
           ` Next: recall ${marker} offset=${shownTo + 1}${limitArg}.`
         : " This is the end.";
-  return `[recall ${marker}: lines ${from + 1}-${shownTo} of ${total} (${content.length} chars)${where}${cut}.${next}]\n${content.slice(start, end)}`;
+  return `[recall ${marker}: lines ${from + 1}-${shownTo} of ${total} (${chars} chars)${where}${cut}.${next}]`;
 }

@@ -15,8 +15,9 @@ import { givenValue, isWholeNumberIn, wholeNumberRange } from "../errors/index.j
 import { formatMarker } from "./archive-key.js";
 import type { KeyLookup } from "./archive-store.js";
 import { RecallError } from "./errors.js";
+import { shareOut } from "./fair-share.js";
 import { compileGrep, type LineMatcher } from "./grep.js";
-import { imageCostChars } from "./budget.js";
+import { imageCostChars } from "./image-cost.js";
 import { imageInfo } from "./image-info.js";
 import { attachedImageText, describeImageEntry, heldImageText, parseImageEntry, shortImageText } from "./image-stub.js";
 import type { ImagePart } from "./messages.js";
@@ -130,13 +131,12 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
   const sections: string[] = new Array<string>(keys.length);
   // Shortest texts first, each given an equal share of what is left: short ones leave their unused
   // share to the long ones, and the answer never passes the cap.
-  let left = cap - imageCost - 2 * (keys.length - 1) - labels.reduce((sum, label) => sum + label.length, 0);
-  const order = keys.map((_, i) => i).sort((a, b) => (contents[a]?.length ?? 0) - (contents[b]?.length ?? 0) || a - b);
-  order.forEach((i, done) => {
-    const share = Math.floor(left / (keys.length - done));
-    sections[i] = render(keys[i]!, contents[i], share, i);
-    left -= sections[i]!.length;
-  });
+  const room = cap - imageCost - 2 * (keys.length - 1) - labels.reduce((sum, label) => sum + label.length, 0);
+  shareOut(
+    contents.map((content) => content?.length ?? 0),
+    room,
+    (i, share) => (sections[i] = render(keys[i]!, contents[i], share, i)).length,
+  );
   const text = sections.map((section, i) => labels[i] + section).join("\n\n");
   // Many keys' notes beside an image can pass the cap (64 one-line notes ≈ 9,000 chars beside 6,400):
   // the answer is then given without the image, every image described, and stays within it.

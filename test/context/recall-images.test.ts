@@ -16,7 +16,7 @@ import {
   type Message,
   type ToolResultMessage,
 } from "../../src/context/index.js";
-import { imageCostChars } from "../../src/context/budget.js";
+import { imageCostChars } from "../../src/context/image-cost.js";
 import { png } from "../support/png.js";
 import { lines } from "./helpers.js";
 

@@ -1,0 +1,140 @@
+// recallWithin: a recall answer given again within a smaller cap — its share of a turn that other
+// recalls of the same step share (budget.ts), or the per-result limit. The new answer is what recall
+// would have answered at that cap: a page of the same text from the same line and character, shorter,
+// whose header names the exact call for the rest, so paging on from it reaches every character once.
+// It is worked out from the answer itself, never from the archive: the answer's body is the text's own
+// characters from where the call asked, and its header (or, for a whole text, the answer) says where
+// that lies. A context pass runs this for every such answer in the history before every model call, so
+// its cost is the page's length, not the text's: a 10 MB text is neither read back nor indexed again
+// (a whole answer has its newlines counted once, for the header's line total).
+// An answer that is not one page of one text (several keys, grep, a note) is saved as it is under its
+// own key and paged from its first line: `Next: recall <<ccr:KEY>> offset=N` reads on in it.
+import { formatMarker } from "./archive-key.js";
+import { countLines } from "./cut.js";
+import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from "../capture/index.js";
+import { extractRecallKeys } from "./recall-keys.js";
+import { pageHeader, type PagePlace } from "./recall-page.js";
+
+/** Below this many characters of text beside its header a page is no use: the answer becomes a one-line note. */
+export const MIN_SHARED_PAGE_CHARS = 64;
+
+/** Where a page of a text starts: in the answer string at `start`, and in the text at line `from` (0-based), character `column`. */
+interface Window {
+  readonly start: number;
+  readonly place: Omit<PagePlace, "shownTo" | "nextColumn" | "budget" | "cut">;
+}
+
+/**
+ * `answer` (the text of a recall result; `input` the call's arguments) within `share` characters:
+ * the answer itself when it fits; a shorter page of the same text; else the answer saved with `save`
+ * (which returns its key) and paged. Undefined when `save` throws (the caller keeps the answer).
+ */
+export function recallWithin(answer: string, input: unknown, share: number, save: (text: string) => string): string | undefined {
+  if (answer.length <= share) return answer;
+  const call = plainCall(input);
+  if (call !== undefined) {
+    const marker = formatMarker(call.key);
+    const window = pageWindow(answer, marker, call);
+    const page = window !== undefined ? pageWithin(marker, answer, window, share) : undefined;
+    if (page !== undefined) return page;
+  }
+  let key: string;
+  try {
+    key = save(answer);
+  } catch {
+    return undefined;
+  }
+  const marker = formatMarker(key);
+  const whole = { start: 0, place: { from: 0, column: 1, lineLength: lineEnd(answer, 0) - 0, total: countLines(answer), chars: answer.length, limit: undefined } };
+  return (
+    pageWithin(marker, answer, whole, share) ??
+    `[recall answer of ${answer.length} chars, saved: no room for a page of it in this turn beside the other recalls of the same step. Next: recall ${marker} offset=1.]`
+  );
+}
+
+interface PlainCall {
+  readonly key: string;
+  readonly offset: number | undefined;
+  readonly column: number | undefined;
+  readonly limit: number | undefined;
+}
+
+/** The call's arguments when they ask for one key's text by lines (no grep): the answers worked out here. */
+function plainCall(input: unknown): PlainCall | undefined {
+  if (input === null || typeof input !== "object") return undefined;
+  const args = input as Record<string, unknown>;
+  if (typeof args["key"] !== "string" || args["grep"] !== undefined) return undefined;
+  const keys = extractRecallKeys(args["key"]);
+  if (keys.length !== 1) return undefined;
+  const whole = (name: string): number | undefined | null => {
+    const v = args[name];
+    return v === undefined ? undefined : Number.isSafeInteger(v) && (v as number) >= 1 ? (v as number) : null;
+  };
+  const offset = whole("offset");
+  const column = whole("column");
+  const limit = whole("limit");
+  if (offset === null || column === null || limit === null) return undefined;
+  return { key: keys[0]!, offset, column, limit };
+}
+
+// What pageHeader writes, read back; the key is checked against the call's separately.
+const HEADER =
+  /^\[recall <<ccr:[0-9a-f]{16}>>: lines (\d+)-(\d+) of (\d+) \((\d+) chars\)(?:; line \d+ is (\d+) chars, shown here as chars (\d+)-\d+ \(\d+ left out\)|; line \d+ is shown from char (\d+))?(?:; this answer stops at its cap of \d+ chars)?\.(?: Next: recall <<ccr:[0-9a-f]{16}>> offset=\d+(?: column=\d+)?(?: limit=\d+)?\.| This is the end\.)\]$/;
+/** Far longer than any page header (numbers, two markers, the slice note). */
+const HEADER_MAX = 1_000;
+
+/** Where the answer's text starts and what part of which text it is; undefined when the answer is no page of the call's key. */
+function pageWindow(answer: string, marker: string, call: PlainCall): Window | undefined {
+  const from = (call.offset ?? 1) - 1;
+  const column = call.column ?? 1;
+  if (!answer.startsWith(`[recall ${marker}: lines `)) {
+    // Without paging arguments an answer that is no page is the text itself, whole.
+    if (call.offset !== undefined || call.column !== undefined || call.limit !== undefined) return undefined;
+    return { start: 0, place: { from: 0, column: 1, lineLength: lineEnd(answer, 0), total: countLines(answer), chars: answer.length, limit: undefined } };
+  }
+  const newline = answer.slice(0, HEADER_MAX).indexOf("\n");
+  const m = newline > 0 ? HEADER.exec(answer.slice(0, newline)) : null;
+  if (m === null) return undefined;
+  const start = newline + 1;
+  const sliceColumn = m[6] !== undefined ? Number(m[6]) : undefined;
+  const shownColumn = sliceColumn ?? (m[7] !== undefined ? Number(m[7]) : 1);
+  if (Number(m[1]) !== from + 1 || shownColumn !== column) return undefined;
+  const lineLength = m[5] !== undefined ? Number(m[5]) : column - 1 + (lineEnd(answer, start) - start);
+  return { start, place: { from, column, lineLength, total: Number(m[3]), chars: Number(m[4]), limit: call.limit } };
+}
+
+/** End of the line that `start` lies in: its newline, or the string's end. */
+function lineEnd(text: string, start: number): number {
+  const nl = text.indexOf("\n", start);
+  return nl < 0 ? text.length : nl;
+}
+
+/**
+ * A page of what `text` holds from `window.start` on, header included at most `share` chars: whole
+ * lines while they fit, else a slice of the first. Undefined when there is no room for
+ * MIN_SHARED_PAGE_CHARS, or when all of it fits (then the answer was not cut by its cap and its
+ * header cannot be rewritten as a shorter page of it).
+ */
+function pageWithin(marker: string, text: string, window: Window, share: number): string | undefined {
+  const { start, place } = window;
+  // The longest header this page can have: every number at its most digits, the slice note and its column.
+  const longest = pageHeader(marker, { ...place, shownTo: place.total, nextColumn: place.lineLength + 1, budget: share, cut: true }).length;
+  const room = share - longest - String(place.lineLength).length - 1;
+  if (room < MIN_SHARED_PAGE_CHARS || text.length - start <= room) return undefined;
+  const nl = text.lastIndexOf("\n", start + room - 1);
+  let end: number;
+  let shownTo: number;
+  let nextColumn: number | undefined;
+  if (nl >= start) {
+    end = nl + 1;
+    let lines = 0;
+    for (let i = text.indexOf("\n", start); i >= 0 && i < end; i = text.indexOf("\n", i + 1)) lines++;
+    shownTo = place.from + lines;
+  } else {
+    end = start + room;
+    if (isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end--;
+    shownTo = place.from + 1;
+    nextColumn = place.column + (end - start);
+  }
+  return `${pageHeader(marker, { ...place, shownTo, nextColumn, budget: share, cut: true })}\n${text.slice(start, end)}`;
+}
