@@ -20,7 +20,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** A log-like text of `size` chars, different per `seed`. */
 function text(size, seed) {
   let s = "";
-  for (let i = 0; s.length < size; i++) s += `2026-12-03T01:${String(i % 60).padStart(2, "0")} INFO worker.${seed} request ${i} handled in ${(i * 7919) % 997}ms\n`;
+  for (let i = 0; s.length < size; i++)
+    s += `2026-12-03T01:${String(i % 60).padStart(2, "0")} INFO worker.${seed} request ${i} handled in ${(i * 7919) % 997}ms\n`;
   return s.slice(0, size);
 }
 
@@ -34,7 +35,12 @@ function row(name, sizes, answerCap) {
       assistant("", calls),
       ...calls.map((c) => toolResult(c.id, recall(c.input.key, workspace, { maxChars: answerCap }).text, { toolName: "recall" })),
     ];
-    const options = { workspace, config: { turnBudgetChars: 200_000 }, toolCaps: { recall: Number.isFinite(answerCap) ? answerCap : 1e12 }, assertValid: false };
+    const options = {
+      workspace,
+      config: { turnBudgetChars: 200_000 },
+      toolCaps: { recall: Number.isFinite(answerCap) ? answerCap : 1e12 },
+      assertValid: false,
+    };
     let out = prepareHistory(messages, options);
     const ms = [];
     for (let i = 0; i < SAMPLES; i++) {

@@ -59,8 +59,10 @@ export interface PagePlace {
   readonly lineLength: number;
   /** First character shown of line `from`, 1-based. */
   readonly column: number;
-  /** The page is a slice of line `from` ending before this character (1-based). */
+  /** The last line shown (`shownTo`) is shown up to just before this character (1-based). */
   readonly nextColumn: number | undefined;
+  /** Length of line `shownTo` when it is shown in part and is not line `from` (default `lineLength`). */
+  readonly lastLineLength?: number;
   /** Lines the call asked for, repeated in the next call. */
   readonly limit: number | undefined;
   readonly budget: number;
@@ -72,11 +74,16 @@ export interface PagePlace {
 export function pageHeader(marker: string, place: PagePlace): string {
   const { from, shownTo, total, chars, lineLength, column, nextColumn, limit, budget } = place;
   const limitArg = limit !== undefined ? ` limit=${limit}` : "";
-  const where = nextColumn !== undefined || column > 1 ? `; ${describeLinePart(from + 1, lineLength, column, nextColumn)}` : "";
+  // A slice of a later line starts at its first character; of the first line, at `column`.
+  const sliceOfFirst = nextColumn !== undefined && shownTo === from + 1;
+  let where = column > 1 && !sliceOfFirst ? `; ${describeLinePart(from + 1, lineLength, column)}` : "";
+  if (nextColumn !== undefined) {
+    where += `; ${describeLinePart(shownTo, sliceOfFirst ? lineLength : (place.lastLineLength ?? lineLength), sliceOfFirst ? column : 1, nextColumn)}`;
+  }
   const cut = place.cut ? `; this answer stops at its cap of ${budget} chars` : "";
   const next =
     nextColumn !== undefined
-      ? ` Next: recall ${marker} offset=${from + 1} column=${nextColumn}${limitArg}.`
+      ? ` Next: recall ${marker} offset=${shownTo} column=${nextColumn}${limitArg}.`
       : shownTo < total
         ? // Without a cut and without a limit the page always reaches the end, so `limitArg` is never empty here unless cut.
           ` Next: recall ${marker} offset=${shownTo + 1}${limitArg}.`

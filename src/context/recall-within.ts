@@ -18,6 +18,9 @@ import { pageHeader, type PagePlace } from "./recall-page.js";
 /** Below this many characters of text beside its header a page is no use: the answer becomes a one-line note. */
 export const MIN_SHARED_PAGE_CHARS = 64;
 
+/** A page ends after its last whole line when the rest of its room is at most this (a grep match's whole line fits in it too). */
+export const SNAP_CHARS = 1_000;
+
 /** Where a page of a text starts: in the answer string at `start`, and in the text at line `from` (0-based), character `column`. */
 interface Window {
   readonly start: number;
@@ -35,8 +38,11 @@ export function recallWithin(answer: string, input: unknown, share: number, save
   if (call !== undefined) {
     const marker = formatMarker(call.key);
     const window = pageWindow(answer, marker, call);
-    const page = window !== undefined ? pageWithin(marker, answer, window, share) : undefined;
-    if (page !== undefined) return page;
+    if (window !== undefined) {
+      const page = pageWithin(marker, answer, window, share);
+      if (page !== undefined) return page;
+      if (tooSmall(marker, window, share)) return noRoom(marker, answer.length, window.place);
+    }
   }
   let key: string;
   try {
@@ -45,11 +51,15 @@ export function recallWithin(answer: string, input: unknown, share: number, save
     return undefined;
   }
   const marker = formatMarker(key);
-  const whole = { start: 0, place: { from: 0, column: 1, lineLength: lineEnd(answer, 0) - 0, total: countLines(answer), chars: answer.length, limit: undefined } };
-  return (
-    pageWithin(marker, answer, whole, share) ??
-    `[recall answer of ${answer.length} chars, saved: no room for a page of it in this turn beside the other recalls of the same step. Next: recall ${marker} offset=1.]`
-  );
+  const whole = { start: 0, place: { from: 0, column: 1, lineLength: lineEnd(answer, 0), total: countLines(answer), chars: answer.length, limit: undefined } };
+  return pageWithin(marker, answer, whole, share) ?? noRoom(marker, answer.length, whole.place);
+}
+
+/** The answer when its share holds no page: how much there is and the call that reads it (again, from the same place). */
+function noRoom(marker: string, chars: number, place: Window["place"]): string {
+  const column = place.column > 1 ? ` column=${place.column}` : "";
+  const limit = place.limit !== undefined ? ` limit=${place.limit}` : "";
+  return `[recall ${marker}: ${chars} chars, none shown: no room in this step's share of the turn. Next: recall ${marker} offset=${place.from + 1}${column}${limit}.]`;
 }
 
 interface PlainCall {
@@ -103,6 +113,18 @@ function pageWindow(answer: string, marker: string, call: PlainCall): Window | u
   return { start, place: { from, column, lineLength, total: Number(m[3]), chars: Number(m[4]), limit: call.limit } };
 }
 
+/** Characters of text a page from `window` can hold beside the longest header it can have (every number at its most digits, the slice note). */
+function roomFor(marker: string, window: Window, share: number): number {
+  const { place } = window;
+  // every number at the most digits it can have, both line notes, and room for their "left out" counts
+  const most = { ...place, shownTo: place.total + 1, nextColumn: place.chars + 1, lastLineLength: place.chars, budget: share, cut: true };
+  return share - pageHeader(marker, most).length - 2 * String(place.chars).length - 1;
+}
+
+function tooSmall(marker: string, window: Window, share: number): boolean {
+  return roomFor(marker, window, share) < MIN_SHARED_PAGE_CHARS;
+}
+
 /** End of the line that `start` lies in: its newline, or the string's end. */
 function lineEnd(text: string, start: number): number {
   const nl = text.indexOf("\n", start);
@@ -117,24 +139,21 @@ function lineEnd(text: string, start: number): number {
  */
 function pageWithin(marker: string, text: string, window: Window, share: number): string | undefined {
   const { start, place } = window;
-  // The longest header this page can have: every number at its most digits, the slice note and its column.
-  const longest = pageHeader(marker, { ...place, shownTo: place.total, nextColumn: place.lineLength + 1, budget: share, cut: true }).length;
-  const room = share - longest - String(place.lineLength).length - 1;
+  const room = roomFor(marker, window, share);
   if (room < MIN_SHARED_PAGE_CHARS || text.length - start <= room) return undefined;
   const nl = text.lastIndexOf("\n", start + room - 1);
-  let end: number;
-  let shownTo: number;
-  let nextColumn: number | undefined;
-  if (nl >= start) {
-    end = nl + 1;
-    let lines = 0;
-    for (let i = text.indexOf("\n", start); i >= 0 && i < end; i = text.indexOf("\n", i + 1)) lines++;
-    shownTo = place.from + lines;
-  } else {
-    end = start + room;
-    if (isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end--;
-    shownTo = place.from + 1;
-    nextColumn = place.column + (end - start);
+  let lines = 0;
+  for (let i = text.indexOf("\n", start); i >= 0 && i <= nl; i = text.indexOf("\n", i + 1)) lines++;
+  // Whole lines when that leaves at most SNAP_CHARS of the room unused; otherwise the page goes on
+  // into the next line, a slice of it, so one long line after short ones does not waste the share.
+  if (nl >= start && start + room - (nl + 1) <= SNAP_CHARS) {
+    return `${pageHeader(marker, { ...place, shownTo: place.from + lines, nextColumn: undefined, budget: share, cut: true })}\n${text.slice(start, nl + 1)}`;
   }
-  return `${pageHeader(marker, { ...place, shownTo, nextColumn, budget: share, cut: true })}\n${text.slice(start, end)}`;
+  let end = start + room;
+  if (isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end--;
+  const lineStart = nl >= start ? nl + 1 : start;
+  const firstColumn = nl >= start ? 1 : place.column;
+  const lastLineLength = firstColumn - 1 + (lineEnd(text, lineStart) - lineStart);
+  const sliced = { ...place, shownTo: place.from + lines + 1, nextColumn: firstColumn + (end - lineStart), lastLineLength, budget: share, cut: true };
+  return `${pageHeader(marker, sliced)}\n${text.slice(start, end)}`;
 }
