@@ -40,7 +40,8 @@ export function describePrepareReport(r: PrepareReport, ctx: ReportContext): str
     lines.push(`  tool-result image chars: ${r.imageCharsBefore} before, ${r.imageCharsAfter} after${change(r.imageCharsBefore, r.imageCharsAfter)}`);
   const b = r.budget;
   lines.push(
-    `  budget: ${count(b.resultsTruncated, "result")} cut to a preview${b.resultsReferenced > 0 ? ` (${b.resultsReferenced} referencing text saved earlier)` : ""}`,
+    `  budget: ${count(b.resultsTruncated, "result")} cut to a preview${b.resultsReferenced > 0 ? ` (${b.resultsReferenced} referencing text saved earlier)` : ""}` +
+      (b.recallsRefit > 0 ? `, ${count(b.recallsRefit, "recall answer")} given again as a shorter page (their share of the turn, or their limit)` : ""),
   );
   const m = r.microcompact;
   lines.push(

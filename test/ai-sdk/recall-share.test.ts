@@ -28,9 +28,9 @@ function logText(seed: number): string {
 
 /** The tool messages answering the last assistant message's calls, in call order. */
 function lastAnswers(messages: ChatMessage[]): { id: string; text: string }[] {
-  const at = messages.findLastIndex((m) => m.role === "assistant" && (m.tool_calls?.length ?? 0) > 0);
-  if (at < 0) return [];
-  return messages[at]!.tool_calls!.map((call) => ({ id: call.id, text: toolText(messages.find((m) => m.role === "tool" && m.tool_call_id === call.id)!) }));
+  const last = messages.filter((m) => m.role === "assistant" && (m.tool_calls?.length ?? 0) > 0).at(-1);
+  if (last === undefined) return [];
+  return last.tool_calls!.map((call) => ({ id: call.id, text: toolText(messages.find((m) => m.role === "tool" && m.tool_call_id === call.id)!) }));
 }
 
 describe("parallel recalls through createSpool and a real provider", () => {
