@@ -89,7 +89,7 @@ function plainCall(input: unknown): PlainCall | undefined {
 
 // What pageHeader writes, read back; the key is checked against the call's separately.
 const HEADER =
-  /^\[recall <<ccr:[0-9a-f]{16}>>: lines (\d+)-(\d+) of (\d+) \((\d+) chars\)(?:; line \d+ is (\d+) chars, shown here as chars (\d+)-\d+ \(\d+ left out\)|; line \d+ is shown from char (\d+))?(?:; this answer stops at its cap of \d+ chars)?\.(?: Next: recall <<ccr:[0-9a-f]{16}>> offset=\d+(?: column=\d+)?(?: limit=\d+)?\.| This is the end\.)\]$/;
+  /^\[recall <<ccr:[0-9a-f]{16}>>: lines (\d+)-(\d+) of (\d+) \((\d+) chars\)(?:; line (\d+) is (\d+) chars, shown here as chars (\d+)-\d+ \(\d+ left out\)|; line (\d+) is shown from char (\d+))?(?:; this answer stops at its cap of \d+ chars)?\.(?: Next: recall <<ccr:[0-9a-f]{16}>> offset=\d+(?: column=\d+)?(?: limit=\d+)?\.| This is the end\.)\]$/;
 /** Far longer than any page header (numbers, two markers, the slice note). */
 const HEADER_MAX = 1_000;
 
@@ -106,10 +106,12 @@ function pageWindow(answer: string, marker: string, call: PlainCall): Window | u
   const m = newline > 0 ? HEADER.exec(answer.slice(0, newline)) : null;
   if (m === null) return undefined;
   const start = newline + 1;
-  const sliceColumn = m[6] !== undefined ? Number(m[6]) : undefined;
-  const shownColumn = sliceColumn ?? (m[7] !== undefined ? Number(m[7]) : 1);
+  // recall's own pages describe a part of their first line only (a shared page may slice its last: not read back)
+  const notedLine = m[5] ?? m[8];
+  if (notedLine !== undefined && Number(notedLine) !== from + 1) return undefined;
+  const shownColumn = m[7] !== undefined ? Number(m[7]) : m[9] !== undefined ? Number(m[9]) : 1;
   if (Number(m[1]) !== from + 1 || shownColumn !== column) return undefined;
-  const lineLength = m[5] !== undefined ? Number(m[5]) : column - 1 + (lineEnd(answer, start) - start);
+  const lineLength = m[6] !== undefined ? Number(m[6]) : column - 1 + (lineEnd(answer, start) - start);
   return { start, place: { from, column, lineLength, total: Number(m[3]), chars: Number(m[4]), limit: call.limit } };
 }
 
