@@ -4,7 +4,8 @@
 // call: the whole history again each step, so this is paid per step for as long as the turn is in
 // the history. Rows: 3 recalls of a 192.5K-char text at the AI SDK's answer cap (100,000, answers are
 // pages); 3 recalls of a 10 MB text at that cap; 1 and 3 recalls whose answers are whole 10 MB texts
-// (an unbounded recall, as `spool recall` gives, with no per-result cap for recall). Per row: median
+// (an unbounded recall, as `spool recall` gives, with no per-result cap for recall); and, as a
+// control, the same answers as another tool's results (cut to previews as before). Per row: median
 // ms of a pass over an already-seen history (the steady state), and the answers' chars after it.
 // Usage: npm run build && node bench/recall-share.bench.mjs [--json]
 import { mkdtempSync, rmSync } from "node:fs";
@@ -25,20 +26,20 @@ function text(size, seed) {
   return s.slice(0, size);
 }
 
-function row(name, sizes, answerCap) {
+function row(name, sizes, answerCap, tool = "recall") {
   const dir = mkdtempSync(join(tmpdir(), "spool-bench-share-"));
   try {
     const workspace = createWorkspace({ dir, keep: false, archiveMaxBytes: 0 });
-    const calls = sizes.map((size, i) => ({ id: `call_${i}`, name: "recall", input: { key: workspace.archive.put(text(size, i)) } }));
+    const calls = sizes.map((size, i) => ({ id: `call_${i}`, name: tool, input: { key: workspace.archive.put(text(size, i)) } }));
     const messages = [
       userText("Read them."),
       assistant("", calls),
-      ...calls.map((c) => toolResult(c.id, recall(c.input.key, workspace, { maxChars: answerCap }).text, { toolName: "recall" })),
+      ...calls.map((c) => toolResult(c.id, recall(c.input.key, workspace, { maxChars: answerCap }).text, { toolName: tool })),
     ];
     const options = {
       workspace,
       config: { turnBudgetChars: 200_000 },
-      toolCaps: { recall: Number.isFinite(answerCap) ? answerCap : 1e12 },
+      toolCaps: { [tool]: Number.isFinite(answerCap) ? answerCap : 1e12 },
       assertValid: false,
     };
     let out = prepareHistory(messages, options);
@@ -62,6 +63,9 @@ const rows = [
   row("3 × 10 MB text, 100K answers", [10_000_000, 10_000_000, 10_000_000], 100_000),
   row("1 × 10 MB whole answer", [10_000_000], Number.POSITIVE_INFINITY),
   row("3 × 10 MB whole answers", [10_000_000, 10_000_000, 10_000_000], Number.POSITIVE_INFINITY),
+  // the same answers as another tool's results: cut to previews, largest first, as before
+  row("control: 3 × 100K bash results", [192_500, 192_500, 192_500], 100_000, "bash"),
+  row("control: 3 × 10 MB bash results", [10_000_000, 10_000_000, 10_000_000], Number.POSITIVE_INFINITY, "bash"),
 ];
 
 if (JSON_OUT) {
