@@ -196,8 +196,8 @@ export function enforceToolResultBudget(messages: readonly Message[], options: B
     if (turnSize > turnBudget) {
       const shared = group.filter((slot) => slot.recall !== undefined && !slot.stub);
       // Other results are cut to previews, largest first (ties by position, so the choice is
-      // deterministic) — beside recalls, only those above the fair share of the turn: the recalls
-      // then share what is left, each at least as much as the largest result left whole.
+      // deterministic) — beside recalls, only those above the turn's fair level (fairLevel: what each
+      // of them and the recalls could have if they shared it): the recalls then share what is left.
       const tried = new Set<Slot>();
       const cuttable = (slot: Slot): boolean => slot.recall === undefined && !slot.stub && slot.text.length > floor && !tried.has(slot);
       while (turnSize > turnBudget) {

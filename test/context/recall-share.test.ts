@@ -12,9 +12,15 @@ import {
   textOf,
   toolResult,
   userText,
+  type AssistantMessage,
+  type ImagePart,
   type Message,
   type RecallOptions,
+  type ToolCallPart,
+  type ToolResultMessage,
 } from "../../src/context/index.js";
+import { imageCostChars } from "../../src/context/image-cost.js";
+import { png } from "../support/png.js";
 
 const BUDGET = 200_000;
 
@@ -158,6 +164,33 @@ describe("parallel recalls share the turn budget", () => {
     expect(answer.length).toBeLessThanOrEqual(20_000);
     expect(answer.startsWith(`[recall <<ccr:${key}>>: lines 1-`)).toBe(true);
     expect(readOn(store, answer)).toBe(text);
+  });
+
+  it("a recall that gives an image back keeps it, and the image's model cost comes out of the turn before the others share it", () => {
+    const store = new MemoryArchive();
+    const keys = [0, 1].map((seed) => store.put(logText(192_500, seed)));
+    const image: ImagePart = { type: "image", mediaType: "image/png", data: png(1280, 800, 300_000, 1) };
+    const cost = imageCostChars(image);
+    const messages = step(store, [{ key: keys[0] }, { key: keys[1] }]);
+    messages[1] = assistant("", [
+      ...(messages[1] as AssistantMessage).content
+        .filter((p) => p.type === "toolCall")
+        .map((p) => ({ id: (p as ToolCallPart).id, name: "recall", input: (p as ToolCallPart).input })),
+      { id: "img", name: "recall", input: { key: "0123456789abcdef" } },
+    ]);
+    messages.push({
+      role: "tool",
+      toolCallId: "img",
+      toolName: "recall",
+      isError: false,
+      content: [{ type: "text", text: "[recall <<ccr:0123456789abcdef>>: the image … is attached to this answer.]" }, image],
+    });
+    const { messages: out, report } = enforceToolResultBudget(messages, { turnBudgetChars: BUDGET, toolCaps: { recall: 100_000 }, archive: store });
+    expect(report.imageChars).toBe(cost);
+    expect((out[4] as ToolResultMessage).content[1]).toBe(image);
+    const texts = out.slice(2).map((m) => textOf(m).length);
+    expect(texts.reduce((a, b) => a + b, 0) + cost).toBeLessThanOrEqual(BUDGET);
+    for (const i of [0, 1]) expect(texts[i]).toBeGreaterThan(Math.floor((BUDGET - cost - texts[2]!) / 2) - 400);
   });
 
   it("so many recalls in one step that a share holds no page: an answer is a one-line note naming the call that reads it", () => {
