@@ -3,7 +3,7 @@
 // in practice. Moving the cursor up, down or to a position, erasing the screen, scrolling regions,
 // saving and restoring the cursor, and the alternate screen do: from the first such sequence on,
 // the rest of the output goes through the emulator.
-const MOVES_CURSOR = /\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*[ABCDEFGHJLMPSTXdfrsu@]|\[\?(?:1049|1047|47)[hl]|[78DEMc])/;
+const MOVES_CURSOR = /\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*[ABCDEFGHJLMPSTXbdfrsu@]|\[\?(?:1049|1047|47)[hl]|[78DEMc])/;
 
 /** Where the first such sequence starts, or -1. */
 export function firstCursorMove(text: string): number {

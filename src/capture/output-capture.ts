@@ -14,9 +14,10 @@ import { AnsiStripper, HOLD_LIMIT } from "./ansi.js";
 import { BinarySniffer } from "./binary.js";
 import { firstCursorMove } from "./cursor.js";
 import { SCAN_SLICE, byteKernel } from "./kernel.js";
-import { CUT_MARKER_AT_END, LineCleaner, cutMarker } from "./lines.js";
+import { capLine } from "./harvested-line.js";
+import { LineCleaner, cutMarker } from "./lines.js";
 import { countNewlines } from "./newlines.js";
-import { TerminalScreen } from "./screen.js";
+import { type ScreenText, TerminalScreen } from "./screen.js";
 import type { CaptureLimits, CaptureView, Truncation, TruncatedBy } from "./types.js";
 import { leadingContinuations, trailingPartial, utf8Length, utf8Prefix } from "./utf8.js";
 import { BoundedWindow, countLines } from "./window.js";
@@ -43,15 +44,6 @@ export interface TerminalSize {
 }
 
 /**
- * A line cut before the terminal model took it back (see enterScreen), intact: cutting it again would
- * count it twice and replace its marker with one that counts the marker's own bytes.
- */
-function alreadyCut(line: string, cap: number): boolean {
-  const m = CUT_MARKER_AT_END.exec(line);
-  return m !== null && utf8Length(line) - utf8Length(m[0]) <= cap;
-}
-
-/**
  * How many leading bytes of a read can continue a CSI sequence held from the previous read: its
  * parameter and intermediate bytes (and the `[` after a lone ESC), then the final byte.
  */
@@ -73,7 +65,7 @@ export class OutputCapture {
   private readonly window: BoundedWindow;
   /** The terminal model, from the first cursor-moving sequence on (see cursor.ts). */
   private screen: TerminalScreen | undefined;
-  private screenText: string | undefined;
+  private screenText: ScreenText | undefined;
   /** The start of a CSI sequence cut by the end of the previous read (byte path), glued to the next. */
   private heldCsi: Buffer | undefined;
   /** The kernel's mode for the next read: the previous one had fewer than one special byte per 512. */
@@ -89,6 +81,11 @@ export class OutputCapture {
 
   get binary(): boolean {
     return this.sniffer.binary;
+  }
+
+  /** Faults of the terminal model's emulator that were survived (see screen.ts); 0 but for its bugs. */
+  get emulatorFaults(): number {
+    return this.screen?.faults ?? 0;
   }
 
   /** Whether the output is being rendered through the terminal model. */
@@ -160,8 +157,8 @@ export class OutputCapture {
     }
     if (this.screen) {
       this.writeScreen(this.decoder.end());
-      const done: string[] = [];
-      this.screen.end((line) => done.push(line));
+      const done: [string, number][] = [];
+      this.screen.end((line, bytes) => done.push([line, bytes]));
       this.commitScreenLines(done);
       this.screenText = undefined;
       return;
@@ -176,17 +173,22 @@ export class OutputCapture {
     if (this.sniffer.binary) return "binary";
     if (this.totalLines > this.limits.maxLines) return "lines";
     if (this.totalBytes > this.limits.maxBytes) return "bytes";
-    if (this.lines.cutLines > 0) return "line-length";
+    if (this.cutLines > 0) return "line-length";
     return null;
   }
 
+  /** Lines cut at the cap, a harvested line still open in the terminal model's view included. */
+  private get cutLines(): number {
+    return this.lines.cutLines + (this.screen && this.renderScreen().cut ? 1 : 0);
+  }
+
   get totalBytes(): number {
-    if (this.screen) return this.window.committedBytes + utf8Length(this.renderScreen());
+    if (this.screen) return this.window.committedBytes + utf8Length(this.renderScreen().text);
     return this.window.committedBytes + this.lines.openLineBytes;
   }
 
   get totalLines(): number {
-    if (this.screen) return this.window.committedLines + countLines(this.renderScreen());
+    if (this.screen) return this.window.committedLines + countLines(this.renderScreen().text);
     return this.window.committedLines + (this.lines.openLineBytes > 0 ? 1 : 0);
   }
 
@@ -208,7 +210,7 @@ export class OutputCapture {
       };
       return { text: "", truncation, ...base };
     }
-    const screen = this.screen ? this.renderScreen() : undefined;
+    const screen = this.screen ? this.renderScreen().text : undefined;
     const w = this.window.view(
       screen !== undefined
         ? { text: screen, bytes: utf8Length(screen.slice(screen.lastIndexOf("\n") + 1)), lastCompletedBytes: this.lines.lastLineBytes }
@@ -224,7 +226,7 @@ export class OutputCapture {
       outputBytes: w.outputBytes,
       maxLines,
       maxBytes,
-      cutLines: this.lines.cutLines,
+      cutLines: this.cutLines,
       lastLinePartial: w.lastLinePartial,
       ...(w.lastLinePartial ? { lastLineBytes: w.lastLineBytes } : {}),
     };
@@ -267,41 +269,34 @@ export class OutputCapture {
   private enterScreen(raw: string): void {
     const reopened = this.window.takeBack(this.terminal.rows - 1);
     const open = this.lines.release();
-    this.screen = new TerminalScreen(this.terminal.cols, this.terminal.rows);
+    this.screen = new TerminalScreen(this.terminal.cols, this.terminal.rows, this.limits.maxLineBytes);
     this.writeScreen(reopened + open + raw);
   }
 
   private writeScreen(text: string): void {
     if (text === "") return;
     this.screenText = undefined;
-    const done: string[] = [];
-    this.screen!.write(text, (line) => done.push(line));
+    const done: [string, number][] = [];
+    this.screen!.write(text, (line, bytes) => done.push([line, bytes]));
     this.commitScreenLines(done);
   }
 
-  private renderScreen(): string {
-    this.screenText ??= this.screen!.render().text;
+  private renderScreen(): ScreenText {
+    this.screenText ??= this.screen!.render();
     return this.screenText;
   }
 
   /** Lines that scrolled off the screen are final: capped like any line, then committed. */
-  private commitScreenLines(done: string[]): void {
+  private commitScreenLines(done: [string, number][]): void {
     if (done.length === 0) return;
     const cap = this.limits.maxLineBytes;
     let text = "";
     let last = 0;
-    for (const line of done) {
-      const bytes = utf8Length(line);
-      if (bytes > cap && !alreadyCut(line, cap)) {
-        const kept = utf8Prefix(line, cap);
-        const marked = kept + cutMarker(bytes - utf8Length(kept));
-        this.lines.countCut();
-        text += marked + "\n";
-        last = utf8Length(marked);
-      } else {
-        text += line + "\n";
-        last = bytes;
-      }
+    for (const [first, bytes] of done) {
+      const { line, cut } = capLine(first, bytes, cap);
+      if (cut) this.lines.countCut();
+      text += line + "\n";
+      last = cut ? utf8Length(line) : bytes;
     }
     this.window.append(Buffer.from(text, "utf8"), done.length);
     this.lines.lastLineBytes = last;

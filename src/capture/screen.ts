@@ -22,6 +22,8 @@
 // frame stays, in order, and the limits and the spill apply to them as to any line.
 import { createRequire } from "node:module";
 import type { IBuffer, Terminal as XTerminal } from "@xterm/headless";
+import { eraseAbove } from "./erase-above.js";
+import { HarvestedLine, capLine } from "./harvested-line.js";
 import { openSequenceStart } from "./open-sequence.js";
 
 /** Text fed to the emulator per synchronous write; bounds how many rows one write can scroll. */
@@ -31,8 +33,29 @@ interface Core {
   writeSync(data: string): void;
   readonly buffers: { readonly normal: { readonly lines: RowList } };
   /** `scroll` moves the scroll region up one row, the top row into the scrollback when the region starts at the top. */
-  readonly _bufferService: { scroll(eraseAttr: unknown): void; readonly buffer: { readonly scrollTop: number; readonly scrollBottom: number } };
-  readonly _inputHandler: { _eraseAttrData(): unknown };
+  readonly _bufferService: { scroll(eraseAttr: unknown): void; readonly buffer: ActiveBuffer };
+  readonly _inputHandler: InputHandler;
+}
+/** The active buffer: the cursor (x may be `cols`, a wrap pending), the rows (`ybase` the screen's first). */
+interface ActiveBuffer {
+  readonly scrollTop: number;
+  readonly scrollBottom: number;
+  readonly x: number;
+  readonly y: number;
+  readonly ybase: number;
+  readonly lines: { readonly length: number; get(i: number): { isWrapped: boolean } | undefined };
+}
+/** The emulator's sequence handlers used here (see erase-above.ts and repeat.ts). */
+export interface InputHandler {
+  _eraseAttrData(): unknown;
+  /** Clamps the cursor to the screen, its column to `maxCol`. */
+  _restrictCursor(maxCol?: number): void;
+  /** Erases screen row y from column start to end (exclusive), its wrap flag too when asked. */
+  _eraseInBufferLine(y: number, start: number, end: number, clearWrap?: boolean, respectProtect?: boolean): void;
+  /** Erases screen row y and its wrap flag. */
+  _resetBufferLine(y: number, respectProtect?: boolean): void;
+  /** REP: prints the character before the cursor `params.params[0]` more times. */
+  repeatPrecedingCharacter(params: { readonly params: ArrayLike<number>; readonly length: number }): boolean;
 }
 /** Fires with the number of rows dropped from the top (a full list recycling its oldest, an erase). */
 interface RowList {
@@ -50,26 +73,36 @@ function terminalClass(): TerminalCtor {
 export interface ScreenText {
   /** Finished lines and the rows on screen: the screen's empty rows below the cursor are left out. */
   readonly text: string;
+  /** A line in it was longer than the line cap and was cut (a harvested line only: see render). */
+  readonly cut: boolean;
 }
+
+/** Receives a finished line: its first bytes (see HarvestedLine) and its UTF-8 bytes in all. */
+export type Finished = (line: string, bytes: number) => void;
 
 export class TerminalScreen {
   private readonly term: XTerminal;
   private readonly core: Core;
-  /** Text of a line whose first rows scrolled off while the rest is still on screen. */
-  private pending = "";
+  /** The line the rows harvested last belong to; whether it goes on is decided by the next row. */
+  private readonly pending: HarvestedLine;
   /** An escape sequence split across writes, held until it is complete. */
   private held = "";
   /** The current write's receiver of finished lines (for the parser hooks below). */
-  private finishing: ((line: string) => void) | undefined;
+  private finishing: Finished | undefined;
   /** Rows at the top of the normal scrollback already passed on; rows trimmed from the top lower it. */
   private collected = 0;
+  /** Writes (and renders) the emulator threw on (see writeSlices). */
+  faults = 0;
   /** The normal buffer's row list whose trims are counted (a reset, `ESC c`, makes a new one). */
   private watched: RowList | undefined;
 
   constructor(
     readonly cols: number,
     readonly rows: number,
+    /** maxLineBytes: a harvested line keeps its first bytes only (see HarvestedLine). */
+    private readonly cap: number,
   ) {
+    this.pending = new HarvestedLine(cap);
     const Terminal = terminalClass();
     // Every slice of SLICE characters scrolls at most SLICE rows but for a repeat (`CSI n b`, one
     // sequence), and a harvest follows every slice, so the scrollback never drops a row before it is
@@ -83,7 +116,11 @@ export class TerminalScreen {
       typeof this.core?.writeSync !== "function" ||
       typeof this.core.buffers?.normal?.lines?.onTrim !== "function" ||
       typeof this.core._bufferService?.scroll !== "function" ||
-      typeof this.core._inputHandler?._eraseAttrData !== "function"
+      typeof this.core._inputHandler?._eraseAttrData !== "function" ||
+      typeof this.core._inputHandler._restrictCursor !== "function" ||
+      typeof this.core._inputHandler._eraseInBufferLine !== "function" ||
+      typeof this.core._inputHandler._resetBufferLine !== "function" ||
+      typeof this.core._inputHandler.repeatPrecedingCharacter !== "function"
     ) {
       throw new Error("@xterm/headless no longer offers a synchronous write, row trims and a newline's scroll; pin the version spool was built with");
     }
@@ -93,22 +130,23 @@ export class TerminalScreen {
     // view would depend on where the reads fell. They are harvested first, from inside the parser,
     // which then runs the sequence as usual (returning false hands it on).
     // (The erase then trims the rows it removes, which lowers `collected` by as many.)
-    const beforeErase = (params: (number | number[])[]): boolean => {
+    const beforeErase = (params: (number | number[])[], respectProtect: boolean): boolean => {
       if (params[0] === 3 && this.finishing) this.collect(this.finishing);
       const buffer = this.term.buffer.active;
       if (params[0] === 2 || ((params[0] ?? 0) === 0 && buffer.cursorX === 0 && buffer.cursorY === 0)) this.keepScreen();
+      if (params[0] === 1) return eraseAbove(this.core._inputHandler, this.core._bufferService.buffer, cols, rows, respectProtect);
       return false;
     };
-    this.term.parser.registerCsiHandler({ final: "J" }, beforeErase);
-    this.term.parser.registerCsiHandler({ prefix: "?", final: "J" }, beforeErase);
+    this.term.parser.registerCsiHandler({ final: "J" }, (params) => beforeErase(params, false));
+    this.term.parser.registerCsiHandler({ prefix: "?", final: "J" }, (params) => beforeErase(params, true));
+    this.term.parser.registerCsiHandler({ final: "b" }, (params) => this.repeat(params));
     this.term.parser.registerCsiHandler({ final: "S" }, (params) => this.scrollUp(params));
     this.term.parser.registerEscHandler({ final: "c" }, () => {
       this.keepScreen();
       if (this.finishing) {
         this.collect(this.finishing);
-        // The reset clears the screen too: the start of a line whose rest was on it is a line of its own.
-        if (this.pending !== "") this.finishing(this.pending);
-        this.pending = "";
+        // The reset clears the screen too: the line the last harvested row began ends there.
+        this.finishPending(this.finishing);
         this.collected = 0;
       }
       return false;
@@ -151,8 +189,30 @@ export class TerminalScreen {
     if (this.finishing) this.collect(this.finishing);
   }
 
+  /**
+   * `CSI n b`, the character before the cursor n more times: printed in runs of at most SLICE rows,
+   * each harvested before the next, so however large n is no row leaves the scrollback unharvested
+   * (the emulator's own REP prints all n at once: `printf 'x\033[300000000b'` scrolled 2.5 million
+   * rows in one go, lost all but the scrollback's last 4,096, and held the 1.2 GB array of them).
+   * A character is at most two columns, so a run of SLICE × cols / 2 scrolls at most SLICE + 1 rows.
+   */
+  private repeat(params: (number | number[])[]): boolean {
+    const first = params[0];
+    let left = (Array.isArray(first) ? first[0] : first) || 1;
+    const run = SLICE * Math.max(1, Math.floor(this.cols / 2));
+    if (left <= run && !this.finishing) return false;
+    const handler = this.core._inputHandler;
+    while (left > 0) {
+      const n = Math.min(left, run);
+      handler.repeatPrecedingCharacter({ params: [n], length: 1 });
+      left -= n;
+      if (this.finishing) this.collect(this.finishing);
+    }
+    return true;
+  }
+
   /** Feeds decoded output; returns the lines that were finished by scrolling off the screen. */
-  write(text: string, finished: (line: string) => void): void {
+  write(text: string, finished: Finished): void {
     this.finishing = finished;
     try {
       this.feed(text, finished);
@@ -161,7 +221,7 @@ export class TerminalScreen {
     }
   }
 
-  private feed(text: string, finished: (line: string) => void): void {
+  private feed(text: string, finished: Finished): void {
     if (this.held) {
       text = this.held + text;
       this.held = "";
@@ -175,7 +235,7 @@ export class TerminalScreen {
   }
 
   /** Writes in slices of at most SLICE characters, harvesting after each (see SLICE). */
-  private writeSlices(text: string, finished: (line: string) => void): void {
+  private writeSlices(text: string, finished: Finished): void {
     for (let at = 0; at < text.length; ) {
       let end = Math.min(text.length, at + SLICE);
       if (end < text.length) {
@@ -185,14 +245,21 @@ export class TerminalScreen {
         const cut = openSequenceStart(text.slice(at, end));
         if (cut > 0) end = at + cut;
       }
-      this.core.writeSync(text.slice(at, end));
-      this.collect(finished);
+      try {
+        this.core.writeSync(text.slice(at, end));
+        this.collect(finished);
+      } catch {
+        // A fault in the emulator (one is worked around: erase-above.ts) must not end the command's
+        // capture, which runs in the pipe's data handler (a throw there ended `spool run`): the rest
+        // of this slice is dropped and the emulator goes on with the next. The spill keeps the bytes.
+        this.faults++;
+      }
       at = end;
     }
   }
 
   /** End of output: an incomplete sequence is written as it is (the emulator decides what it means). */
-  end(finished: (line: string) => void): void {
+  end(finished: Finished): void {
     if (!this.held) return;
     const rest = this.held;
     this.held = "";
@@ -219,28 +286,45 @@ export class TerminalScreen {
     });
   }
 
-  /** Passes on the scrollback rows not passed on yet as finished lines. */
-  private collect(finished: (line: string) => void): void {
+  /**
+   * Passes on the scrollback rows not passed on yet. A row's own wrap flag, final once it is in the
+   * scrollback, says whether it continues the line before it; the screen's rows can still change
+   * theirs (an erase clears it), so the last row harvested stays pending until the next one scrolls
+   * off. (Deciding by the first screen row's flag at each harvest made the lines depend on where the
+   * reads fell: a wrapped line whose continuation was erased after scrolling was one line or two.)
+   */
+  private collect(finished: Finished): void {
     this.watchTrims();
     const normal = this.term.buffer.normal;
     const base = normal.baseY;
     if (base <= this.collected) return;
-    let line = this.pending;
+    const pending = this.pending;
     for (let y = this.collected; y < base; y++) {
       const row = normal.getLine(y);
-      line += row ? row.translateToString(true) : "";
-      const next = normal.getLine(y + 1);
-      if (!next?.isWrapped) {
-        finished(line);
-        line = "";
-      }
+      if (!row?.isWrapped) this.finishPending(finished);
+      pending.add(row ? row.translateToString(true) : "");
     }
-    this.pending = line;
     this.collected = base;
   }
 
-  /** The screen as a person sees it now. */
+  private finishPending(finished: Finished): void {
+    const pending = this.pending;
+    if (!pending.open) return;
+    finished(pending.text, pending.bytes);
+    pending.clear();
+  }
+
+  /** The screen as a person sees it now; nothing if the emulator faults (see writeSlices). */
   render(): ScreenText {
+    try {
+      return this.renderRows();
+    } catch {
+      this.faults++;
+      return { text: "", cut: false };
+    }
+  }
+
+  private renderRows(): ScreenText {
     const buf: IBuffer = this.term.buffer.active;
     const top = buf.baseY;
     let last = -1;
@@ -254,17 +338,35 @@ export class TerminalScreen {
     // The cursor below the last row written means that row was finished with a newline.
     const lastRow = Math.max(last, buf.cursorX > 0 ? cursorY : cursorY - 1);
     const lines: string[] = [];
-    let line = buf.type === "normal" ? this.pending : "";
+    let cut = false;
+    // The pending line goes on in the screen's first row when that row continues it; else it is a
+    // line of its own (the alternate screen's rows never continue it).
+    let carried = this.pending.open;
+    if (carried && !(buf.type === "normal" && lastRow >= 0 && buf.getLine(top)?.isWrapped)) {
+      const own = capLine(this.pending.text, this.pending.bytes, this.cap);
+      lines.push(own.line);
+      cut = own.cut;
+      carried = false;
+    }
+    let line = "";
     for (let y = 0; y <= lastRow; y++) {
       line += buf.getLine(top + y)?.translateToString(true) ?? "";
       if (!buf.getLine(top + y + 1)?.isWrapped || y === lastRow) {
+        if (carried) {
+          // Cut as it will be once it is finished.
+          const whole = this.pending.with(line);
+          const capped = capLine(whole.text, whole.bytes, this.cap);
+          line = capped.line;
+          cut = capped.cut;
+          carried = false;
+        }
         lines.push(line);
         line = "";
       }
     }
-    if (lines.length === 0) return { text: line };
+    if (lines.length === 0) return { text: "", cut };
     const closed = cursorY > lastRow;
-    return { text: lines.join("\n") + (closed ? "\n" : "") };
+    return { text: lines.join("\n") + (closed ? "\n" : ""), cut };
   }
 
   dispose(): void {

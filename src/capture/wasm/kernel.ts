@@ -16,10 +16,11 @@
 
 /**
  * CSI final bytes 0x40–0x7f that move the cursor, erase the screen, scroll or edit lines, as bits
- * (final − 0x40): "ABCDEFGHJLMPSTXdfrsu@". `K` (erase in line) is not among them: see cursor.ts.
+ * (final − 0x40): "ABCDEFGHJLMPSTXbdfrsu@" (`b`, REP, repeats the character before it). `K`
+ * (erase in line) is not among them: see cursor.ts.
  */
 // biome-ignore lint/correctness/noPrecisionLoss: a u64 in AssemblyScript, exact there
-const CURSOR_FINALS: u64 = 0x2c0050011935ff;
+const CURSOR_FINALS: u64 = 0x2c0054011935ff;
 
 /** The 16-bit masks of four vectors as one 64-bit mask (bit k: byte k of the 64). */
 function mask64(a: v128, b: v128, c: v128, d: v128): u64 {
