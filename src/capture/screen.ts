@@ -25,6 +25,7 @@ import type { IBuffer, Terminal as XTerminal } from "@xterm/headless";
 import { eraseAbove } from "./erase-above.js";
 import { HarvestedLine, capLine } from "./harvested-line.js";
 import { openSequenceStart } from "./open-sequence.js";
+import { type PrintingHandler, printByCharacterWithoutAutowrap } from "./print-runs.js";
 
 /** Text fed to the emulator per synchronous write; bounds how many rows one write can scroll. */
 const SLICE = 2048;
@@ -45,8 +46,8 @@ interface ActiveBuffer {
   readonly ybase: number;
   readonly lines: { readonly length: number; get(i: number): { isWrapped: boolean } | undefined };
 }
-/** The emulator's sequence handlers used here (see erase-above.ts and repeat.ts). */
-export interface InputHandler {
+/** The emulator's sequence handlers used here (see erase-above.ts, print-runs.ts and repeat below). */
+export interface InputHandler extends PrintingHandler {
   _eraseAttrData(): unknown;
   /** Clamps the cursor to the screen, its column to `maxCol`. */
   _restrictCursor(maxCol?: number): void;
@@ -120,10 +121,16 @@ export class TerminalScreen {
       typeof this.core._inputHandler._restrictCursor !== "function" ||
       typeof this.core._inputHandler._eraseInBufferLine !== "function" ||
       typeof this.core._inputHandler._resetBufferLine !== "function" ||
-      typeof this.core._inputHandler.repeatPrecedingCharacter !== "function"
+      typeof this.core._inputHandler.repeatPrecedingCharacter !== "function" ||
+      typeof this.core._inputHandler.print !== "function" ||
+      typeof this.core._inputHandler._parser?.setPrintHandler !== "function" ||
+      typeof this.core._inputHandler._coreService?.decPrivateModes?.wraparound !== "boolean"
     ) {
-      throw new Error("@xterm/headless no longer offers a synchronous write, row trims and a newline's scroll; pin the version spool was built with");
+      throw new Error(
+        "@xterm/headless no longer offers a synchronous write, row trims, a newline's scroll and the handlers spool works around; pin the version spool was built with",
+      );
     }
+    printByCharacterWithoutAutowrap(this.core._inputHandler);
     this.watchTrims();
     // A program's own scrollback erase (`ESC [ 3 J`) or full reset (`ESC c`) would drop rows that
     // scrolled off since the last harvest — rows a harvest between two reads would have kept, so the

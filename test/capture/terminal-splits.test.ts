@@ -152,15 +152,58 @@ describe("terminal model: erase above (CSI 1 J) from the last column", () => {
   });
 });
 
+describe("terminal model: autowrap off", () => {
+  it("a character written over half of a wide character at the right edge gives one row however the reads fell", () => {
+    // Autowrap off, `日` on the last two columns, then `a` (which lands on the last column): the
+    // emulator mended the wide character only where a write ended, so one read showed `日` and two `  a`.
+    const whole = sameForEverySplit(Buffer.from("\x1b[H\x1b[?7labcdefgh日a日éa\n\x1b[?7hnext\n"));
+    expect(whole.text).toBe("abcdefgh a\nnext\n");
+  });
+});
+
 describe("terminal model: random sequences", () => {
   const finals = "@ABCDEFGHIJKLMPSTXZ`abcdefghilmnpqrstux";
   const csi = fc
-    .tuple(fc.constantFrom("", "?", ">", "!"), fc.array(fc.oneof(fc.nat(12), fc.nat(200), fc.constant(99_999)), { maxLength: 3 }), fc.constantFrom(...finals))
-    .map(([prefix, params, final]) => `\x1b[${prefix}${params.join(";")}${final}`);
+    .tuple(
+      fc.constantFrom("", "?", ">", "!"),
+      fc.array(fc.oneof(fc.nat(12), fc.nat(200), fc.constant(99_999)), { maxLength: 3 }),
+      fc.constantFrom("", "", "", " ", "'", "$", '"'),
+      fc.constantFrom(...finals),
+    )
+    .map(([prefix, params, intermediate, final]) => `\x1b[${prefix}${params.join(";")}${intermediate}${final}`);
   const piece = fc.oneof(
     csi,
-    fc.constantFrom("\n", "\r", "\b", "\t", "\x1b7", "\x1b8", "\x1bD", "\x1bE", "\x1bM", "\x1bc", "\x1b[?1049h", "\x1b[?1049l", "\x1b[?6h", "\x1b[2;3r"),
-    fc.string({ unit: fc.constantFrom("a", "b", " ", "日", "é", "\u0301"), maxLength: 25 }),
+    fc.constantFrom(
+      "\n",
+      "\r",
+      "\b",
+      "\t",
+      "\x1b7",
+      "\x1b8",
+      "\x1bD",
+      "\x1bE",
+      "\x1bM",
+      "\x1bc",
+      "\x1b[?1049h",
+      "\x1b[?1049l",
+      "\x1b[?6h",
+      "\x1b[?7l",
+      "\x1b[?7h",
+      "\x1b[4h",
+      "\x1b[2;3r",
+      "\x1b#8",
+      "\x1bH",
+      "\x1b[3g",
+      "\x1b[?47h",
+      "\x1b[?47l",
+      "\x1b[?1047h",
+      "\x1b[?1047l",
+      "\x7f",
+      "\u0085",
+      "\u009b2A",
+      "\x1b[?7l日日日日日",
+    ),
+    fc.string({ unit: fc.constantFrom("a", "b", " ", "日", "é", "\u0301", "😀"), maxLength: 25 }),
   );
 
   it("never throw, and give one view for any split into reads", () => {
