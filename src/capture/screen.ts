@@ -4,7 +4,7 @@
 //
 // Memory stays bounded: rows that scroll off the top of the normal screen can never change again,
 // so after every slice they are harvested as finished lines (wrapped rows joined back into one
-// line). The scrollback is kept full rather than emptied: a full one recycles its oldest row for the
+// line, of which only the first maxLineBytes are kept: harvested-line.ts). The scrollback is kept full rather than emptied: a full one recycles its oldest row for the
 // next one scrolled in, where one with room allocates a row (emptying it after every slice made every
 // scroll allocate: a tenth of the model's time in cloning rows, and ~250 MB peak RSS on 32 MiB of
 // redrawn output). The screen itself is rendered only when a view is built. The alternate screen
@@ -105,10 +105,10 @@ export class TerminalScreen {
   ) {
     this.pending = new HarvestedLine(cap);
     const Terminal = terminalClass();
-    // Every slice of SLICE characters scrolls at most SLICE rows but for a repeat (`CSI n b`, one
-    // sequence), and a harvest follows every slice, so the scrollback never drops a row before it is
-    // harvested; twice that lets a repeat scroll that much more (a full scrollback of 120 columns is
-    // ~6 MB of cells).
+    // Every slice of SLICE characters scrolls at most SLICE rows, and a repeat (`CSI n b`, one
+    // sequence) at most SLICE + 1 between its own harvests (see repeat), and a harvest follows every
+    // slice, so the scrollback of twice that never drops a row before it is harvested (a full
+    // scrollback of 120 columns is ~6 MB of cells).
     this.term = new Terminal({ cols, rows, scrollback: 2 * SLICE, convertEol: true, allowProposedApi: true, logLevel: "off" });
     // The public write() parses later, on a timer; capture views are synchronous and the parser must
     // keep pace with the process (the process waits while we parse, which bounds memory).
@@ -207,8 +207,9 @@ export class TerminalScreen {
     const first = params[0];
     let left = (Array.isArray(first) ? first[0] : first) || 1;
     const run = SLICE * Math.max(1, Math.floor(this.cols / 2));
-    if (left <= run && !this.finishing) return false;
     const handler = this.core._inputHandler;
+    // What the slice scrolled before the repeat goes first: the runs then have the scrollback to themselves.
+    if (this.finishing) this.collect(this.finishing);
     while (left > 0) {
       const n = Math.min(left, run);
       handler.repeatPrecedingCharacter({ params: [n], length: 1 });
