@@ -7,12 +7,14 @@
 // what any split into writes gives, so the view no longer depends on the reads. With autowrap on
 // (nearly all output) the cursor never stops on half of a wide character inside a run, and a run
 // is printed in one call as before.
+import type { RawParser } from "./clamp-counts.js";
+
 type Print = (data: Uint32Array, start: number, end: number) => void;
 
 /** The emulator's input handler, as used here. */
 export interface PrintingHandler {
   print: Print;
-  readonly _parser: { setPrintHandler(handler: Print): void };
+  readonly _parser: RawParser & { setPrintHandler(handler: Print): void };
   readonly _coreService: { readonly decPrivateModes: { readonly wraparound: boolean } };
 }
 

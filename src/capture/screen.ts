@@ -22,6 +22,7 @@
 // frame stays, in order, and the limits and the spill apply to them as to any line.
 import { createRequire } from "node:module";
 import type { IBuffer, Terminal as XTerminal } from "@xterm/headless";
+import { clampCounts } from "./clamp-counts.js";
 import { eraseAbove } from "./erase-above.js";
 import { HarvestedLine, capLine } from "./harvested-line.js";
 import { openSequenceStart } from "./open-sequence.js";
@@ -124,6 +125,7 @@ export class TerminalScreen {
       typeof this.core._inputHandler.repeatPrecedingCharacter !== "function" ||
       typeof this.core._inputHandler.print !== "function" ||
       typeof this.core._inputHandler._parser?.setPrintHandler !== "function" ||
+      typeof this.core._inputHandler._parser.registerCsiHandler !== "function" ||
       typeof this.core._inputHandler._coreService?.decPrivateModes?.wraparound !== "boolean"
     ) {
       throw new Error(
@@ -131,6 +133,8 @@ export class TerminalScreen {
       );
     }
     printByCharacterWithoutAutowrap(this.core._inputHandler);
+    // Registered first, so called last: spool's own handlers below see the counts as they came.
+    clampCounts(this.core._inputHandler._parser, cols, rows);
     this.watchTrims();
     // A program's own scrollback erase (`ESC [ 3 J`) or full reset (`ESC c`) would drop rows that
     // scrolled off since the last harvest — rows a harvest between two reads would have kept, so the

@@ -152,6 +152,26 @@ describe("terminal model: erase above (CSI 1 J) from the last column", () => {
   });
 });
 
+describe("terminal model: counts the emulator steps through", () => {
+  it("the largest count of a scroll, a line insert or delete, or a tab ends at once, as the screen's height or width does", () => {
+    // 2,147,483,647 steps took the emulator most of an hour (12 s for ten million of `CSI T`).
+    const most = 2_147_483_647;
+    const frame = (seq: string) => `\x1b[H1\n2\n3\n4\x1b[2;1H${seq}x\x1b[?1049h\x1b[2;3ra\nb\nc\x1b[2;1H${seq}y\x1b[?1049l\n`;
+    for (const [final, enough] of [
+      ["T", 4],
+      ["L", 4],
+      ["M", 4],
+      ["S", 4],
+      ["I", 10],
+      ["Z", 10],
+    ] as const) {
+      const huge = viewOf([Buffer.from(frame(`\x1b[${most}${final}`))]);
+      const enoughView = viewOf([Buffer.from(frame(`\x1b[${enough}${final}`))]);
+      expect([huge.text, huge.truncation], final).toEqual([enoughView.text, enoughView.truncation]);
+    }
+  });
+});
+
 describe("terminal model: autowrap off", () => {
   it("a character written over half of a wide character at the right edge gives one row however the reads fell", () => {
     // Autowrap off, `日` on the last two columns, then `a` (which lands on the last column): the
