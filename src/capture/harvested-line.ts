@@ -28,6 +28,8 @@ export class HarvestedLine {
   /** UTF-8 bytes of the whole line. */
   bytes = 0;
   private keptBytes = 0;
+  /** A row did not fit whole: nothing more is kept (a later, shorter character must not follow the gap). */
+  private frozen = false;
   /** A row is in the line (an empty row is an empty line). */
   open = false;
   private readonly keep: number;
@@ -41,7 +43,7 @@ export class HarvestedLine {
     if (row === "") return;
     const n = utf8Length(row);
     this.bytes += n;
-    if (this.keptBytes >= this.keep) return;
+    if (this.frozen) return;
     if (this.keptBytes + n <= this.keep) {
       this.text += row;
       this.keptBytes += n;
@@ -50,13 +52,24 @@ export class HarvestedLine {
     const part = utf8Prefix(row, this.keep - this.keptBytes);
     this.text += part;
     this.keptBytes += utf8Length(part);
+    this.frozen = true;
+  }
+
+  /** Only bytes are counted from here on: the kept text is full. */
+  get full(): boolean {
+    return this.frozen;
+  }
+
+  /** Rows of `bytes` bytes in all added to a full line (see TerminalScreen.repeat). */
+  addBytes(bytes: number): void {
+    this.bytes += bytes;
   }
 
   /** The line with `rest` (rows still on screen) after it: its first bytes and its bytes in all. */
   with(rest: string): { text: string; bytes: number } {
     if (rest === "") return { text: this.text, bytes: this.bytes };
     const bytes = this.bytes + utf8Length(rest);
-    if (this.keptBytes >= this.keep) return { text: this.text, bytes };
+    if (this.frozen) return { text: this.text, bytes };
     return { text: this.text + utf8Prefix(rest, this.keep - this.keptBytes), bytes };
   }
 
@@ -64,6 +77,7 @@ export class HarvestedLine {
     this.text = "";
     this.bytes = 0;
     this.keptBytes = 0;
+    this.frozen = false;
     this.open = false;
   }
 }

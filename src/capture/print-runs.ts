@@ -15,7 +15,7 @@ type Print = (data: Uint32Array, start: number, end: number) => void;
 export interface PrintingHandler {
   print: Print;
   readonly _parser: RawParser & { setPrintHandler(handler: Print): void };
-  readonly _coreService: { readonly decPrivateModes: { readonly wraparound: boolean } };
+  readonly _coreService: { readonly decPrivateModes: { readonly wraparound: boolean }; readonly modes: { readonly insertMode: boolean } };
 }
 
 export function printByCharacterWithoutAutowrap(handler: PrintingHandler): void {

@@ -26,6 +26,7 @@ import { clampCounts } from "./clamp-counts.js";
 import { eraseAbove } from "./erase-above.js";
 import { HarvestedLine, capLine } from "./harvested-line.js";
 import { openSequenceStart } from "./open-sequence.js";
+import { utf8Length } from "./utf8.js";
 import { type PrintingHandler, printByCharacterWithoutAutowrap } from "./print-runs.js";
 
 /** Text fed to the emulator per synchronous write; bounds how many rows one write can scroll. */
@@ -219,8 +220,48 @@ export class TerminalScreen {
       handler.repeatPrecedingCharacter({ params: [n], length: 1 });
       left -= n;
       if (this.finishing) this.collect(this.finishing);
+      const period = left > 0 ? this.repeatPeriod() : undefined;
+      if (period !== undefined && left >= period.chars) {
+        const periods = Math.floor(left / period.chars);
+        if (this.term.buffer.active.type === "normal") this.pending.addBytes(periods * period.bytes);
+        left -= periods * period.chars;
+      }
     }
     return true;
+  }
+
+  /**
+   * Whether the rest of a repeat can be counted instead of printed, and how: the screen's rows above
+   * the cursor's are full rows of the repeated character continuing the line, the cursor's row holds
+   * it up to the cursor, so each further row's worth of characters scrolls one full row off and
+   * leaves the screen as it was. On the normal screen only once the harvested line keeps no more
+   * text (its rows add only bytes). Without it `CSI 2147483647 b` printed for about a minute, the
+   * event loop (and a SIGTERM) waiting.
+   */
+  private repeatPeriod(): { chars: number; bytes: number } | undefined {
+    const buffer = this.core._bufferService.buffer;
+    const handler = this.core._inputHandler;
+    const active = this.term.buffer.active;
+    if (active.type === "normal" && !this.pending.full) return undefined;
+    if (!handler._coreService.decPrivateModes.wraparound || handler._coreService.modes.insertMode) return undefined;
+    if (this.rows < 2 || buffer.scrollTop !== 0 || buffer.scrollBottom !== this.rows - 1 || buffer.y !== this.rows - 1) return undefined;
+    const bottom = active.getLine(active.baseY + this.rows - 1);
+    const last = bottom?.getCell(buffer.x - 1);
+    if (bottom === undefined || last === undefined) return undefined;
+    // The last cell of a wide character is its second half: the character is one cell before.
+    const cell = last.getWidth() === 0 ? bottom.getCell(buffer.x - 2) : last;
+    const width = cell?.getWidth() ?? 0;
+    if (cell === undefined || width === 0 || buffer.x % width !== 0) return undefined;
+    const perRow = Math.floor(this.cols / width);
+    if (buffer.x > perRow * width) return undefined;
+    const ch = cell.getChars();
+    const full = ch.repeat(perRow) + " ".repeat(this.cols - perRow * width);
+    const upToCursor = ch.repeat(buffer.x / width) + " ".repeat(this.cols - buffer.x);
+    for (let y = 0; y < this.rows; y++) {
+      const line = active.getLine(active.baseY + y);
+      if (!line?.isWrapped || line.translateToString(false) !== (y < this.rows - 1 ? full : upToCursor)) return undefined;
+    }
+    return { chars: perRow, bytes: utf8Length(active.getLine(active.baseY)!.translateToString(true)) };
   }
 
   /** Feeds decoded output; returns the lines that were finished by scrolling off the screen. */

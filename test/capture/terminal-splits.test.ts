@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { exec, OutputCapture, resolveLimits } from "../../src/capture/index.js";
+import { exec, OutputCapture, resolveLimits, utf8Prefix } from "../../src/capture/index.js";
 import type { CaptureLimits } from "../../src/capture/index.js";
 import type { TerminalSize } from "../../src/capture/output-capture.js";
 
@@ -114,6 +114,37 @@ describe("terminal model: a repeat (CSI n b)", () => {
     const limits = resolveLimits({ maxBytes: 1 << 20, maxLines: 100_000, maxLineBytes: 30 });
     const whole = viewOf([Buffer.from("\x1b[H日\x1b[50000b\n")], limits);
     expect(whole.text).toBe(`${"日".repeat(10)} [… ${3 * 50_001 - 30} bytes cut from this line]\n`);
+  });
+});
+
+describe("terminal model: the largest repeat", () => {
+  const most = 2_147_483_647;
+  const limits = resolveLimits({ maxBytes: 1 << 20, maxLines: 100_000, maxLineBytes: 1000 });
+
+  it("is counted to the byte once the screen repeats itself, not printed (a minute before)", () => {
+    expect(viewOf([Buffer.from(`\x1b[Hx\x1b[${most}b`)], limits).text).toBe(`${"x".repeat(1000)} [… ${most + 1 - 1000} bytes cut from this line]`);
+    // 5 wide characters a row of 10 columns, 3 bytes each; then the line goes on and ends.
+    expect(viewOf([Buffer.from(`before\n\x1b[A\x1b[B日\x1b[${most}bc\nend\n`)], limits).text).toBe(
+      `before\n${"日".repeat(333)} [… ${3 * (most + 1) + 1 - 999} bytes cut from this line]\nend\n`,
+    );
+    // The alternate screen keeps nothing of it.
+    expect(viewOf([Buffer.from(`\x1b[?1049h\x1b[Hy\x1b[${most}b\x1b[?1049lafter\n`)], limits).text).toBe("after\n");
+  });
+
+  it("counted or printed, gives the same view", () => {
+    // Counting starts after a few runs of 10,240 characters; a repeat this size is printed and counted in part.
+    for (const n of [9_999, 10_239, 10_240, 10_241, 40_000, 123_457]) {
+      for (const [ch, size] of [
+        ["x", 1],
+        ["日", 3],
+        ["e\u0301", 3],
+      ] as const) {
+        const view = viewOf([Buffer.from(`\x1b[H${ch}\x1b[${n}bz\n`)], limits);
+        const total = size * (n + 1) + 1;
+        const kept = utf8Prefix(ch.repeat(1000), 1000);
+        expect(view.text, `${n} ${ch}`).toBe(`${kept} [… ${total - Buffer.byteLength(kept)} bytes cut from this line]\n`);
+      }
+    }
   });
 });
 
