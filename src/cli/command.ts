@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { errorLine, exitCodeFor } from "./exit.js";
+import { parseSize } from "./parse-size.js";
 import { UsageError } from "./usage-error.js";
 
 export interface OptionSpec {
@@ -155,5 +156,19 @@ export function intOption(flag: string, raw: string | undefined, min: number, ma
   if (raw === undefined) return undefined;
   const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!isWholeNumberIn(n, min, max)) throw new UsageError(`--${flag} must be ${wholeNumberRange(min, max)}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/** A byte size within [min, max] bytes: a whole number or one with a unit (64K, 512MB, 1.5GiB; K = 1024). */
+export function sizeOption(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = parseSize(raw);
+  if (n === undefined || !isWholeNumberIn(n, min, max)) {
+    const range =
+      max >= Number.MAX_SAFE_INTEGER
+        ? `of ${min.toLocaleString("en-US")} ${min === 1 ? "byte" : "bytes"} or more`
+        : `from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")} bytes`;
+    throw new UsageError(`--${flag} must be a size ${range} (a number, or one with K, M, G or T: 64K, 512MB, 1.5GiB; K = 1024), got ${JSON.stringify(raw)}`);
+  }
   return n;
 }

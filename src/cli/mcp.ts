@@ -12,7 +12,7 @@ import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
 import { parseDuration } from "./parse-duration.js";
 import { postgresRepoOptions } from "./run-postgres.js";
 import { STORE, storeTarget } from "./store-option.js";
-import { defineCommand, intOption } from "./command.js";
+import { defineCommand, intOption, sizeOption } from "./command.js";
 import { directorySize, newSessionView, reduceSessionView, type CallRun, type SessionSummary, type SessionView } from "./session-view.js";
 import { directoryOption, MAX_SPILL, MAX_SPILL_BYTES, MAX_WINDOW_BYTES, MAX_WINDOW_LINES, MIN_FREE, ROOT } from "./shared-options.js";
 import { UsageError } from "./usage-error.js";
@@ -37,7 +37,11 @@ export const mcpCommand = defineCommand({
     root: ROOT,
     store: STORE,
     cwd: directoryOption("working directory of commands and relative read paths (default: the current one)"),
-    "max-bytes": { type: "string", value: "N", help: "bash keeps at most N bytes of cleaned text (default 51200)" },
+    "max-bytes": {
+      type: "string",
+      value: "N",
+      help: "bash keeps at most N bytes of cleaned text (default 51200, 50K;\nsizes take K, M, G, T, each 1024 times the last: 64K, 1.5MiB)",
+    },
     "max-lines": { type: "string", value: "N", help: "bash keeps at most N lines (default 2000)" },
     "max-spill": MAX_SPILL,
     "min-free": MIN_FREE,
@@ -55,10 +59,10 @@ export const mcpCommand = defineCommand({
     },
   },
   async run(values) {
-    const maxBytes = intOption("max-bytes", values["max-bytes"], 1, MAX_WINDOW_BYTES);
+    const maxBytes = sizeOption("max-bytes", values["max-bytes"], 1, MAX_WINDOW_BYTES);
     const maxLines = intOption("max-lines", values["max-lines"], 1, MAX_WINDOW_LINES);
-    const maxSpillBytes = intOption("max-spill", values["max-spill"], 1, MAX_SPILL_BYTES);
-    const minFreeBytes = intOption("min-free", values["min-free"], 0, MAX_SPILL_BYTES);
+    const maxSpillBytes = sizeOption("max-spill", values["max-spill"], 1, MAX_SPILL_BYTES);
+    const minFreeBytes = sizeOption("min-free", values["min-free"], 0, MAX_SPILL_BYTES);
     const timeout = values.timeout === undefined ? undefined : (parseDuration(values.timeout) ?? Number.NaN);
     if (timeout !== undefined && !(Math.round(timeout * 1000) >= 1 && timeout <= 2_147_483))
       throw new UsageError(`--timeout must be seconds from 0.001 to 2147483, or a number with a unit (s, m, h, d: 90s, 5m), got "${values.timeout}"`);

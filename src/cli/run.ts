@@ -21,7 +21,7 @@ import {
 } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 import { currentOwner, DEFAULT_ROOT, ensureDir, newSessionId, openSessionRepo, sessionsDir, setValue, type Store } from "../store/index.js";
-import { defineCommand, intOption, type OptionValues } from "./command.js";
+import { defineCommand, intOption, type OptionValues, sizeOption } from "./command.js";
 import { EXIT } from "./exit.js";
 import { createLiveDisplay } from "./run-live.js";
 import {
@@ -44,7 +44,11 @@ import { UsageError } from "./usage-error.js";
 import type { ViewerServer } from "./viewer-server.js";
 
 const OPTIONS = {
-  "max-bytes": { type: "string", value: "N", help: "keep at most N bytes of cleaned text (default 51200)" },
+  "max-bytes": {
+    type: "string",
+    value: "N",
+    help: "keep at most N bytes of cleaned text (default 51200, 50K;\nsizes take K, M, G, T, each 1024 times the last: 64K, 1.5MiB)",
+  },
   "max-lines": { type: "string", value: "N", help: "keep at most N lines (default 2000)" },
   head: { type: "boolean", help: "keep the start of the output" },
   tail: { type: "boolean", help: "keep the end of the output (the default)" },
@@ -116,10 +120,10 @@ function parse(values: OptionValues<typeof OPTIONS>, positionals: readonly strin
   const serve = values.serve !== undefined;
   if (values.exit && !serve) throw new UsageError("--exit only makes sense with --serve");
   const port = values.serve ? intOption("serve", values.serve, 0, 65535) : undefined;
-  const maxBytes = intOption("max-bytes", values["max-bytes"], 1, MAX_WINDOW_BYTES);
+  const maxBytes = sizeOption("max-bytes", values["max-bytes"], 1, MAX_WINDOW_BYTES);
   const maxLines = intOption("max-lines", values["max-lines"], 1, MAX_WINDOW_LINES);
-  const maxSpillBytes = intOption("max-spill", values["max-spill"], 1, MAX_SPILL_BYTES);
-  const minFreeBytes = intOption("min-free", values["min-free"], 0, MAX_SPILL_BYTES);
+  const maxSpillBytes = sizeOption("max-spill", values["max-spill"], 1, MAX_SPILL_BYTES);
+  const minFreeBytes = sizeOption("min-free", values["min-free"], 0, MAX_SPILL_BYTES);
   return {
     command,
     ...(maxBytes !== undefined ? { maxBytes } : {}),

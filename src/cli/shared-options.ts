@@ -21,7 +21,7 @@ export { MAX_WINDOW_BYTES, MAX_WINDOW_LINES } from "../capture/index.js";
 export const MAX_SPILL = {
   type: "string",
   value: "N",
-  help: "stop a command once it has printed N bytes (its spill keeps them; default: no\nlimit, but a command is always stopped before it leaves the disk under 256 MiB free)",
+  help: "stop a command once it has printed N bytes (10M, 2G; its spill keeps them; default: no\nlimit, but a command is always stopped before it leaves the disk under 256 MiB free)",
 } as const satisfies OptionSpec;
 export const MAX_SPILL_BYTES = Number.MAX_SAFE_INTEGER;
 
@@ -29,5 +29,5 @@ export const MAX_SPILL_BYTES = Number.MAX_SAFE_INTEGER;
 export const MIN_FREE = {
   type: "string",
   value: "N",
-  help: "stop a command before its spill leaves under N bytes free on the disk\n(default 268435456, 256 MiB; 0 turns the check off)",
+  help: "stop a command before its spill leaves under N bytes free on the disk\n(default 256M; 0 turns the check off)",
 } as const satisfies OptionSpec;

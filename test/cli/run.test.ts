@@ -441,9 +441,9 @@ describe("spool run", () => {
       [["--timeout", "1e3", "--", "true"], 'got "1e3"'],
       [["--timeout", "25d", "--", "true"], 'got "25d"'],
       [["--", "  "], "the command after -- is empty"],
-      [["--max-bytes", "1000000000", "--", "true"], "--max-bytes must be a whole number from 1 to 67,108,864"],
-      [["--max-spill", "0", "--", "true"], "--max-spill must be a whole number of 1 or more"],
-      [["--min-free", "lots", "--", "true"], "--min-free must be a whole number of 0 or more"],
+      [["--max-bytes", "1000000000", "--", "true"], "--max-bytes must be a size from 1 to 67,108,864 bytes"],
+      [["--max-spill", "0", "--", "true"], "--max-spill must be a size of 1 byte or more"],
+      [["--min-free", "lots", "--", "true"], "--min-free must be a size of 0 bytes or more"],
     ] as const) {
       const r = spool(["run", ...args]);
       expect(r.status).toBe(2);
