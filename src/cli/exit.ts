@@ -41,7 +41,7 @@ export function errorLine(command: string | undefined, err: unknown): string {
     : err instanceof Error
       ? err.message
       : String(err);
-  const hint = err instanceof UsageError ? `\nRun 'spool ${command ? `${command} ` : ""}--help' for usage.` : "";
+  const hint = err instanceof UsageError && err.help ? `\nRun 'spool ${command ? `${command} ` : ""}--help' for usage.` : "";
   const debug = process.env.SPOOL_DEBUG && err instanceof Error && !(err instanceof SpoolError) ? `\n${err.stack}` : "";
   return `${prefix}: ${message}${hint}${debug}\n`;
 }

@@ -15,12 +15,16 @@ import { STORE, storeTarget } from "./store-option.js";
 import { defineCommand, intOption, sizeOption } from "./command.js";
 import { directorySize, newSessionView, reduceSessionView, type CallRun, type SessionSummary, type SessionView } from "./session-view.js";
 import { directoryOption, MAX_SPILL, MAX_SPILL_BYTES, MAX_WINDOW_BYTES, MAX_WINDOW_LINES, MIN_FREE, ROOT } from "./shared-options.js";
+import { checkPortFree, portInUse } from "./port-in-use.js";
 import { UsageError } from "./usage-error.js";
 import { startViewerServer, type ViewerServer } from "./viewer-server.js";
 
 function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 }
+
+const HTTP_IN_USE = "pick another with --http PORT, or --http 0 for any free port";
+const SERVE_IN_USE = "pick another with --serve=PORT, or --serve for any free port";
 
 export const mcpCommand = defineCommand({
   name: "mcp",
@@ -78,6 +82,9 @@ export const mcpCommand = defineCommand({
       throw new UsageError(`--cwd: ${JSON.stringify(values.cwd)} is not a directory; pass an existing one`);
     }
 
+    // Looked at before the session is made: a port in use records no empty session.
+    await checkPortFree(httpPort, HTTP_IN_USE);
+    await checkPortFree(port, SERVE_IN_USE);
     const target = storeTarget(values.store);
     const session = await openAgentSession({
       root,
@@ -150,7 +157,9 @@ export const mcpCommand = defineCommand({
           view.mutate((v) => void (v.transcript = session.harness.transcript()));
           list.mutate((l) => void (l.sessions[0] = summary()));
         });
-        viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), ...(port !== undefined ? { port } : {}) });
+        viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), ...(port !== undefined ? { port } : {}) }).catch((err: unknown) => {
+          throw portInUse(err, port, SERVE_IN_USE);
+        });
         process.stderr.write(`spool mcp: viewer at ${viewer.pageUrl}\n`);
       }
       process.stderr.write(`spool mcp: session ${session.id} in ${session.dir}\n`);
@@ -159,7 +168,9 @@ export const mcpCommand = defineCommand({
         serving = server;
         await serveStdio(server);
       } else {
-        const http = await serveHttp(newServer, { port: httpPort, ...(idleTimeoutS !== undefined ? { idleTimeoutS } : {}) });
+        const http = await serveHttp(newServer, { port: httpPort, ...(idleTimeoutS !== undefined ? { idleTimeoutS } : {}) }).catch((err: unknown) => {
+          throw portInUse(err, httpPort, HTTP_IN_USE);
+        });
         serving = http;
         process.stderr.write(`spool mcp: MCP over HTTP at ${http.url} (header "Authorization: Bearer ${http.token}")\n`);
         const idle = (await http.ended) === "idle";

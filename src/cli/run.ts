@@ -40,6 +40,7 @@ import { finishPostgresRun, postgresRepoOptions } from "./run-postgres.js";
 import { parseDuration } from "./parse-duration.js";
 import { createSpillTail } from "./spill-tail.js";
 import { watchStdoutReader } from "./stdout-reader.js";
+import { portInUse } from "./port-in-use.js";
 import { UsageError } from "./usage-error.js";
 import type { ViewerServer } from "./viewer-server.js";
 
@@ -190,14 +191,11 @@ async function run(a: RunArgs): Promise<number> {
     sessionState = host.state(`session:${id}`, newSessionView(id, info));
     listState = host.state("sessions", { sessions: [] as SessionSummary[] });
     // Loaded only here: the HTTP server and its dependencies cost startup time on every plain run.
-    const [{ startViewerServer }, { WireError }] = await Promise.all([import("./viewer-server.js"), import("../wire/index.js")]);
+    const { startViewerServer } = await import("./viewer-server.js");
     try {
       viewer = await startViewerServer({ states: host, sessionsDir: root, ...(a.port !== undefined ? { port: a.port } : {}) });
     } catch (err) {
-      if (err instanceof WireError && err.code === "SPOOL_WIRE_PORT_IN_USE") {
-        throw new UsageError(`${err.message}; pick another with --serve=PORT, or --serve for any free port (the command was not run)`, { cause: err });
-      }
-      throw err;
+      throw portInUse(err, a.port, "pick another with --serve=PORT, or --serve for any free port (the command was not run)");
     }
   }
 

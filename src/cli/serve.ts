@@ -7,6 +7,7 @@ import { databaseLister } from "./database-listing.js";
 import { listEntries, sessionDirWarnings } from "./session-catalog.js";
 import { watchSessions } from "./session-watch.js";
 import { ROOT } from "./shared-options.js";
+import { portInUse } from "./port-in-use.js";
 import { STORE, storeTarget } from "./store-option.js";
 import { startViewerServer } from "./viewer-server.js";
 
@@ -77,7 +78,11 @@ export const serveCommand = defineCommand({
           ? async (id: string, name: string) =>
               (await listPostgresSpills(target.url, id)).some((s) => s.name === name) ? openPostgresSpill(target.url, id, name) : undefined
           : undefined;
-      viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), port, ...(remoteSpill ? { remoteSpill } : {}) });
+      viewer = await startViewerServer({ states: host, sessionsDir: sessionsDir(root), port, ...(remoteSpill ? { remoteSpill } : {}) }).catch(
+        (err: unknown) => {
+          throw portInUse(err, port, "pick another with --port N, or leave --port out for any free port");
+        },
+      );
       const from = target.kind === "postgres" ? target.shown : sessionsDir(root);
       // Listening for Ctrl-C before saying it serves: a SIGINT sent as soon as the line is read (a
       // script, a test under load) found no handler yet and ended the process by the signal.

@@ -220,15 +220,17 @@ describe("spool serve --store postgres:// across a server restart", () => {
 });
 
 describe("spool serve --store postgres:// that cannot start", () => {
-  it("a port in use: one line, exit 1, and the process ends (the database connections are closed)", async () => {
+  it("a port in use: one line, exit 2, and the process ends (the database connections are closed)", async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
     const port = (busy.address() as AddressInfo).port;
     try {
       const serve = startSpool(["serve", "--port", String(port), "--store", cluster.url], { cwd: tempDir("spool-pg-viewer-"), env: env() });
       const code = await Promise.race([serve.exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 15_000))]);
-      expect(code).toBe(1);
-      expect(serve.err().trim()).toBe(`spool serve: port ${port} on 127.0.0.1 is already in use`);
+      expect(code).toBe(2);
+      expect(serve.err().trim()).toBe(
+        `spool serve: port ${port} on 127.0.0.1 is already in use by another program; pick another with --port N, or leave --port out for any free port`,
+      );
     } finally {
       busy.close();
     }

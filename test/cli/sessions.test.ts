@@ -292,7 +292,7 @@ describe("spool run --serve and spool serve", () => {
       const before = existsSync(join(cwd, ".spool/sessions")) ? readdirSync(join(cwd, ".spool/sessions")).length : 0;
       const r = spool(["run", `--serve=${port}`, "--exit", "--", "touch ran-anyway"]);
       expect(r.status).toBe(2);
-      expect(r.stderr).toContain(`port ${port} on 127.0.0.1 is already in use; pick another with --serve=PORT`);
+      expect(r.stderr).toContain(`port ${port} on 127.0.0.1 is already in use by another program; pick another with --serve=PORT`);
       // The command never ran, so no session was recorded for it.
       expect(existsSync(join(cwd, "ran-anyway"))).toBe(false);
       expect(existsSync(join(cwd, ".spool/sessions")) ? readdirSync(join(cwd, ".spool/sessions")).length : 0).toBe(before);
