@@ -81,6 +81,26 @@ function endOptionsAtFirstPositional(argv: readonly string[], options: Record<st
   return [...argv];
 }
 
+/**
+ * Refuses `--serve 8080`: a flag whose value is optional takes it after "=" only, so parseArgs read
+ * 8080 as the first positional — for `spool run`, the command, which then ran as "8080". A number after
+ * such a flag is taken as a misplaced value; `--serve -- 8080` still passes an argument "8080".
+ */
+function refuseSpacedOptionalValue(argv: readonly string[], options: Record<string, OptionSpec>, optionsEndAtFirstPositional: boolean): void {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") return;
+    const o = a.startsWith("--") ? options[a.slice(2)] : undefined;
+    if (o?.type === "string" && !o.optionalValue) i++;
+    else if (o?.optionalValue && /^\d+$/.test(argv[i + 1] ?? "")) {
+      const next = argv[i + 1]!;
+      const what = (o.value ?? "value").toLowerCase();
+      const command = optionsEndAtFirstPositional ? `; to run a command named "${next}", write ${a} -- ${next}` : "";
+      throw new UsageError(`${a} takes its ${what} after "=": write ${a}=${next} (a bare ${a} picks any free ${what})${command}`);
+    } else if (optionsEndAtFirstPositional && (a === "-" || !a.startsWith("-"))) return;
+  }
+}
+
 /** Rewrites a bare `--flag` that takes an optional value to `--flag=`, up to `--`. */
 function expandOptionalValues(argv: readonly string[], options: Record<string, OptionSpec>): string[] {
   const optional = new Set(
@@ -112,6 +132,7 @@ export function defineCommand<O extends Record<string, OptionSpec>>(spec: Comman
 async function parseAndRun<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>, argv: readonly string[]): Promise<number> {
   const options = { ...spec.options, help: HELP } as Record<string, OptionSpec>;
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  refuseSpacedOptionalValue(argv, options, spec.optionsEndAtFirstPositional === true);
   try {
     parsed = parseArgs({
       args: expandOptionalValues(spec.optionsEndAtFirstPositional ? endOptionsAtFirstPositional(argv, options) : argv, options),
