@@ -13,7 +13,7 @@ const sessions = (root: string): string[] => (existsSync(join(root, "sessions"))
 
 it("spool run --serve 8080 -- cmd is refused in one line, exit 2, nothing run or recorded", () => {
   const cwd = tempDir("spool-serve-value-");
-  const r = runSpool(["run", "--root", join(cwd, "r"), "--serve", "8080", "--exit", "--", "touch ran"], { cwd, input: "" });
+  const r = runSpool(["run", "--root", join(cwd, "r"), "--exit", "--serve", "8080", "--", "touch ran"], { cwd, input: "" });
   expect(r.stderr.split("\n")[0]).toBe(
     'spool run: --serve takes its port after "=": write --serve=8080 (a bare --serve picks any free port); to run a command named "8080", write --serve -- 8080',
   );
