@@ -4,7 +4,7 @@
 // No stack trace reaches a user (SPOOL_DEBUG=1 prints it for errors that are not spool's own).
 import { CaptureError } from "../capture/index.js";
 import { ConfigError, FormatError, RecallError } from "../context/index.js";
-import { SpoolError } from "../errors/index.js";
+import { printableText, SpoolError } from "../errors/index.js";
 import { EXIT } from "./exit-codes.js";
 import { SessionIdError } from "../store/index.js";
 import { SessionLookupError } from "./session-catalog.js";
@@ -43,5 +43,7 @@ export function errorLine(command: string | undefined, err: unknown): string {
       : String(err);
   const hint = err instanceof UsageError && err.help ? `\nRun 'spool ${command ? `${command} ` : ""}--help' for usage.` : "";
   const debug = process.env.SPOOL_DEBUG && err instanceof Error && !(err instanceof SpoolError) ? `\n${err.stack}` : "";
-  return `${prefix}: ${message}${hint}${debug}\n`;
+  // The message may quote what the user or a model typed (a flag, a session id, a path): printed as
+  // text, never as terminal escapes.
+  return `${prefix}: ${printableText(message)}${hint}${debug}\n`;
 }

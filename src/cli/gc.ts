@@ -1,6 +1,7 @@
 // `spool gc --older-than 7d`: remove sessions that ended (or stopped being written) before a cutoff,
 // and report what was freed. A session whose recording process is still alive, or whose lock a live
 // process holds, is never removed: the removal itself takes the session's lock (removeIdleSession).
+import { printableText } from "../errors/index.js";
 import { rmSync, statSync } from "node:fs";
 import { formatBytes } from "../capture/index.js";
 import { join } from "node:path";
@@ -59,7 +60,7 @@ export const gcCommand = defineCommand({
     let removed = 0;
     let kept = 0;
     let failed = 0;
-    for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool gc: warning: ${warning}\n`);
+    for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool gc: warning: ${printableText(warning)}\n`);
     for (const entry of listSessions(root)) {
       let found: { live: boolean; bytes: number; status: string };
       let lastActive: number;

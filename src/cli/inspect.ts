@@ -1,6 +1,7 @@
 // `spool inspect SESSION`: what a session holds — operations, tool calls, output sizes, truncation,
 // spill files, scopes still open, and for a run that died mid-command the output recovered from its
 // last durable flush. Streamed from the session's log as it is read (inspect-report.ts).
+import { printableText } from "../errors/index.js";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_ROOT, listPostgresSpills, sidecarDir } from "../store/index.js";
@@ -23,7 +24,7 @@ export const inspectCommand = defineCommand({
     // Awaited inside the snapshot: a SQLite snapshot closes when the callback settles.
     return withSnapshot(entry, async (snap) => {
       const { live } = livenessOf(entry, snap);
-      for (const warning of sessionWarnings(entry, snap, live)) process.stderr.write(`spool inspect: warning: ${warning}\n`);
+      for (const warning of sessionWarnings(entry, snap, live)) process.stderr.write(`spool inspect: warning: ${printableText(warning)}\n`);
       const spills = localSpills(join(entry.dir, "spill"));
       // Spills a database session keeps in the database (readable from any machine).
       for (const s of entry.backend === "postgres" ? await listPostgresSpills(entry.url, entry.id) : [])

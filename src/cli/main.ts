@@ -1,7 +1,8 @@
 // The `spool` command: finds the command, loads it, and ends the process with the exit code exit.ts
-// chooses. Nothing here imports a layer but the store's atomic write (for the code cache): `spool
+// chooses. Nothing here imports a layer but the store's atomic write (for the code cache) and errors' printableText: `spool
 // --version` and an unknown command cost only this file.
 import { readFileSync } from "node:fs";
+import { printableText } from "../errors/index.js";
 import { enableCodeCaches, saveCodeCaches } from "./bundle-loader.js";
 import { commands } from "./commands.js";
 import { EXIT } from "./exit-codes.js";
@@ -71,7 +72,7 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   const entry = commands.find((c) => c.name === first);
   if (!entry) {
-    process.stderr.write(`spool: unknown command "${first}". Run 'spool --help' to see the commands.\n`);
+    process.stderr.write(`spool: unknown command "${printableText(first)}". Run 'spool --help' to see the commands.\n`);
     process.exitCode = EXIT.usage;
     return;
   }

@@ -1,5 +1,6 @@
 // `spool serve`: the viewer for every session under a root — finished ones replayed from their logs,
 // live ones (recorded by another `spool run` process) followed as they grow (session-watch.ts).
+import { printableText } from "../errors/index.js";
 import { createStateHost } from "../harness/index.js";
 import { DEFAULT_ROOT, followPostgresCommits, listPostgresSpills, openPostgresSpill, sessionsDir, type Follower } from "../store/index.js";
 import { defineCommand, intOption } from "./command.js";
@@ -40,7 +41,7 @@ export const serveCommand = defineCommand({
     // With a database, commits announce themselves; the timer only notices writers that went away.
     const interval = intOption("interval", values.interval, 20, 3_600_000) ?? (target.kind === "postgres" ? 5000 : 250);
     let follower: Follower | undefined;
-    if (target.kind !== "postgres") for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool serve: warning: ${warning}\n`);
+    if (target.kind !== "postgres") for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool serve: warning: ${printableText(warning)}\n`);
     const lister = target.kind === "postgres" ? databaseLister(root, target) : undefined;
     const host = createStateHost();
     const sessions = watchSessions(host, {

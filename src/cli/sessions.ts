@@ -1,4 +1,5 @@
 // `spool sessions`: the recorded sessions, newest last — id, started, command, status, size.
+import { printableText } from "../errors/index.js";
 import { formatBytes } from "../capture/index.js";
 import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
@@ -18,12 +19,13 @@ export const sessionsCommand = defineCommand({
     const root = values.root ?? DEFAULT_ROOT;
     const target = storeTarget(values.store);
     const rows = [];
-    if (target.kind !== "postgres") for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool sessions: warning: ${warning}\n`);
+    if (target.kind !== "postgres")
+      for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool sessions: warning: ${printableText(warning)}\n`);
     for (const entry of await listEntries(root, target)) {
       try {
         const loaded = await loadSummary(entry);
         rows.push(loaded.summary);
-        for (const warning of loaded.warnings) process.stderr.write(`spool sessions: warning: ${warning}\n`);
+        for (const warning of loaded.warnings) process.stderr.write(`spool sessions: warning: ${printableText(warning)}\n`);
       } catch (err) {
         if (removedSinceListed(entry)) continue;
         process.stderr.write(`spool sessions: skipping ${entry.id}: ${(err as Error).message}\n`);
@@ -35,7 +37,7 @@ export const sessionsCommand = defineCommand({
     }
     if (rows.length === 0) {
       process.stdout.write(
-        `No sessions ${target.kind === "postgres" ? `in ${target.shown}` : `under ${sessionsDir(root)}`}. 'spool run -- COMMAND' records one.\n`,
+        `No sessions ${target.kind === "postgres" ? `in ${printableText(target.shown)}` : `under ${printableText(sessionsDir(root))}`}. 'spool run -- COMMAND' records one.\n`,
       );
       return 0;
     }
