@@ -17,7 +17,17 @@ export type DatabaseTarget = { readonly kind: "postgres"; readonly url: string; 
 export function storeTarget(flag: string | undefined): StoreTarget {
   const raw = flag ?? process.env.SPOOL_STORE ?? "jsonl";
   if (raw === "jsonl" || raw === "") return { kind: "jsonl" };
-  if (raw === "sqlite") return { kind: "sqlite" };
+  if (raw === "sqlite") {
+    // Refused before anything is made: the store would fail only once the session directory exists.
+    const sqlite = typeof process.getBuiltinModule === "function" ? process.getBuiltinModule("node:sqlite") : undefined;
+    if (sqlite === undefined) {
+      throw new UsageError(
+        `${flag === undefined ? "SPOOL_STORE=sqlite" : "--store sqlite"} needs Node's built-in node:sqlite, which Node ${process.version} does not have: run spool on Node 22.13 or newer, or use --store jsonl`,
+        { help: false },
+      );
+    }
+    return { kind: "sqlite" };
+  }
   if (/^postgres(ql)?:\/\//i.test(raw)) {
     try {
       new URL(raw);

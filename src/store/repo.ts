@@ -10,7 +10,7 @@ import { encodeHeader, encodeTransaction } from "./jsonl/records.js";
 import { loadSession } from "./jsonl/replay.js";
 import { createWithHeader, newSessionHeader, openJsonlStore } from "./jsonl/store.js";
 import { openSingleWriter } from "./single-writer.js";
-import { forkSqliteSession, openSqliteStore } from "./sqlite/store.js";
+import { forkSqliteSession, openSqliteStore, requireSqlite } from "./sqlite/store.js";
 import { openPostgresSessionRepo, type PostgresRepoOptions } from "./postgres/repo.js";
 import type { Durability, Store } from "./store.js";
 
@@ -66,6 +66,7 @@ export function openSessionRepo(
   if (backend === "postgres") return openPostgresSessionRepo(options.url, root, options.postgres);
   if (backend !== "jsonl" && backend !== "sqlite")
     throw new TypeError(`unknown session backend ${JSON.stringify(backend)}: use "jsonl", "sqlite" or "postgres"`);
+  if (backend === "sqlite") requireSqlite();
   const info = (id: string): SessionInfo => {
     const dir = join(root, id);
     return { id, dir, file: join(dir, MAIN_FILE[backend]) };

@@ -1,6 +1,7 @@
 // The SQLite backend (the built-in node:sqlite; no native build): every commit is one BEGIN
 // IMMEDIATE transaction that reads and advances sessions.next_seq, so several connections (even
 // processes) can share a file safely.
+import { SpoolError } from "../../errors/index.js";
 import { closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import type { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
@@ -38,7 +39,24 @@ type Db = DatabaseSync;
 
 // Loaded on first use, not at import: Node 22 prints an ExperimentalWarning when node:sqlite loads,
 // and a JSONL user should never see it.
-const sqlite = (): typeof import("node:sqlite") => process.getBuiltinModule("node:sqlite");
+// A Node without it (20, or 22 before 22.13 without --experimental-sqlite) gets one line saying so,
+// before any file is made, rather than "Cannot read properties of undefined (reading 'DatabaseSync')".
+const sqlite = (): typeof import("node:sqlite") => {
+  const module =
+    typeof process.getBuiltinModule === "function" ? (process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite") | undefined) : undefined;
+  if (module === undefined) {
+    throw new SpoolError(
+      "SPOOL_STORE_NO_SQLITE",
+      `the SQLite store needs Node's built-in node:sqlite, which Node ${process.version} does not have: run on Node 22.13 or newer, or use the JSONL store`,
+    );
+  }
+  return module;
+};
+
+/** Throws SPOOL_STORE_NO_SQLITE now when this Node has no node:sqlite (openSessionRepo asks before making any directory). */
+export function requireSqlite(): void {
+  sqlite();
+}
 
 // SQLite result codes node:sqlite reports as `errcode` (primary code in the low byte).
 const SQLITE_CORRUPT = 11;
