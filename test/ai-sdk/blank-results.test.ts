@@ -24,6 +24,7 @@ it("a silent command's result reaches the provider as '(no output)', a blank one
       { name: "bash", args: { command: "echo" } },
       { name: "bash", args: { command: "printf ' \\n\\t\\n'" } },
       { name: "bash", args: { command: "echo ok" } },
+      { name: "bash", args: { command: "sleep 30 &" } },
     ],
     () => "done",
   ]);
@@ -48,5 +49,7 @@ it("a silent command's result reaches the provider as '(no output)', a blank one
   expect(toolResult(sent, "call_0_1")).toBe('(only whitespace: "\\n")');
   expect(toolResult(sent, "call_0_2")).toBe('(only whitespace: " \\n\\t\\n")');
   expect(toolResult(sent, "call_0_3")).toBe("ok\n");
-  for (const id of ["call_0_0", "call_0_1", "call_0_2", "call_0_3"]) expect(finals.get(id), id).toBe(toolResult(sent, id));
+  // Only a note (what it left running was ended): the note, with no leading empty line.
+  expect(toolResult(sent, "call_0_4")).toMatch(/^\[The command left processes running/);
+  for (const id of ["call_0_0", "call_0_1", "call_0_2", "call_0_3", "call_0_4"]) expect(finals.get(id), id).toBe(toolResult(sent, id));
 });

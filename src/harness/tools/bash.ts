@@ -154,7 +154,10 @@ function finish(out: ToolOutput, result: ExecResult, retain: "head" | "tail", ti
     leftovers ? leftoverNote(background) : undefined,
     result.outsideWriter ? OUTSIDE_WRITER_NOTE : undefined,
   ].filter((n): n is string => n !== undefined);
-  if (notes.length > 0) out.footer(`${result.text.endsWith("\n") || result.text === "" ? "" : "\n"}\n${notes.join("\n")}`);
+  // One empty line between the output and its notes; with no output, the notes alone (a leading
+  // empty line read as output that was blank).
+  const gap = result.text === "" ? "" : result.text.endsWith("\n") ? "\n" : "\n\n";
+  if (notes.length > 0) out.footer(`${gap}${notes.join("\n")}`);
   // Without a timeout of its own, the signal's (a TimeoutError) ended it: its run time says when.
   if (result.timedOut) throw new Error(`Command timed out after ${timeout ?? Math.round(result.durationMs / 100) / 10}s; its process group was killed`);
   if (result.aborted) throw new Error(`Command aborted (exit ${result.exitCode})`);
