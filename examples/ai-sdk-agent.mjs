@@ -12,9 +12,6 @@
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { isStepCount, streamText } from "ai";
-import { createSpool } from "spool/ai-sdk";
 
 const SYSTEM = `You are a coding agent working in ${process.cwd()}. Use bash to run commands. Long outputs are cut to
 their end with a footer naming a file holding everything: page through it with read (offset/limit) rather
@@ -26,6 +23,20 @@ if (!baseURL || !prompt) {
   process.stderr.write("usage: SPOOL_AGENT_BASE_URL=… [SPOOL_AGENT_API_KEY=…] [SPOOL_AGENT_MODEL=…] node examples/ai-sdk-agent.mjs TASK\n");
   process.exit(2);
 }
+// Loaded here, not imported at the top: a project without the provider package (or `ai`) is told so
+// in one line, rather than by a stack trace from the module loader.
+const [{ createOpenAICompatible }, { isStepCount, streamText }, { createSpool }] = await Promise.all([
+  import("@ai-sdk/openai-compatible"),
+  import("ai"),
+  import("spool/ai-sdk"),
+]).catch((/** @type {NodeJS.ErrnoException} */ err) => {
+  if (err.code !== "ERR_MODULE_NOT_FOUND") throw err;
+  const missing = /Cannot find package '([^']+)'/.exec(err.message)?.[1] ?? "a package it imports";
+  process.stderr.write(
+    `agent: ${missing} is not installed; the agent needs ai and @ai-sdk/openai-compatible next to spool: npm install ai @ai-sdk/openai-compatible\n`,
+  );
+  process.exit(2);
+});
 const root = process.env.SPOOL_ROOT ?? ".spool";
 const maxSteps = Number(process.env.SPOOL_AGENT_MAX_STEPS ?? 30);
 
@@ -65,6 +76,8 @@ try {
     prepareStep: spool.prepareStep,
     stopWhen: isStepCount(maxSteps),
     abortSignal: abort.signal,
+    // Said once, below, as one line: the SDK's default prints the whole error object with its stacks.
+    onError: () => {},
   });
   for await (const part of result.fullStream) {
     if (part.type === "text-delta") process.stdout.write(part.text);
