@@ -19,8 +19,14 @@ export const sessionsCommand = defineCommand({
     const root = values.root ?? DEFAULT_ROOT;
     const target = storeTarget(values.store);
     const rows = [];
-    if (target.kind !== "postgres")
-      for (const warning of sessionDirWarnings(root)) process.stderr.write(`spool sessions: warning: ${printableText(warning)}\n`);
+    // Each directory not listed is said above the table, and how many they were below it: in a long
+    // listing (a shared root with other users' sessions) the lines scroll away.
+    let skipped = 0;
+    if (target.kind !== "postgres") {
+      const warnings = sessionDirWarnings(root);
+      for (const warning of warnings) process.stderr.write(`spool sessions: warning: ${printableText(warning)}\n`);
+      skipped += warnings.length;
+    }
     for (const entry of await listEntries(root, target)) {
       try {
         const loaded = await loadSummary(entry);
@@ -28,17 +34,24 @@ export const sessionsCommand = defineCommand({
         for (const warning of loaded.warnings) process.stderr.write(`spool sessions: warning: ${printableText(warning)}\n`);
       } catch (err) {
         if (removedSinceListed(entry)) continue;
-        process.stderr.write(`spool sessions: skipping ${entry.id}: ${(err as Error).message}\n`);
+        process.stderr.write(`spool sessions: skipping ${entry.id}: ${printableText((err as Error).message)}\n`);
+        skipped++;
       }
     }
+    const skippedNote =
+      skipped === 0
+        ? ""
+        : `spool sessions: skipped ${skipped} session ${skipped === 1 ? "directory" : "directories"} it could not list (each said above); ${rows.length} listed\n`;
     if (values.json) {
       process.stdout.write(JSON.stringify(rows) + "\n");
+      process.stderr.write(skippedNote);
       return 0;
     }
     if (rows.length === 0) {
       process.stdout.write(
-        `No sessions ${target.kind === "postgres" ? `in ${printableText(target.shown)}` : `under ${printableText(sessionsDir(root))}`}. 'spool run -- COMMAND' records one.\n`,
+        `No ${skipped > 0 ? "readable " : ""}sessions ${target.kind === "postgres" ? `in ${printableText(target.shown)}` : `under ${printableText(sessionsDir(root))}`}. 'spool run -- COMMAND' records one.\n`,
       );
+      process.stderr.write(skippedNote);
       return 0;
     }
     const time = (t: string | null | undefined): string => (t ? t.replace("T", " ").slice(0, 19) : "?");
@@ -55,6 +68,7 @@ export const sessionsCommand = defineCommand({
     ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
     for (const row of table) process.stdout.write(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join("  ") + "\n");
+    process.stderr.write(skippedNote);
     return 0;
   },
 });

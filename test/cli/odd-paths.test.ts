@@ -128,7 +128,8 @@ describe("a session directory holding the wrong kind of thing", () => {
     for (const args of [["sessions"], ["gc", "--older-than", "0d"]]) {
       const r = spool(args, dir);
       expect(r.status).toBe(0);
-      expect(r.stderr).toBe(`spool ${args[0]}: skipping ${ID}: ${line}\n`);
+      const count = args[0] === "sessions" ? "spool sessions: skipped 1 session directory it could not list (each said above); 0 listed\n" : "";
+      expect(r.stderr).toBe(`spool ${args[0]}: skipping ${ID}: ${line}\n${count}`);
     }
     expect(tree(dir)).toEqual(before);
   }, 60_000);
@@ -140,7 +141,9 @@ describe("a session directory holding the wrong kind of thing", () => {
     expect(spawnSync("mkfifo", [log]).status).toBe(0);
     const listed = spool(["sessions"], dir);
     expect(listed.signal).toBeNull();
-    expect(listed.stderr).toBe(`spool sessions: skipping ${ID}: ${message(log, "a FIFO (named pipe)")}\n`);
+    expect(listed.stderr).toBe(
+      `spool sessions: skipping ${ID}: ${message(log, "a FIFO (named pipe)")}\nspool sessions: skipped 1 session directory it could not list (each said above); 0 listed\n`,
+    );
     const inspected = spool(["inspect", ID], dir);
     expect(inspected.status).toBe(1);
     expect(inspected.stderr).toBe(`spool inspect: ${message(log, "a FIFO (named pipe)")}\n`);

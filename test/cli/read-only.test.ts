@@ -66,7 +66,9 @@ describe("read-only commands write nothing to a session", () => {
     const ids = (JSON.parse(listed.stdout) as { id: string }[]).map((s) => s.id);
     expect(ids).toHaveLength(3); // the SIGKILLed run is the third
     expect(ids).toEqual(expect.arrayContaining([finished, sqlite]));
-    expect(listed.stderr).toBe(`spool sessions: skipping ${empty}: ${emptyLine}\n`);
+    expect(listed.stderr).toBe(
+      `spool sessions: skipping ${empty}: ${emptyLine}\nspool sessions: skipped 1 session directory it could not list (each said above); 3 listed\n`,
+    );
     expect(spool(["sessions"]).status).toBe(0);
     for (const id of [finished, sqlite]) {
       expect(spool(["inspect", id]).status).toBe(0);
