@@ -1,6 +1,7 @@
 // The model-facing footer: says loudly that the view is partial, what was kept and where the rest is
 // (a marker that does not say which part was kept leads models to "phantom reads": acting on a
 // partial view as if it were the whole output).
+import { countOf } from "../errors/index.js";
 import type { CaptureMetadata, CaptureView, Retain } from "./types.js";
 
 export function formatBytes(n: number): string {
@@ -29,9 +30,9 @@ export function describeTruncation(meta: CaptureMetadata, retain: Retain = "tail
     const kept = t.outputBytes - (text !== undefined && text.endsWith("\n") ? 1 : 0);
     shown = `Showing the ${part} ${formatBytes(kept)} of line ${retain === "tail" ? t.totalLines : 1} (the line is ${formatBytes(t.lastLineBytes ?? 0)})`;
   } else if (t.truncatedBy === "line-length") {
-    shown = `Showing all ${t.totalLines} lines`;
+    shown = `Showing all ${countOf(t.totalLines, "line")}`;
   } else {
-    shown = `Showing the ${part} ${t.outputLines} of ${t.totalLines} lines ` + `(${formatBytes(t.outputBytes)} of ${formatBytes(t.totalBytes)})`;
+    shown = `Showing the ${part} ${t.outputLines} of ${countOf(t.totalLines, "line")} ` + `(${formatBytes(t.outputBytes)} of ${formatBytes(t.totalBytes)})`;
   }
   const cut = t.cutLines > 0 ? `; ${t.cutLines} over-long line${t.cutLines === 1 ? " was" : "s were"} cut` : "";
   return `[${shown}${cut}. ${where}]`;

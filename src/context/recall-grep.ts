@@ -3,6 +3,7 @@
 // line's length, the characters shown and the exact calls for the rest of the line and for its later
 // matches (offset=LINE column=CHAR). The scan stops at its time budget or an abort, checked every
 // 64 KiB of text and after every long line, and its header says where to resume.
+import { countOf } from "../errors/index.js";
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from "../capture/index.js";
 import { RecallError } from "./errors.js";
 import type { LineMatcher } from "./grep.js";
@@ -30,7 +31,7 @@ export function grepLines(marker: string, content: string, lines: LineIndex, req
   const { from, column, limit, budget, matcher } = request;
   const total = lines.count;
   // (An empty text is "past the end" for a page; grep over it just finds nothing.)
-  if (from >= total && total > 0) return `[recall ${marker}: offset ${from + 1} is past the end — the text has ${total} lines.]`;
+  if (from >= total && total > 0) return `[recall ${marker}: offset ${from + 1} is past the end — the text has ${countOf(total, "line")}.]`;
   if (total > 0 && column > lines.end(from) - lines.start(from) + 1) {
     return `[recall ${marker}: column ${column} is past the end of line ${from + 1} — it has ${lines.end(from) - lines.start(from)} chars.]`;
   }

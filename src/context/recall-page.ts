@@ -2,6 +2,7 @@
 // and a line too long for the page shown as a slice whose header says which characters it holds and
 // the exact call for the rest (offset=LINE column=CHAR). The body is the text's own characters, so
 // the bodies of pages followed by their advertised next calls put end to end give back the original.
+import { countOf } from "../errors/index.js";
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from "../capture/index.js";
 import { describeLinePart } from "./line-part.js";
 import { HEADER_RESERVE } from "./recall-limits.js";
@@ -21,7 +22,7 @@ export interface PageRequest {
 export function pageLines(marker: string, content: string, lines: LineIndex, request: PageRequest): string {
   const { from, column, limit, budget } = request;
   const total = lines.count;
-  if (from >= total) return `[recall ${marker}: offset ${from + 1} is past the end — the text has ${total} lines.]`;
+  if (from >= total) return `[recall ${marker}: offset ${from + 1} is past the end — the text has ${countOf(total, "line")}.]`;
   const lineLength = lines.end(from) - lines.start(from);
   if (column > lineLength + 1) return `[recall ${marker}: column ${column} is past the end of line ${from + 1} — it has ${lineLength} chars.]`;
   const start = lines.start(from) + column - 1;

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatBytes } from "../../src/capture/index.js";
 import { DeferredText, MEMORY_BYTES } from "../../src/cli/deferred-text.js";
 import { writeInspectReport } from "../../src/cli/inspect-report.js";
+import { countOf } from "../../src/errors/index.js";
 import { PacedOutput } from "../../src/cli/paced-output.js";
 import { findEntry, loadSession, withSnapshot, type LoadedSession, type SessionEntry } from "../../src/cli/session-catalog.js";
 import type { RunInfo } from "../../src/cli/session-view.js";
@@ -79,7 +80,7 @@ async function oracleReport(entry: SessionEntry, json: boolean): Promise<{ stdou
     lines.push(
       `  call ${c.id} (${c.tool}): ${c.settled ? `${c.isError ? "error" : "ok"}${c.status === "interrupted" || c.status === "timed out" ? ` (${c.status})` : ""}` : "UNSETTLED"}, ${c.outputChars} chars shown` +
         (t && t.totalLines !== undefined
-          ? `, ${t.totalLines} lines / ${formatBytes(t.totalBytes)} written${t.truncated ? `, truncated by ${t.truncatedBy}` : ""}`
+          ? `, ${countOf(t.totalLines, "line")} / ${formatBytes(t.totalBytes)} written${t.truncated ? `, truncated by ${t.truncatedBy}` : ""}`
           : ""),
     );
     if (c.command !== undefined)

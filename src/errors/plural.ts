@@ -1,0 +1,7 @@
+// A count and its noun, agreeing: "1 line", "2 lines", "0 lines" — for every sentence spool shows a
+// person or a model ("Showing all 1 lines" read as a mistake).
+
+/** `n` and `singular`, or `plural` (default: singular + "s") for any n other than 1. */
+export function countOf(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
