@@ -122,6 +122,8 @@ export class LineCleaner {
       this.row = row;
     }
     this.row.backspace();
+    // As a row the line may take more bytes than as a string (a tab is spaces to the next stop).
+    this.settleRow(this.row);
   }
 
   /** Text without `\r`, `\n` or backspace, continuing the current line at the cursor. */
@@ -130,16 +132,7 @@ export class LineCleaner {
     const row = this.row;
     if (row !== undefined) {
       row.write(segment);
-      this.openBytes = row.bytes;
-      if (this.openBytes > this.maxLineBytes) {
-        // The row went over the cap: what fits is kept, and the line goes on as a cut one.
-        const kept = utf8Prefix(row.render(), this.maxLineBytes);
-        const keptBytes = utf8Length(kept);
-        this.openCut = this.openBytes - keptBytes;
-        this.open = kept;
-        this.openBytes = keptBytes;
-        this.row = undefined;
-      }
+      this.settleRow(row);
       return;
     }
     if (this.openCut > 0) {
@@ -157,6 +150,18 @@ export class LineCleaner {
     this.open += kept;
     this.openBytes += keptBytes;
     this.openCut = bytes - keptBytes;
+  }
+
+  /** The row's bytes are the line's; over the cap, what fits is kept and the line goes on as a cut one. */
+  private settleRow(row: Row): void {
+    this.openBytes = row.bytes;
+    if (this.openBytes <= this.maxLineBytes) return;
+    const kept = utf8Prefix(row.render(), this.maxLineBytes);
+    const keptBytes = utf8Length(kept);
+    this.openCut = this.openBytes - keptBytes;
+    this.open = kept;
+    this.openBytes = keptBytes;
+    this.row = undefined;
   }
 
   /**

@@ -190,6 +190,19 @@ describe("backspace", () => {
     expect(v.truncation.cutLines).toBe(1);
   });
 
+  it("a backspace that makes a tabbed line a row over the cap cuts it there, and counts the row's bytes", () => {
+    // As a string `ab\tc` is 4 bytes; as a row the tab is spaces to column 8, 9 bytes.
+    for (const reads of [["ab\tc\b"], ["ab\t", "c", "\b"], ["ab\tc\b\n"]]) {
+      const c = new OutputCapture(resolveLimits({ maxLineBytes: 4 }));
+      for (const r of reads) c.push(Buffer.from(r));
+      c.end();
+      const v = c.view();
+      expect(v.text.replace(/\n$/, "")).toBe("ab   [… 5 bytes cut from this line]");
+      expect(v.truncation.cutLines).toBe(1);
+      expect(v.truncation.totalBytes).toBeGreaterThanOrEqual(v.truncation.outputBytes);
+    }
+  });
+
   it("matches the reference line model, for any split of the output into reads", () => {
     const piece = fc.constantFrom(
       "a",
