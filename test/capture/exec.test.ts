@@ -170,7 +170,7 @@ describe("exec", () => {
     const big = await exec("head -c 3000000 /dev/zero | tr '\\0' a", { capture: { spill: { dir: work, direct: false } } });
     expect(big.truncation).toMatchObject({ truncatedBy: "line-length", cutLines: 1 });
     expect(statSync(big.spillPath!).size).toBe(3000000);
-    expect(describeTruncation(big)).toBe(`[Showing all 1 lines; 1 over-long line was cut. Full output: ${big.spillPath}]`);
+    expect(describeTruncation(big)).toBe(`[Showing all 1 line; 1 over-long line was cut. Full output: ${big.spillPath}]`);
   });
 
   it("binary from /dev/urandom is reported as binary with its size, and spilled", async () => {
