@@ -17,7 +17,7 @@ const { OutputCapture: StringPathCapture } = await import("../../src/capture/out
 vi.doUnmock("../../src/capture/kernel.js");
 
 const HOLD_LIMIT = 4096;
-const CURSOR_FINAL = new Set("ABCDEFGHJLMPSTXdfrsu@");
+const CURSOR_FINAL = new Set("ABCDEFGHJLMPSTXbdfrsu@");
 
 /** The former JavaScript byte path: `\r\n` → `\n` (any other `\r` fails), then the CSI strip; a backspace or a NUL fails. */
 function reference(buf: Buffer): { bytes: Buffer; held: number } | undefined {

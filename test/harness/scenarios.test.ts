@@ -437,11 +437,15 @@ describe("replay", () => {
         let acked = -1;
         let settled = false;
         let timer: ReturnType<typeof setTimeout> | undefined;
+        // A random moment to crash, on purpose: after a random number of acknowledged steps (well before
+        // the last, whatever the machine's speed) and a random few milliseconds more, so the kill lands
+        // anywhere within a step. A delay after the first output alone let fast runs settle first.
+        const crashAfter = Math.floor(Math.random() * (STEPS / 2));
         child.stdout.setEncoding("utf8");
         child.stdout.on("data", (s: string) => {
           for (const m of s.matchAll(/MEMO (\d+)/g)) acked = Math.max(acked, Number(m[1]));
           if (s.includes("SETTLED")) settled = true;
-          timer ??= setTimeout(() => child.kill("SIGKILL"), 50 + Math.random() * 600); // a random moment to crash, on purpose
+          if (acked >= crashAfter) timer ??= setTimeout(() => child.kill("SIGKILL"), Math.random() * 8);
         });
         return new Promise<{ id: string; acked: number; settled: boolean }>((resolve) =>
           child.on("close", () => {
