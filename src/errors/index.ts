@@ -2,6 +2,6 @@
 // range, and a caller's value as sent. Imports nothing; every layer may import it.
 export { givenValue } from "./given-value.js";
 export { countOf } from "./plural.js";
-export { printableText } from "./printable.js";
+export { escapeControl, printableText } from "./printable.js";
 export { SpoolError } from "./spool-error.js";
 export { isWholeNumberIn, wholeNumberRange } from "./whole-number.js";

@@ -7,8 +7,11 @@ const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u20
 
 /** `text` with its control characters escaped; newlines and tabs kept. */
 export function printableText(text: string): string {
-  return text.replace(CONTROL, (c) => {
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  });
+  return text.replace(CONTROL, escapeControl);
+}
+
+/** One control character as the escape printableText shows it: \xNN up to U+00FF, \uNNNN above. */
+export function escapeControl(c: string): string {
+  const code = c.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
 }

@@ -8,6 +8,8 @@
 // same); past MAX_REASON_CHARS it is cut between two code points, never inside a pair or an escape,
 // and ends in "…".
 
+import { escapeControl } from "../errors/index.js";
+
 /** The most a stored reason holds, in JS string length (UTF-16 units), the "…" included. */
 export const MAX_REASON_CHARS = 300;
 
@@ -28,15 +30,10 @@ export function endReason(text: string, maxChars = MAX_REASON_CHARS): string | u
   let length = 0;
   let cutAt = -1;
   for (const c of line) {
-    const piece = CONTROL.test(c) ? escaped(c) : c;
+    const piece = CONTROL.test(c) ? escapeControl(c) : c;
     if (cutAt < 0 && length + piece.length > maxChars - 1) cutAt = pieces.length;
     pieces.push(piece);
     length += piece.length;
   }
   return length <= maxChars ? pieces.join("") : `${pieces.slice(0, cutAt).join("")}…`;
-}
-
-function escaped(c: string): string {
-  const code = c.charCodeAt(0);
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
 }
