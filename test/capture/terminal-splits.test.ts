@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { exec, OutputCapture, resolveLimits, utf8Prefix } from "../../src/capture/index.js";
 import type { CaptureLimits } from "../../src/capture/index.js";
 import type { TerminalSize } from "../../src/capture/output-capture.js";
+import { splitAt } from "../support/split-at.js";
 
 const LONG = Boolean(process.env.SPOOL_LONG);
 const dir = mkdtempSync(join(tmpdir(), "spool-terminal-splits-"));
@@ -25,17 +26,6 @@ function viewOf(reads: readonly Buffer[], limits: CaptureLimits = ROOMY, size: T
   const view = c.view();
   expect(c.emulatorFaults, "faults of the emulator").toBe(0);
   return view;
-}
-
-/** `bytes` cut at each of `points` (ascending, within it). */
-function splitAt(bytes: Buffer, points: readonly number[]): Buffer[] {
-  const reads: Buffer[] = [];
-  let prev = 0;
-  for (const p of [...points, bytes.length]) {
-    reads.push(bytes.subarray(prev, p));
-    prev = p;
-  }
-  return reads;
 }
 
 /** The view of `bytes` whole, checked against every split in two and every read of one byte. */

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { exec, OutputCapture, resolveLimits, start, InputClosedError } from "../../src/capture/index.js";
 import { openSequenceStart } from "../../src/capture/open-sequence.js";
 import { ptyChild } from "../../src/capture/pty-child.js";
+import { splitAt } from "../support/split-at.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spool-terminal-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,16 +49,6 @@ function viewOf(limits: ReturnType<typeof resolveLimits>, reads: readonly Buffer
   return c.view();
 }
 
-/** `bytes` cut at each of `points` (ascending, within it): the reads a pipe might have made. */
-function splitAt(bytes: Buffer, points: readonly number[]): Buffer[] {
-  const reads: Buffer[] = [];
-  let prev = 0;
-  for (const p of [...points, bytes.length]) {
-    reads.push(bytes.subarray(prev, p));
-    prev = p;
-  }
-  return reads;
-}
 describe("terminal model", () => {
   it("three progress bars redrawn with cursor-up and erase-line end as exactly three final lines", async () => {
     for (const pty of [false, true]) {
