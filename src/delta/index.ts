@@ -7,5 +7,6 @@ export { RESERVED_SEGMENTS, assertSafePath, assertValidOp, assertValidWireOp } f
 export { apply, applyImmutable } from "./apply.js";
 export { encoder, decoder, type Encoder, type Decoder } from "./codec.js";
 export { overlap } from "./overlap.js";
+export { Rope } from "./rope.js";
 export { track, type Tracker, type TrackOptions } from "./tracker.js";
 export { toJsonPatch, type JsonPatchOperation } from "./jsonpatch.js";

@@ -41,6 +41,8 @@ export interface Leaf extends TextEdit {
   index: number;
   /** Copies of the pushed items (the lane's own: the first path's op carries them). */
   items: unknown[];
+  /** The front-drop the slot's last assigned string slid by: the next diff tries it first (kept across windows). */
+  hint: number;
 }
 
 const NO_ITEMS: unknown[] = [];
@@ -106,6 +108,7 @@ export class LeafLane {
         current: "",
         index: 0,
         items: NO_ITEMS,
+        hint: 0,
         baseLength: 0,
         drop: 0,
         text: "",
@@ -235,7 +238,8 @@ export class LeafLane {
         if (leaf.kind === "s") ops.push(["s", path, leaf.value]);
         else if (leaf.kind === "p") ops.push(["p", path, leaf.index, 0, i === 0 ? leaf.items : cloneJson(leaf.items)]);
         else if (leaf.kind === "ed") editOps(leaf, path, ops);
-        else stringOps(leaf.anchor, leaf.current, path, maxOverlapScan, ops);
+        else if (i === 0) leaf.hint = stringOps(leaf.anchor, leaf.current, path, maxOverlapScan, ops, leaf.hint);
+        else stringOps(leaf.anchor, leaf.current, path, maxOverlapScan, ops, leaf.hint);
       }
       release(leaf);
     }

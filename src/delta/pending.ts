@@ -361,13 +361,18 @@ function deletePlain(container: Container, rest: readonly Seg[]): void {
   delete parent[rest[rest.length - 1]!];
 }
 
-/** The ops that turn `anchor` into `current` at `path` (an append, a slide, or a set), by diff. */
-export function stringOps(anchor: string, current: string, path: NonEmptyPath, maxOverlapScan: number, ops: Op[]): void {
-  const edit = diffString(anchor, current, maxOverlapScan);
+/**
+ * The ops that turn `anchor` into `current` at `path` (an append, a slide, or a set), by diff; returns
+ * the front-drop of a slide (0 otherwise), which the caller may hand back as the next diff's `hint`.
+ */
+export function stringOps(anchor: string, current: string, path: NonEmptyPath, maxOverlapScan: number, ops: Op[], hint = 0): number {
+  const edit = diffString(anchor, current, maxOverlapScan, hint);
   if (edit.kind === "set") ops.push(["s", path, edit.value]);
   else if (edit.kind === "append") ops.push(["a", path, edit.text]);
   else if (edit.kind === "slide") {
     ops.push(["t", path, edit.drop]);
     if (edit.text.length > 0) ops.push(["a", path, edit.text]);
+    return edit.drop;
   }
+  return 0;
 }

@@ -11,6 +11,7 @@ import { cloneJson, defineData, isContainer, jsonEqual, type Container } from ".
 import type { NonEmptyPath, Op, Seg } from "./ops.js";
 import { LeafLane, PUSH, type Leaf } from "./lane.js";
 import { PendingLog } from "./pending.js";
+import { Rope } from "./rope.js";
 import { RESERVED_SEGMENTS, assertSafePath } from "./validate.js";
 
 export interface TrackOptions {
@@ -41,6 +42,13 @@ export interface Tracker<T> {
    * (the output sink's counters). Paths are remembered by identity, so pass the same array each time.
    */
   set(path: NonEmptyPath, value: unknown): void;
+  /**
+   * How many places in the state hold the container at `path`: 1, or more once it is aliased (0 when
+   * no tracked container is there). A producer that writes the raw state itself and states its own ops
+   * for it (the output sink) may do so only while what it writes has one place: an aliased container's
+   * write is an op at each of its paths.
+   */
+  positions(path: NonEmptyPath): number;
   /** Drop pending ops; the next flush is a base batch (once). */
   rebase(): void;
   /** Accept pending changes locally without emitting them (existing replicas diverge, by design). */
@@ -62,6 +70,8 @@ const MAX_PENDING = 4096;
 const UNKNOWN = -1;
 /** Queued first placements before they are settled into the WeakMap regardless. */
 const MAX_UNSETTLED = 4096;
+/** Containers whose proxies `proxyOf` remembers without a lookup. */
+const PROXY_CACHE = 4;
 /** Paths remembered by identity for explicit edits and sets. */
 const MAX_SLOTS = 8;
 /** What `splice` returns when it removed nothing (callers that hand it out make a fresh array). */
@@ -80,14 +90,6 @@ interface Slot {
   rope: Rope | undefined;
   /** The lane's slot for the same parent and key, when it has one (see `leafFor`). */
   leaf: Leaf | undefined;
-}
-
-/** An explicitly edited string as parts: its value is `flat.slice(start) + tail`. */
-interface Rope {
-  value: string;
-  flat: string;
-  start: number;
-  tail: string;
 }
 
 interface Link {
@@ -239,20 +241,23 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   const unwrap = (v: unknown): unknown => (typeof v === "object" && v !== null ? (raws.get(v) ?? v) : v);
 
-  // The last container proxied and its proxy (a proxy, once made, is its object's for good): a producer
-  // reads the same path flush after flush (`state.entries.push(…)`), and a hit skips a WeakMap lookup.
-  // It holds one object strongly until the next container is proxied.
-  let lastRaw: object | null = null;
-  let lastProxy: object | null = null;
+  // The last few containers proxied and their proxies (a proxy, once made, is its object's for good): a
+  // producer reads the same paths flush after flush (`state.content[0].text`, `state.truncation.…`:
+  // three containers a W1 flush), and a hit skips a WeakMap lookup (~100 instructions; four pointer
+  // compares are a few). They hold PROXY_CACHE objects strongly until other containers are proxied.
+  const cachedRaw: (object | null)[] = nulls(PROXY_CACHE);
+  const cachedProxy: (object | null)[] = nulls(PROXY_CACHE);
+  let nextCached = 0;
   const proxyOf = (raw: Container): object => {
-    if (raw === lastRaw) return lastProxy!;
+    for (let i = 0; i < PROXY_CACHE; i++) if (cachedRaw[i] === raw) return cachedProxy[i]!;
     const m = metaOf(raw);
     if (!m.proxy) {
       m.proxy = new Proxy(raw, Array.isArray(raw) ? arrayHandler : objectHandler);
       raws.set(m.proxy, raw);
     }
-    lastRaw = raw;
-    lastProxy = m.proxy;
+    cachedRaw[nextCached] = raw;
+    cachedProxy[nextCached] = m.proxy;
+    nextCached = (nextCached + 1) % PROXY_CACHE;
     return m.proxy;
   };
 
@@ -648,7 +653,10 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   const checkKey = (key: string | symbol): string => {
     if (typeof key === "symbol") throw new NotJsonError([], `a symbol key (${String(key)})`);
-    if (RESERVED_SEGMENTS.has(key)) throw new UnsafePathError(key, "reserved segments cannot be written through the tracker");
+    // Every reserved segment starts with "_", "c" or "p": any other key needs no Set lookup.
+    const c = key.charCodeAt(0);
+    if ((c === 95 || c === 99 || c === 112) && RESERVED_SEGMENTS.has(key))
+      throw new UnsafePathError(key, "reserved segments cannot be written through the tracker");
     return key;
   };
 
@@ -812,7 +820,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     return true;
   };
 
-  // The last tracked array a mutator was called on, by its proxy (see `lastRaw`).
+  // The last tracked array a mutator was called on, by its proxy (see `proxyOf`).
   let lastArrayProxy: unknown = NO_PROXY;
   let lastArray: unknown[] = [];
   const rawArray = (self: unknown): unknown[] => {
@@ -897,7 +905,9 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
   const arrayHandler: ProxyHandler<unknown[]> = {
     get(t, key) {
       if (typeof key === "string") {
-        if (MUTATORS.has(key)) return mutators[key];
+        // An index (the common read) is never a mutator's name: no Set lookup for it.
+        const c = key.charCodeAt(0);
+        if (!(c >= 48 && c <= 57) && MUTATORS.has(key)) return mutators[key];
         const v = (t as unknown as Record<string, unknown>)[key];
         if (typeof v === "object" && v !== null && Object.hasOwn(t, key)) return proxyOf(v as Container);
         return v;
@@ -1028,10 +1038,8 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     (slot.parent as Record<Seg, unknown>)[slot.key] = after;
   };
 
-  // A string edited explicitly is kept as parts — a flat string, an offset into it, and a tail of
-  // appended chunks — and its value is composed from them, so that neither a front-drop nor an append
-  // copies the string (slicing a concatenated string would flatten it: O(length) per edit). The tail is
-  // flattened once the front reaches it, so every appended unit is copied at most once.
+  // A string edited explicitly is kept as a Rope (no copy per edit), found by its slot and remembered
+  // per parent and key while nothing else writes the string.
   const ropes = new WeakMap<Container, Map<Seg, Rope>>();
   const ropeOf = (slot: Slot, value: string): Rope => {
     // A different value means something else wrote the slot since: start over from it.
@@ -1040,7 +1048,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     if (!byKey) ropes.set(slot.parent, (byKey = new Map()));
     let r = byKey.get(slot.key);
     if (!r || r.value !== value) {
-      r = { value, flat: value, start: 0, tail: "" };
+      r = new Rope(value);
       byKey.set(slot.key, r);
     }
     slot.rope = r;
@@ -1053,8 +1061,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     if (text.length === 0) return;
     const before = (slot.parent as Record<Seg, string>)[slot.key]!;
     const r = ropeOf(slot, before);
-    r.tail = r.tail.length === 0 ? text : r.tail + text;
-    r.value = before + text;
+    r.append(text);
     editString(slot, before, r.value, text, 0);
   };
 
@@ -1066,15 +1073,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     }
     if (count === 0) return;
     const r = ropeOf(slot, before);
-    const inFlat = r.flat.length - r.start;
-    if (count <= inFlat) r.start += count;
-    else {
-      r.flat = r.tail.slice(count - inFlat);
-      r.tail = "";
-      r.start = 0;
-    }
-    const head = r.start === 0 ? r.flat : r.flat.slice(r.start);
-    r.value = r.tail.length === 0 ? head : head + r.tail;
+    r.drop(count);
     editString(slot, before, r.value, "", count);
   };
 
@@ -1110,6 +1109,15 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
     append: appendText,
     truncate: truncateText,
     set: setAt,
+    positions(path) {
+      assertSafePath(path);
+      let node: unknown = root;
+      for (const seg of path) {
+        if (!isContainer(node) || !Object.hasOwn(node, seg)) return 0;
+        node = (node as Record<Seg, unknown>)[seg];
+      }
+      return isContainer(node) && isTracked(node) ? pathsOf(node, true).length : 0;
+    },
     rebase() {
       dirty = true;
       clearPending();

@@ -20,7 +20,9 @@ type Cmd =
   | { k: "slide"; frac: number; text: string }
   | { k: "image" }
   | { k: "read" }
-  | { k: "flush" };
+  | { k: "flush" }
+  | { k: "details"; n: number }
+  | { k: "alias"; what: "truncation" | "block" | "none" };
 
 // Newlines, multi-byte characters and lone surrogate halves (a pair split across two writes).
 const unit = fc.constantFrom("a", "b", "\n", "\n", "é", "😀", "\ud83d", "\ude00", "xyz");
@@ -36,6 +38,10 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ k: "image" as const }) },
   { weight: 2, arbitrary: fc.constant({ k: "read" as const }) },
   { weight: 3, arbitrary: fc.constant({ k: "flush" as const }) },
+  // Details written through the proxy, and the text block or the truncation object held in details
+  // too (a write is then an op at both places) or let go again.
+  { weight: 1, arbitrary: fc.record({ k: fc.constant("details" as const), n: fc.integer({ min: 0, max: 9 }) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant("alias" as const), what: fc.constantFrom("truncation" as const, "block" as const, "none" as const) }) },
 );
 
 /** A stream's two ends: batches go through the encoder, JSON and the decoder, then fold on a replica. */
@@ -101,6 +107,8 @@ describe("sink window as explicit t/a ops", () => {
               window = cmd.text;
             } else if (cmd.k === "image") out.image({ data: "AAAA", mimeType: "image/png" });
             else if (cmd.k === "flush") out.flush({ force: true });
+            else if (cmd.k === "details") out.details.n = cmd.n;
+            else if (cmd.k === "alias") out.details.held = cmd.what === "none" ? null : cmd.what === "block" ? out.state.content[0] : out.state.truncation;
             if (cmd.k !== "read" && cmd.k !== "flush") continue;
             const st = out.state;
             expect(st.content[0].text).toBe(window + footer);
