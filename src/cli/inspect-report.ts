@@ -57,7 +57,7 @@ function callText(c: ReturnType<typeof reportCall>): string {
   const lines = [
     `  call ${c.id} (${c.tool}): ${c.settled ? `${c.isError ? "error" : "ok"}${c.status === "interrupted" || c.status === "timed out" ? ` (${c.status})` : ""}` : "UNSETTLED"}, ${c.outputChars} chars shown` +
       (t && t.totalLines !== undefined
-        ? `, ${countOf(t.totalLines, "line")} / ${formatBytes(t.totalBytes)} written${t.truncated ? `, truncated by ${t.truncatedBy}` : ""}`
+        ? `, ${countOf(t.totalLines, "line")} / ${formatBytes(t.totalBytes)} of cleaned text${t.cutLines > 0 ? ` (${countOf(t.cutLines, "over-long line")} cut)` : ""}${t.truncated ? `, truncated by ${t.truncatedBy}` : ""}`
         : ""),
   ];
   if (c.command !== undefined)
@@ -126,7 +126,7 @@ export async function writeInspectReport(
       ];
       await out.write(head.map((l) => `${l}\n`).join(""));
       await body.writeTo(out);
-      for (const s of ctx.spills) await out.write(`  spill: ${s.path} (${formatBytes(s.bytes)})\n`);
+      for (const s of ctx.spills) await out.write(`  spill: ${s.path} (${formatBytes(s.bytes)} raw)\n`);
     }
     await out.flush();
   } finally {

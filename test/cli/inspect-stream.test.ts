@@ -80,7 +80,7 @@ async function oracleReport(entry: SessionEntry, json: boolean): Promise<{ stdou
     lines.push(
       `  call ${c.id} (${c.tool}): ${c.settled ? `${c.isError ? "error" : "ok"}${c.status === "interrupted" || c.status === "timed out" ? ` (${c.status})` : ""}` : "UNSETTLED"}, ${c.outputChars} chars shown` +
         (t && t.totalLines !== undefined
-          ? `, ${countOf(t.totalLines, "line")} / ${formatBytes(t.totalBytes)} written${t.truncated ? `, truncated by ${t.truncatedBy}` : ""}`
+          ? `, ${countOf(t.totalLines, "line")} / ${formatBytes(t.totalBytes)} of cleaned text${t.cutLines > 0 ? ` (${countOf(t.cutLines, "over-long line")} cut)` : ""}${t.truncated ? `, truncated by ${t.truncatedBy}` : ""}`
           : ""),
     );
     if (c.command !== undefined)
@@ -94,7 +94,7 @@ async function oracleReport(entry: SessionEntry, json: boolean): Promise<{ stdou
       else lines.push(`    recovered output (last durable flush, ${text.length} chars; last lines):`, ...tail.map((l) => `    | ${l}`));
     }
   }
-  for (const s of spills) lines.push(`  spill: ${s.path} (${formatBytes(s.bytes)})`);
+  for (const s of spills) lines.push(`  spill: ${s.path} (${formatBytes(s.bytes)} raw)`);
   return { stdout: lines.join("\n") + "\n", stderr };
 }
 

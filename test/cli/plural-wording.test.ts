@@ -13,6 +13,6 @@ it("a one-line output whose line was cut: 'Showing all 1 line', and inspect's '1
   expect(run.stdout).toContain("\n[Showing all 1 line; 1 over-long line was cut. Full output: ");
   const session = /^Session: \S+\/(\S+)$/m.exec(run.stdout)![1]!;
   const inspect = runSpool(["inspect", "--root", cwd, session], { cwd });
-  expect(inspect.stdout).toMatch(/, 1 line \/ [\d.]+ KB written/);
+  expect(inspect.stdout).toMatch(/, 1 line \/ [\d.]+ KB of cleaned text \(1 over-long line cut\)/);
   expect(run.stdout + inspect.stdout).not.toMatch(/\b1 lines\b/);
 });

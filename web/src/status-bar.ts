@@ -77,7 +77,7 @@ export function createStatusBar(token: string): StatusBar {
       const raw = call?.output?.truncation;
       const t = raw && typeof raw.totalBytes === "number" && typeof raw.totalLines === "number" ? raw : undefined;
       bytes.textContent = t ? formatBytes(t.totalBytes) : "–";
-      bytes.title = t ? `${t.totalBytes} bytes written, ${t.outputBytes} shown` : "";
+      bytes.title = t ? `${t.totalBytes} bytes of cleaned text, ${t.outputBytes} shown` : "";
       lines.textContent = t ? `${t.totalLines} lines` : "–";
       truncated.textContent = t ? (t.truncated ? `truncated: yes (${t.outputLines} of ${t.totalLines} lines shown)` : "truncated: no") : "–";
       truncated.dataset.truncated = String(t?.truncated ?? false);
