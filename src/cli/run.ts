@@ -175,6 +175,10 @@ async function run(a: RunArgs): Promise<number> {
   // What the command's spawn needs (real pipes: `mkfifo`, a fork and an exec) is made while the session
   // is opened: the spawn waited ~4 ms for it here, 20-40 ms on a loaded machine.
   if (!a.pty) prepareExec();
+  if (a.pty && a.stdin && stdinHasInput())
+    process.stderr.write(
+      `spool run: warning: under --pty the command's stdin is its terminal, so spool's piped stdin is not handed to it; drop --pty to pipe input to the command, or pipe inside the command (spool run --pty -- 'printf "y\\n" | CMD')\n`,
+    );
   const root = sessionsDir(a.root);
   // Checked before anything starts: a root that cannot be created fails with its reason, at once.
   ensureDir(root);
@@ -380,6 +384,20 @@ function stdinIsPiped(): boolean {
     // A device that is not a terminal is read as the shell would hand it over: `< /dev/urandom` gave
     // `head -c 16` nothing at all. (`< /dev/null` reads as empty either way.)
     return s.isFIFO() || s.isFile() || s.isSocket() || (s.isCharacterDevice() && !isatty(0));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Spool's stdin evidently holds input meant for the command: a pipe (`cat f | spool run`) or a file
+ * that is not empty. Not a socket, what Node's spawn hands a child by default and mostly never writes
+ * to, nor a device (`< /dev/null`): --pty would warn about input nobody gave.
+ */
+function stdinHasInput(): boolean {
+  try {
+    const s = fstatSync(0);
+    return s.isFIFO() || (s.isFile() && s.size > 0);
   } catch {
     return false;
   }
