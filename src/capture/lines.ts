@@ -14,13 +14,14 @@
 // `日X` and `abX`). At column 0 a backspace does nothing. The `\r` rule is unchanged: after it the next
 // character starts a new frame (a terminal would overwrite from column 0, `abc\rX` → `Xbc`; spool
 // shows `X`).
+import { countOf } from "../errors/index.js";
 import { Row } from "./row.js";
 import { utf8Length, utf8Prefix } from "./utf8.js";
 
 const STRUCTURAL = /[\r\n\b]/g;
 
-export const cutMarker = (bytes: number): string => ` [… ${bytes} bytes cut from this line]`;
-export const CUT_MARKER_AT_END = / \[… \d+ bytes cut from this line\]$/;
+export const cutMarker = (bytes: number): string => ` [… ${countOf(bytes, "byte")} cut from this line]`;
+export const CUT_MARKER_AT_END = / \[… \d+ bytes? cut from this line\]$/;
 
 export class LineCleaner {
   /** The current line (its latest frame), already capped; no trailing newline. */

@@ -10,6 +10,7 @@
 // (`clear_tool_inputs` of clear_tool_uses_20250919), so its models are meant to read such histories.
 // Never touched: a call waiting for approval (the SDK runs it from the history), an input that is not
 // an object (OpenAI custom tools' free-form string), or one that could not be parsed (`rawInput` only).
+import { countOf } from "../errors/index.js";
 import { archiveKey, formatMarker } from "./archive-key.js";
 import type { ArchiveStore } from "./archive-store.js";
 import { countLines } from "./cut.js";
@@ -33,7 +34,7 @@ export function buildInputStub(text: string, key: string | undefined): string {
   const nl = text.indexOf("\n");
   const first = (nl < 0 ? text : text.slice(0, nl)).slice(0, FIRST_LINE_CHARS);
   const how = key !== undefined ? `recall ${formatMarker(key)} for all of it` : "it was not saved";
-  return `${LEAD}${text.length} chars, ${countLines(text)} lines, first line ${JSON.stringify(first)}; ${how}]`;
+  return `${LEAD}${text.length} chars, ${countOf(countLines(text), "line")}, first line ${JSON.stringify(first)}; ${how}]`;
 }
 
 /** The message with the long strings of its calls' inputs stubbed; the same object when nothing changed. */

@@ -122,6 +122,20 @@ describe("cleaning", () => {
     expect(v.truncation.totalBytes).toBe(bytes(v.text));
   });
 
+  it("a line one byte over the cap says '1 byte cut' (it read '1 bytes'), on every path, and is not cut again by the terminal model", () => {
+    const marked = `${"x".repeat(16)} [… 1 byte cut from this line]`;
+    // the byte path, the string path (a \r frame), and a line still open
+    expect(run(["x".repeat(17) + "\n"], { maxLineBytes: 16 }).text).toBe(`${marked}\n`);
+    expect(run(["zz\r" + "x".repeat(17) + "\n"], { maxLineBytes: 16 }).text).toBe(`${marked}\n`);
+    expect(run(["x".repeat(17)], { maxLineBytes: 16 }).text).toBe(marked);
+    expect(run(["x".repeat(18) + "\n"], { maxLineBytes: 16 }).text).toBe(`${"x".repeat(16)} [… 2 bytes cut from this line]\n`);
+    // A cursor move takes the cut line back under the terminal model; when it scrolls off again its
+    // marker is known, so it is not cut a second time ("32 bytes cut", two cut lines).
+    const v = run(["x".repeat(17) + "\nnext\n", "\x1b[A" + "l\n".repeat(50)], { maxLineBytes: 16 });
+    expect(v.text.split("\n")[0]).toBe(marked);
+    expect(v.truncation.cutLines).toBe(1);
+  });
+
   it("an over-long last line without a newline is cut and counted as one with it, once", () => {
     for (const retain of ["tail", "head"] as const) {
       for (const long of ["a".repeat(300_000), "€".repeat(5000), "x".repeat(4097)]) {

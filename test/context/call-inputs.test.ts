@@ -56,6 +56,13 @@ describe("old tool-call inputs", () => {
     expect(applyMicrocompact(messages, { archive }).messages).toBe(messages);
   });
 
+  it("a one-line input (a minified file in a write) says '1 line' (it read '1 lines')", () => {
+    const content = `{"data":[${Array.from({ length: 3_000 }, (_, i) => i).join(",")}]}`;
+    const { messages } = applyMicrocompact(fixture({ path: "data.json", content }, 2, "write"), { archive: new MemoryArchive() });
+    const stub = (callOf(messages[1]!).input as { content: string }).content;
+    expect(stub).toMatch(/^\[Old tool input cleared — \d+ chars, 1 line, first line "\{\\"data\\":\[0,1,2,/);
+  });
+
   it("nested strings (a multi-edit's edits) are stubbed in place; short strings, numbers and strings under the limit stay", () => {
     const archive = new MemoryArchive();
     const input = {

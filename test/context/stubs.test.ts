@@ -68,6 +68,13 @@ describe("stubs", () => {
     );
   });
 
+  it("a summary counts its lines in words that agree: '1 line' (it read '1 lines'), '2 lines', and parses back", () => {
+    const one = buildSummary({ lines: 1, chars: 9000, kind: "JSON" }, { keys: [] });
+    expect(one).toBe("[Old tool result cleared — 1 line, 9000 chars, JSON]");
+    expect(parseStub(one)).toEqual({ level: "cleared", lines: 1, chars: 9000, kind: "JSON", keys: [] });
+    expect(buildSummary({ lines: 2, chars: 9000, kind: "JSON" }, { keys: [] })).toBe("[Old tool result cleared — 2 lines, 9000 chars, JSON]");
+  });
+
   it("parseStub never throws on arbitrary text, and only a text opening with a bracket can parse", () => {
     fc.assert(
       fc.property(

@@ -14,7 +14,7 @@ import {
   type CaptureView,
   type ExecResult,
 } from "../../capture/index.js";
-import { givenValue } from "../../errors/index.js";
+import { countOf, givenValue } from "../../errors/index.js";
 import type { ToolOutput } from "../../output/index.js";
 import { mirrorUpdate } from "../capture-target.js";
 import { MAX_WAIT_SECONDS } from "../processes.js";
@@ -175,7 +175,7 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<Ba
   } as const;
   // The bound in numbers: a model that knows it gets the last 2000 lines can ask for the start (head)
   // or filter (grep) up front instead of learning it from a cut result.
-  const kept = `the ${output.retain === "head" ? "first" : "last"} ${output.maxLines} lines or ${formatBytes(output.maxBytes)}`;
+  const kept = `the ${output.retain === "head" ? "first" : "last"} ${countOf(output.maxLines, "line")} or ${formatBytes(output.maxBytes)}`;
   return {
     name: "bash",
     description:
