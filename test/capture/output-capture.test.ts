@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { OutputCapture, describeTruncation, resolveLimits, type CaptureLimits, type CaptureView } from "../../src/capture/index.js";
+import { countOf } from "../../src/errors/index.js";
 
 const enc = (s: string) => Buffer.from(s, "utf8");
 function run(chunks: (string | Buffer)[], limits: Partial<CaptureLimits> = {}): CaptureView {
@@ -142,7 +143,7 @@ describe("cleaning", () => {
         const closed = run(["first\n", long, "\n"], { retain });
         const open = run(["first\n", long], { retain });
         const kept = long.slice(0, long[0] === "€" ? 1365 : 4096);
-        expect(open.text).toBe(`first\n${kept} [… ${bytes(long) - bytes(kept)} bytes cut from this line]`);
+        expect(open.text).toBe(`first\n${kept} [… ${countOf(bytes(long) - bytes(kept), "byte")} cut from this line]`);
         expect(closed.text).toBe(`${open.text}\n`);
         for (const v of [open, closed]) {
           expect(v.truncation).toMatchObject({ truncated: true, truncatedBy: "line-length", cutLines: 1, totalLines: 2, lastLinePartial: false });
@@ -353,7 +354,7 @@ describe("properties", () => {
         expect(t.truncated).toBe(t.truncatedBy !== null);
         if (!t.truncated) expect(t.outputLines).toBeLessThanOrEqual(t.totalLines);
         // Every cut line the view shows is counted, the last one too.
-        expect(t.cutLines).toBeGreaterThanOrEqual(v.text.match(/ \[… \d+ bytes cut from this line\]/g)?.length ?? 0);
+        expect(t.cutLines).toBeGreaterThanOrEqual(v.text.match(/ \[… \d+ bytes? cut from this line\]/g)?.length ?? 0);
         if (t.cutLines > 0) expect(t.truncated).toBe(true);
       }),
       { numRuns: 400 },

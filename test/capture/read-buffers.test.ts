@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { countOf } from "../../src/errors/index.js";
 import { countNewlines } from "../../src/capture/newlines.js";
 import { readPipe } from "../../src/capture/pipe-reader.js";
 import { SpillWriter } from "../../src/capture/spill.js";
@@ -102,7 +103,7 @@ describe("a capture fed through one reused read buffer", () => {
           if (b <= cap) return l;
           let kept = l;
           while (Buffer.byteLength(kept) > cap) kept = Array.from(kept).slice(0, -1).join("");
-          return `${kept} [… ${b - Buffer.byteLength(kept)} bytes cut from this line]`;
+          return `${kept} [… ${countOf(b - Buffer.byteLength(kept), "byte")} cut from this line]`;
         });
         expect(v.text).toBe(cleaned.map((l) => l + "\n").join(""));
         expect(v.truncation.totalLines).toBe(lines.length);
