@@ -34,6 +34,6 @@ export function describeTruncation(meta: CaptureMetadata, retain: Retain = "tail
   } else {
     shown = `Showing the ${part} ${t.outputLines} of ${countOf(t.totalLines, "line")} ` + `(${formatBytes(t.outputBytes)} of ${formatBytes(t.totalBytes)})`;
   }
-  const cut = t.cutLines > 0 ? `; ${t.cutLines} over-long line${t.cutLines === 1 ? " was" : "s were"} cut` : "";
+  const cut = t.cutLines > 0 ? `; ${countOf(t.cutLines, "over-long line was", "over-long lines were")} cut` : "";
   return `[${shown}${cut}. ${where}]`;
 }

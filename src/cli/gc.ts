@@ -1,7 +1,7 @@
 // `spool gc --older-than 7d`: remove sessions that ended (or stopped being written) before a cutoff,
 // and report what was freed. A session whose recording process is still alive, or whose lock a live
 // process holds, is never removed: the removal itself takes the session's lock (removeIdleSession).
-import { printableText } from "../errors/index.js";
+import { countOf, printableText } from "../errors/index.js";
 import { rmSync, statSync } from "node:fs";
 import { formatBytes } from "../capture/index.js";
 import { join } from "node:path";
@@ -52,7 +52,7 @@ export const gcCommand = defineCommand({
       }
       const n = r.removed.length;
       process.stdout.write(
-        `${dry ? "Would free" : "Freed"} ${formatBytes(bytes)} from ${n} session${n === 1 ? "" : "s"} in ${target.shown}; kept ${r.keptLive} live.\n`,
+        `${dry ? "Would free" : "Freed"} ${formatBytes(bytes)} from ${countOf(n, "session")} in ${target.shown}; kept ${r.keptLive} live.\n`,
       );
       return 0;
     }
@@ -121,7 +121,7 @@ export const gcCommand = defineCommand({
       process.stdout.write(`${dry ? "would remove" : "removed"} ${entry.id} (${formatBytes(found.bytes)}, ${found.status})\n`);
     }
     process.stdout.write(
-      `${dry ? "Would free" : "Freed"} ${formatBytes(freed)} from ${removed} session${removed === 1 ? "" : "s"}; kept ${kept} under ${sessionsDir(root)}.\n`,
+      `${dry ? "Would free" : "Freed"} ${formatBytes(freed)} from ${countOf(removed, "session")}; kept ${kept} under ${sessionsDir(root)}.\n`,
     );
     return failed > 0 ? EXIT.failure : 0;
   },

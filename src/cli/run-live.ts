@@ -4,6 +4,7 @@
 // place by log-update (it erases exactly what it drew, wrapped lines included); anything else gets
 // each cleaned line once.
 import { formatBytes, type Retain } from "../capture/index.js";
+import { countOf } from "../errors/index.js";
 import { bashDetails } from "../harness/index.js";
 import type { ToolOutputState } from "../output/index.js";
 
@@ -22,7 +23,7 @@ function status(state: ToolOutputState | undefined, startedAt: number): string {
   const elapsed = ((performance.now() - startedAt) / 1000).toFixed(1);
   if (!state) return `⏵ ${elapsed}s · waiting for output`;
   const t = state.truncation;
-  const parts = [`⏵ ${elapsed}s`, formatBytes(t.totalBytes), `${t.totalLines} line${t.totalLines === 1 ? "" : "s"}`];
+  const parts = [`⏵ ${elapsed}s`, formatBytes(t.totalBytes), countOf(t.totalLines, "line")];
   const d = bashDetails(state.details);
   if (d.binary) parts.push("binary");
   else if (t.truncated) parts.push(`truncated (${t.truncatedBy})`);
@@ -90,7 +91,7 @@ function lineStream(stream: NodeJS.WriteStream, retain: Retain): LiveDisplay {
     let out = "";
     if (printed < before) {
       const skipped = before - printed;
-      out += `[… ${skipped} line${skipped === 1 ? "" : "s"} went by faster than shown; they are in the full output …]\n`;
+      out += `[… ${countOf(skipped, "line")} went by faster than shown; they are in the full output …]\n`;
       printed = before;
     }
     for (let i = printed - before; i < complete; i++) out += `${lines[i]}\n`;

@@ -1,6 +1,6 @@
 // `spool serve`: the viewer for every session under a root — finished ones replayed from their logs,
 // live ones (recorded by another `spool run` process) followed as they grow (session-watch.ts).
-import { printableText } from "../errors/index.js";
+import { countOf, printableText } from "../errors/index.js";
 import { createStateHost } from "../harness/index.js";
 import { DEFAULT_ROOT, followPostgresCommits, listPostgresSpills, openPostgresSpill, sessionsDir, type Follower } from "../store/index.js";
 import { defineCommand, intOption } from "./command.js";
@@ -91,7 +91,7 @@ export const serveCommand = defineCommand({
         process.once("SIGINT", resolve);
         process.once("SIGTERM", resolve);
       });
-      process.stderr.write(`spool: serving ${sessions.count} session${sessions.count === 1 ? "" : "s"} from ${from} at ${viewer.pageUrl}\n`);
+      process.stderr.write(`spool: serving ${countOf(sessions.count, "session")} from ${from} at ${viewer.pageUrl}\n`);
       // A look every `interval` while a session is live or something changed; with every session
       // finished and nothing changing, each next look waits twice as long, up to a second (or the
       // interval, if longer), so a new session shows within a second of an idle spell. Each look runs

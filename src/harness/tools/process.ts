@@ -2,7 +2,7 @@
 // process_write (input, then what is new), process_kill and process_list. Every argument comes from
 // a model, so each is checked and refused with one clear sentence.
 import { formatBytes, isHighSurrogate } from "../../capture/index.js";
-import { givenValue } from "../../errors/index.js";
+import { countOf, givenValue } from "../../errors/index.js";
 import { describeStatus, MAX_WAIT_SECONDS, type ProcessRead, type ProcessStatus } from "../processes.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
 
@@ -24,7 +24,7 @@ export function formatProcessRead(r: ProcessRead): string {
   const parts: string[] = [];
   if (r.skippedLines > 0) {
     parts.push(
-      `[${r.skippedLines} line${r.skippedLines === 1 ? "" : "s"} (${formatBytes(r.skippedBytes)}) printed since the last read left the window before this read. ` +
+      `[${countOf(r.skippedLines, "line")} (${formatBytes(r.skippedBytes)}) printed since the last read left the window before this read. ` +
         `${r.spillPath !== undefined ? `Full output: ${r.spillPath}` : "The full output was not kept."}]\n`,
     );
   }
@@ -32,7 +32,7 @@ export function formatProcessRead(r: ProcessRead): string {
   if (r.cutLines > 0) {
     // A cut line ends in "[… N bytes cut from this line]": say where the rest of it is, as bash's footer does.
     const where = r.spillPath !== undefined ? `Full output: ${r.spillPath}` : "The full output was not kept.";
-    parts.push(`[${r.cutLines} over-long line${r.cutLines === 1 ? " was" : "s were"} cut. ${where}]\n`);
+    parts.push(`[${countOf(r.cutLines, "over-long line was", "over-long lines were")} cut. ${where}]\n`);
   }
   const s = r.status;
   parts.push(`[${describeStatus(r.processId, s)}${s.state === "running" ? "; process_output reads what it prints next" : ""}]`);

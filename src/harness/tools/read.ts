@@ -13,7 +13,7 @@ import { existsSync, statSync, type Stats } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, describeTruncation, formatBytes, resolveLimits } from "../../capture/index.js";
 import { describeLinePart } from "../../context/index.js";
-import { givenValue, isWholeNumberIn, wholeNumberRange } from "../../errors/index.js";
+import { countOf, givenValue, isWholeNumberIn, wholeNumberRange } from "../../errors/index.js";
 import { HarnessError, type ToolDefinition } from "../tool.js";
 import { readPage } from "./read-page.js";
 
@@ -162,7 +162,7 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
         shownTo = Math.min(shownTo, Math.max(offset, offset + t.outputLines - 1 - (t.lastLinePartial ? 1 : 0)));
       }
       if (totalLines === 0) notes.push("[The file is empty.]");
-      else if (offset > totalLines) notes.push(`[The file has ${totalLines} line${totalLines === 1 ? "" : "s"}; offset ${offset} is past the end.]`);
+      else if (offset > totalLines) notes.push(`[The file has ${countOf(totalLines, "line")}; offset ${offset} is past the end.]`);
       else if (page.column > page.lineChars + 1) notes.push(`[Line ${offset} has ${page.lineChars} chars; column ${page.column} is past its end.]`);
       else if (page.nextColumn !== undefined) {
         const part = describeLinePart(offset, page.lineChars, page.column, page.nextColumn);
