@@ -3,7 +3,7 @@
 // UsageError, and reporting a failed command. Exit codes and the `spool <cmd>:` prefix live in exit.ts,
 // in one place for all commands.
 import { parseArgs } from "node:util";
-import { isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
+import { countOf, isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { errorLine, exitCodeFor } from "./exit.js";
 import { parseSize } from "./parse-size.js";
 import { UsageError } from "./usage-error.js";
@@ -187,7 +187,7 @@ export function sizeOption(flag: string, raw: string | undefined, min: number, m
   if (n === undefined || !isWholeNumberIn(n, min, max)) {
     const range =
       max >= Number.MAX_SAFE_INTEGER
-        ? `of ${min.toLocaleString("en-US")} ${min === 1 ? "byte" : "bytes"} or more`
+        ? `of ${countOf(min, "byte", "bytes", min.toLocaleString("en-US"))} or more`
         : `from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")} bytes`;
     throw new UsageError(`--${flag} must be a size ${range} (a number, or one with K, M, G or T: 64K, 512MB, 1.5GiB; K = 1024), got ${JSON.stringify(raw)}`);
   }
