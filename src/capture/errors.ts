@@ -1,5 +1,5 @@
 // Errors exec can fail with. Each has a stable `code` and says what to do about it.
-import { SpoolError } from "../errors/index.js";
+import { countOf, SpoolError } from "../errors/index.js";
 import { fileLimitAdvice } from "./file-limit.js";
 import { formatBytes } from "./describe.js";
 import type { CaptureView } from "./types.js";
@@ -92,7 +92,7 @@ export class SpillLimitError extends CaptureError {
     super(
       "SPOOL_CAPTURE_SPILL_LIMIT",
       "maxBytes" in limit
-        ? `the command printed more than ${limit.maxBytes.toLocaleString("en-US")} bytes, the most its spill may keep (spill.maxBytes, --max-spill), so its process group ` +
+        ? `the command printed more than ${countOf(limit.maxBytes, "byte", "bytes", limit.maxBytes.toLocaleString("en-US"))}, the most its spill may keep (spill.maxBytes, --max-spill), so its process group ` +
             `was killed. What it printed up to then is in ${JSON.stringify(path)}. Have it print less (filter it, or write to a file of its own and ` +
             "read that in parts), or raise the limit."
         : `the disk holding ${JSON.stringify(path)} is down to ${formatBytes(limit.freeBytes)} free (spool leaves ${formatBytes(limit.minFreeBytes)}: ` +

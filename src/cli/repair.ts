@@ -1,5 +1,6 @@
 // `spool repair SESSION`: cut a JSONL session whose log holds a damaged line back to its last good
 // line, on request only (opening never does this). The cut lines are kept beside the log.
+import { countOf } from "../errors/index.js";
 import { DEFAULT_ROOT, repairJsonlSession } from "../store/index.js";
 import { defineCommand } from "./command.js";
 import { findSession } from "./session-catalog.js";
@@ -27,7 +28,7 @@ export const repairCommand = defineCommand({
     const repaired = repairJsonlSession(entry.file);
     if (repaired.length === 0) process.stdout.write(`Session ${entry.id}: no damaged line; nothing to repair.\n`);
     for (const r of repaired) {
-      process.stdout.write(`Session ${entry.id}: ${r.file}: cut at line ${r.line}; ${r.bytesMoved} bytes moved to ${r.savedTo}\n`);
+      process.stdout.write(`Session ${entry.id}: ${r.file}: cut at line ${r.line}; ${countOf(r.bytesMoved, "byte")} moved to ${r.savedTo}\n`);
     }
     return 0;
   },

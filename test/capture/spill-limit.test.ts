@@ -31,6 +31,13 @@ async function failureOf(p: Promise<unknown>): Promise<SpillLimitError> {
   return err as SpillLimitError;
 }
 
+describe("the spill-limit message", () => {
+  it("says '1 byte' for a limit of one byte (--max-spill 1) and groups the digits of a larger one", () => {
+    expect(new SpillLimitError("/s/call-1.log", { maxBytes: 1 }).message).toMatch(/^the command printed more than 1 byte, the most its spill may keep /);
+    expect(new SpillLimitError("/s/call-1.log", { maxBytes: 8 * MiB }).message).toContain("more than 8,388,608 bytes, the most");
+  });
+});
+
 describe.each([
   { path: "the command writing its spill", direct: true },
   { path: "the pipes", direct: false },

@@ -113,6 +113,17 @@ describe("A complete last line with a bad checksum is dropped silently", () => {
     expect(spool(["run", "-q", "--session", id, "--", "echo two"], dir).status).toBe(0);
   }, 30_000);
 
+  it("repair says '1 byte moved' when the damaged tail is one empty line", () => {
+    const dir = scratch("one-byte");
+    spool(["run", "-q", "--", "echo one"], dir);
+    const id = onlySession(dir);
+    const log = join(dir, ".spool", "sessions", id, "session.jsonl");
+    writeFileSync(log, `${readFileSync(log, "utf8")}\n`);
+    const repaired = spool(["repair", id], dir);
+    expect(repaired.status).toBe(0);
+    expect(repaired.stdout).toMatch(/; 1 byte moved to /);
+  }, 30_000);
+
   it("repair of a damaged header says once what to do: exit 1, one line, the log untouched", () => {
     const dir = scratch("header");
     spool(["run", "-q", "--", "echo one"], dir);

@@ -296,6 +296,13 @@ describe("spills in the database", () => {
     await expect(pipeline(Readable.from([randomBytes(600), randomBytes(600)]), up)).rejects.toThrow(/larger than 1000 bytes, the limit/);
     await s.close();
   });
+
+  it("says '1 byte' when the limit is one byte", async () => {
+    const s = await open();
+    const up = createSpillUpload(s, "tiny.log", { maxBytes: 1 });
+    await expect(pipeline(Readable.from([Buffer.from("ab")]), up)).rejects.toThrow(/is larger than 1 byte, the limit/);
+    await s.close();
+  });
 });
 
 describe("live following through LISTEN/NOTIFY", () => {

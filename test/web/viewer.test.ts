@@ -241,6 +241,8 @@ describe("viewer page", () => {
 
     await expect.poll(() => page.textContent("#session-title")).toBe("make b");
     await expect.poll(() => outputText(page)).toBe("b output\n");
+    // One line of output is "1 line", not "1 lines".
+    expect(await page.textContent("#status-lines")).toBe("1 line");
     // Newest first in the list.
     expect(await page.$$eval("#sessions li", (li) => li.map((n) => n.getAttribute("data-session")))).toEqual(["b", "a"]);
 

@@ -1,6 +1,7 @@
 // The status line of the selected session and call: state / exit code, elapsed, bytes, lines, whether
 // the window is truncated, and a link to the spill file that holds the full output.
 import type { BashDetails, SessionCall, SessionState, SessionStatus } from "./contract.js";
+import { countOf } from "../../src/errors/plural.js";
 import { byId } from "./dom.js";
 import { elapsedMs, formatBytes, formatElapsed } from "./format.js";
 
@@ -77,9 +78,9 @@ export function createStatusBar(token: string): StatusBar {
       const raw = call?.output?.truncation;
       const t = raw && typeof raw.totalBytes === "number" && typeof raw.totalLines === "number" ? raw : undefined;
       bytes.textContent = t ? formatBytes(t.totalBytes) : "–";
-      bytes.title = t ? `${t.totalBytes} bytes of cleaned text, ${t.outputBytes} shown` : "";
-      lines.textContent = t ? `${t.totalLines} lines` : "–";
-      truncated.textContent = t ? (t.truncated ? `truncated: yes (${t.outputLines} of ${t.totalLines} lines shown)` : "truncated: no") : "–";
+      bytes.title = t ? `${countOf(t.totalBytes, "byte")} of cleaned text, ${t.outputBytes} shown` : "";
+      lines.textContent = t ? countOf(t.totalLines, "line") : "–";
+      truncated.textContent = t ? (t.truncated ? `truncated: yes (${t.outputLines} of ${countOf(t.totalLines, "line")} shown)` : "truncated: no") : "–";
       truncated.dataset.truncated = String(t?.truncated ?? false);
       const path = (call?.output?.details as BashDetails | undefined)?.spillPath;
       if (typeof path === "string" && path) {

@@ -4,6 +4,7 @@
 // at a time, byte-identical. A spill becomes visible as complete only when its stream finishes.
 import { Buffer } from "node:buffer";
 import { Readable, Writable } from "node:stream";
+import { countOf } from "../../errors/index.js";
 import { describeTarget } from "./errors.js";
 import { SpillStoreError } from "./errors.js";
 import { connect, toDatabaseError } from "./connect.js";
@@ -76,7 +77,7 @@ export function createSpillUpload(store: PostgresStore, name: string, options: S
       if (total > maxBytes) {
         cb(
           new SpillStoreError(
-            `${describeTarget(store.target)}: spill ${JSON.stringify(name)} is larger than ${maxBytes} bytes, the limit for spills stored in the database; the local spill file keeps every byte.`,
+            `${describeTarget(store.target)}: spill ${JSON.stringify(name)} is larger than ${countOf(maxBytes, "byte")}, the limit for spills stored in the database; the local spill file keeps every byte.`,
           ),
         );
         return;
