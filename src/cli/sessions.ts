@@ -1,5 +1,5 @@
 // `spool sessions`: the recorded sessions, newest last — id, started, command, status, size.
-import { printableText } from "../errors/index.js";
+import { countOf, printableText } from "../errors/index.js";
 import { formatBytes } from "../capture/index.js";
 import { DEFAULT_ROOT, sessionsDir } from "../store/index.js";
 import { defineCommand } from "./command.js";
@@ -41,7 +41,7 @@ export const sessionsCommand = defineCommand({
     const skippedNote =
       skipped === 0
         ? ""
-        : `spool sessions: skipped ${skipped} session ${skipped === 1 ? "directory" : "directories"} it could not list (each said above); ${rows.length} listed\n`;
+        : `spool sessions: skipped ${countOf(skipped, "session directory", "session directories")} it could not list (each said above); ${rows.length} listed\n`;
     if (values.json) {
       process.stdout.write(JSON.stringify(rows) + "\n");
       process.stderr.write(skippedNote);
