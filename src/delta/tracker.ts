@@ -1093,7 +1093,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 
   setRoot(initial);
 
-  const tracker: Omit<Tracker<T>, "state" | "target" | "dirty"> = {
+  const core: TrackerCore<T> = {
     flush() {
       dirty = false;
       flushed = true;
@@ -1128,22 +1128,76 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
       clearPending();
       if (flushed) forceBase = false;
     },
-  };
-  // The accessors are defined one by one: an object literal with a getter is made in dictionary mode,
-  // and then every method call on the tracker is a hash lookup (~5% of a sink write).
-  Object.defineProperty(tracker, "state", {
-    get: () => (rootProxy ??= proxyOf(root)) as T,
-    set: (next: T) => {
+    getState: () => (rootProxy ??= proxyOf(root)) as T,
+    setState(next) {
       dirty = true;
       if (unwrap(next) !== root) setRoot(next);
       clearPending();
       lane.clear(true);
       forceBase = true;
     },
-    enumerable: true,
-    configurable: true,
-  });
-  Object.defineProperty(tracker, "target", { get: () => root as T, enumerable: true, configurable: true });
-  Object.defineProperty(tracker, "dirty", { get: () => dirty, enumerable: true, configurable: true });
-  return tracker as Tracker<T>;
+    getTarget: () => root as T,
+    isDirty: () => dirty,
+  };
+  return new TrackerFace(core);
+}
+
+/** What one tracker does, as closures over its state (`track`); `TrackerFace` hands it out. */
+interface TrackerCore<T> {
+  flush(): Op[];
+  append(path: NonEmptyPath, text: string): void;
+  truncate(path: NonEmptyPath, count: number): void;
+  set(path: NonEmptyPath, value: unknown): void;
+  positions(path: NonEmptyPath): number;
+  rebase(): void;
+  discard(): void;
+  getState(): T;
+  setState(next: T): void;
+  getTarget(): T;
+  isDirty(): boolean;
+}
+
+// The tracker as handed out: its accessors live on this one prototype, so every tracker has the same
+// shape. Accessors defined on each tracker object, with getters of its own, gave every tracker a map of
+// its own, and code that reads `dirty` or `target` (the output sink, on every write) went polymorphic
+// as soon as a second tracker existed (+550 instructions of LoadIC a sink write with two, cachegrind).
+// (An object literal with a getter is made in dictionary mode: every call was a hash lookup.)
+class TrackerFace<T> implements Tracker<T> {
+  readonly #core: TrackerCore<T>;
+  constructor(core: TrackerCore<T>) {
+    this.#core = core;
+  }
+  get state(): T {
+    return this.#core.getState();
+  }
+  set state(next: T) {
+    this.#core.setState(next);
+  }
+  get target(): T {
+    return this.#core.getTarget();
+  }
+  get dirty(): boolean {
+    return this.#core.isDirty();
+  }
+  flush(): Op[] {
+    return this.#core.flush();
+  }
+  append(path: NonEmptyPath, text: string): void {
+    this.#core.append(path, text);
+  }
+  truncate(path: NonEmptyPath, count: number): void {
+    this.#core.truncate(path, count);
+  }
+  set(path: NonEmptyPath, value: unknown): void {
+    this.#core.set(path, value);
+  }
+  positions(path: NonEmptyPath): number {
+    return this.#core.positions(path);
+  }
+  rebase(): void {
+    this.#core.rebase();
+  }
+  discard(): void {
+    this.#core.discard();
+  }
 }
