@@ -34,7 +34,7 @@ export function buildInputStub(text: string, key: string | undefined): string {
   const nl = text.indexOf("\n");
   const first = (nl < 0 ? text : text.slice(0, nl)).slice(0, FIRST_LINE_CHARS);
   const how = key !== undefined ? `recall ${formatMarker(key)} for all of it` : "it was not saved";
-  return `${LEAD}${text.length} chars, ${countOf(countLines(text), "line")}, first line ${JSON.stringify(first)}; ${how}]`;
+  return `${LEAD}${countOf(text.length, "char")}, ${countOf(countLines(text), "line")}, first line ${JSON.stringify(first)}; ${how}]`;
 }
 
 /** The message with the long strings of its calls' inputs stubbed; the same object when nothing changed. */

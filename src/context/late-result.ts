@@ -3,6 +3,7 @@
 // the output exists: the answer says so and gives the recall marker of its text, which prepareHistory
 // archives with every result pairing removes. Telling the model "missing … do NOT retry" while the
 // text sat in the archive was the bug this replaces.
+import { countOf } from "../errors/index.js";
 import { archiveKey, formatMarker } from "./archive-key.js";
 import type { ToolCallPart, ToolResultMessage } from "./messages.js";
 import { textOf, toolResult } from "./messages.js";
@@ -18,7 +19,7 @@ export function lateResultText(text: string): string {
   if (text === "") return "[This tool call's result arrived late (after the next assistant message) and was empty.]";
   return (
     `[This tool call's result arrived late (after the next assistant message), so it was moved out of the conversation to keep ` +
-    `calls and results paired. The output exists (${text.length} chars): recall ${formatMarker(archiveKey(text))} to read it. ` +
+    `calls and results paired. The output exists (${countOf(text.length, "char")}): recall ${formatMarker(archiveKey(text))} to read it. ` +
     `Do not re-run the call just to see it.]`
   );
 }

@@ -24,7 +24,7 @@ export function pageLines(marker: string, content: string, lines: LineIndex, req
   const total = lines.count;
   if (from >= total) return `[recall ${marker}: offset ${from + 1} is past the end — the text has ${countOf(total, "line")}.]`;
   const lineLength = lines.end(from) - lines.start(from);
-  if (column > lineLength + 1) return `[recall ${marker}: column ${column} is past the end of line ${from + 1} — it has ${lineLength} chars.]`;
+  if (column > lineLength + 1) return `[recall ${marker}: column ${column} is past the end of line ${from + 1} — it has ${countOf(lineLength, "char")}.]`;
   const start = lines.start(from) + column - 1;
   const to = Math.min(total, from + (limit ?? total));
   const room = budget - HEADER_RESERVE;
@@ -89,5 +89,5 @@ export function pageHeader(marker: string, place: PagePlace): string {
         ? // Without a cut and without a limit the page always reaches the end, so `limitArg` is never empty here unless cut.
           ` Next: recall ${marker} offset=${shownTo + 1}${limitArg}.`
         : " This is the end.";
-  return `[recall ${marker}: lines ${from + 1}-${shownTo} of ${total} (${chars} chars)${where}${cut}.${next}]`;
+  return `[recall ${marker}: lines ${from + 1}-${shownTo} of ${total} (${countOf(chars, "char")})${where}${cut}.${next}]`;
 }

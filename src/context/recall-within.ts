@@ -9,6 +9,7 @@
 // (a whole answer has its newlines counted once, for the header's line total).
 // An answer that is not one page of one text (several keys, grep, a note) is saved as it is under its
 // own key and paged from its first line: `Next: recall <<ccr:KEY>> offset=N` reads on in it.
+import { countOf } from "../errors/index.js";
 import { formatMarker } from "./archive-key.js";
 import { countLines } from "./cut.js";
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from "../capture/index.js";
@@ -59,7 +60,7 @@ export function recallWithin(answer: string, input: unknown, share: number, save
 function noRoom(marker: string, chars: number, place: Window["place"]): string {
   const column = place.column > 1 ? ` column=${place.column}` : "";
   const limit = place.limit !== undefined ? ` limit=${place.limit}` : "";
-  return `[recall ${marker}: ${chars} chars, none shown: no room in this step's share of the turn. Next: recall ${marker} offset=${place.from + 1}${column}${limit}.]`;
+  return `[recall ${marker}: ${countOf(chars, "char")}, none shown: no room in this step's share of the turn. Next: recall ${marker} offset=${place.from + 1}${column}${limit}.]`;
 }
 
 interface PlainCall {
@@ -89,7 +90,7 @@ function plainCall(input: unknown): PlainCall | undefined {
 
 // What pageHeader writes, read back; the key is checked against the call's separately.
 const HEADER =
-  /^\[recall <<ccr:[0-9a-f]{16}>>: lines (\d+)-(\d+) of (\d+) \((\d+) chars\)(?:; line (\d+) is (\d+) chars, shown here as chars (\d+)-\d+ \(\d+ left out\)|; line (\d+) is shown from char (\d+))?(?:; this answer stops at its cap of \d+ chars)?\.(?: Next: recall <<ccr:[0-9a-f]{16}>> offset=\d+(?: column=\d+)?(?: limit=\d+)?\.| This is the end\.)\]$/;
+  /^\[recall <<ccr:[0-9a-f]{16}>>: lines (\d+)-(\d+) of (\d+) \((\d+) chars?\)(?:; line (\d+) is (\d+) chars?, shown here as chars (\d+)-\d+ \(\d+ left out\)|; line (\d+) is shown from char (\d+))?(?:; this answer stops at its cap of \d+ chars)?\.(?: Next: recall <<ccr:[0-9a-f]{16}>> offset=\d+(?: column=\d+)?(?: limit=\d+)?\.| This is the end\.)\]$/;
 /** Far longer than any page header (numbers, two markers, the slice note). */
 const HEADER_MAX = 1_000;
 

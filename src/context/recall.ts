@@ -11,7 +11,7 @@
 // can carry an image in a tool result asks for it (`images`): the first image among the keys comes
 // back as itself (RecallResult.image), one per answer, counted against the answer's cap at what the
 // budgets count an image (imageCostChars: ~width×height/750 tokens, at most 6,400 chars).
-import { givenValue, isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
+import { countOf, givenValue, isWholeNumberIn, wholeNumberRange } from "../errors/index.js";
 import { formatMarker } from "./archive-key.js";
 import type { KeyLookup } from "./archive-store.js";
 import { RecallError } from "./errors.js";
@@ -121,7 +121,7 @@ export function recall(payload: string, store: KeyLookup, options: RecallOptions
     }
     if (!paged && content.length <= budget) return content;
     if (budget < MIN_PAGE_CHARS) {
-      return `[recall ${formatMarker(key)}: ${content.length} chars — no room for it beside the other keys in this answer; recall it alone.]`;
+      return `[recall ${formatMarker(key)}: ${countOf(content.length, "char")} — no room for it beside the other keys in this answer; recall it alone.]`;
     }
     return page(key, content, options, grep, deadline, budget);
   };

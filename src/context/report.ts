@@ -20,7 +20,7 @@ export interface ReportContext {
 export function describePrepareReport(r: PrepareReport, ctx: ReportContext): string {
   const p = r.pairing;
   const label = ctx.label ?? "spool compact";
-  const lines = [`${label}: ${ctx.format}, ${ctx.messagesIn} messages in, ${ctx.messagesOut} out`];
+  const lines = [`${label}: ${ctx.format}, ${countOf(ctx.messagesIn, "message")} in, ${ctx.messagesOut} out`];
   const repairs: string[] = [];
   if (p.syntheticResultsInjected > 0)
     repairs.push(`${countOf(p.syntheticResultsInjected, "call")} without any result answered with an error result (${p.missingToolUseIds.join(", ")})`);

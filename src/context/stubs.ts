@@ -87,7 +87,7 @@ export function buildPreview(
 
 /** The one-line summary of an old result, plus how to get it back. */
 export function buildSummary(stats: OriginalStats, origin: Origin): string {
-  const line = `${CLEARED_LEAD}${countOf(stats.lines, "line")}, ${stats.chars} chars, ${stats.kind}]`;
+  const line = `${CLEARED_LEAD}${countOf(stats.lines, "line")}, ${countOf(stats.chars, "char")}, ${stats.kind}]`;
   const ways: string[] = [];
   if (origin.keys.length > 0) ways.push(`recall ${origin.keys.map(formatMarker).join(" ")}`);
   if (origin.path !== undefined) ways.push(`read ${origin.path}`);
@@ -96,7 +96,7 @@ export function buildSummary(stats: OriginalStats, origin: Origin): string {
 
 const PREVIEW_RE =
   /^\[(?:Partial tool result|Old tool result truncated|Old failed tool result) — showing [^\n]*? of (\d+) \((\d+) chars, ([^)\n]+)\)\. The middle \d+ chars are omitted(?: \([^)\n]*\))?\. To read the rest: ([^\n]*)\.\]\n/;
-const SUMMARY_RE = /^\[Old tool result cleared — (\d+) lines?, (\d+) chars, ([^\]\n]+)\](?:\n\[full content recoverable via ([^\n]*)\])?$/;
+const SUMMARY_RE = /^\[Old tool result cleared — (\d+) lines?, (\d+) chars?, ([^\]\n]+)\](?:\n\[full content recoverable via ([^\n]*)\])?$/;
 
 /** Recognises a stub this module built; anything else (including look-alikes that are too big) is undefined. */
 export function parseStub(text: string): ParsedStub | undefined {
