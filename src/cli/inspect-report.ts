@@ -55,7 +55,7 @@ function reportCall(c: CallView) {
 function callText(c: ReturnType<typeof reportCall>): string {
   const t = c.truncation;
   const lines = [
-    `  call ${c.id} (${c.tool}): ${c.settled ? `${c.isError ? "error" : "ok"}${c.status === "interrupted" || c.status === "timed out" ? ` (${c.status})` : ""}` : "UNSETTLED"}, ${c.outputChars} chars shown` +
+    `  call ${c.id} (${c.tool}): ${c.settled ? `${c.isError ? "error" : "ok"}${c.status === "interrupted" || c.status === "timed out" ? ` (${c.status})` : ""}` : "UNSETTLED"}, ${countOf(c.outputChars, "char")} shown` +
       (t && t.totalLines !== undefined
         ? `, ${countOf(t.totalLines, "line")} / ${formatBytes(t.totalBytes)} of cleaned text${t.cutLines > 0 ? ` (${countOf(t.cutLines, "over-long line")} cut)` : ""}${t.truncated ? `, truncated by ${t.truncatedBy}` : ""}`
         : ""),
@@ -69,7 +69,7 @@ function callText(c: ReturnType<typeof reportCall>): string {
     const text = c.recoveredOutput ?? "";
     const lines15 = text.replace(/\n$/, "").split("\n").slice(-15);
     if (text === "") lines.push("    recovered output (last durable flush): none, nothing of its output was saved");
-    else lines.push(`    recovered output (last durable flush, ${text.length} chars; last lines):`, ...lines15.map((l) => `    | ${l}`));
+    else lines.push(`    recovered output (last durable flush, ${countOf(text.length, "char")}; last lines):`, ...lines15.map((l) => `    | ${l}`));
   }
   return lines.map((l) => `${l}\n`).join("");
 }

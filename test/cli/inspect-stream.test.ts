@@ -78,7 +78,7 @@ async function oracleReport(entry: SessionEntry, json: boolean): Promise<{ stdou
   for (const c of calls) {
     const t = c.truncation;
     lines.push(
-      `  call ${c.id} (${c.tool}): ${c.settled ? `${c.isError ? "error" : "ok"}${c.status === "interrupted" || c.status === "timed out" ? ` (${c.status})` : ""}` : "UNSETTLED"}, ${c.outputChars} chars shown` +
+      `  call ${c.id} (${c.tool}): ${c.settled ? `${c.isError ? "error" : "ok"}${c.status === "interrupted" || c.status === "timed out" ? ` (${c.status})` : ""}` : "UNSETTLED"}, ${countOf(c.outputChars, "char")} shown` +
         (t && t.totalLines !== undefined
           ? `, ${countOf(t.totalLines, "line")} / ${formatBytes(t.totalBytes)} of cleaned text${t.cutLines > 0 ? ` (${countOf(t.cutLines, "over-long line")} cut)` : ""}${t.truncated ? `, truncated by ${t.truncatedBy}` : ""}`
           : ""),
@@ -91,7 +91,7 @@ async function oracleReport(entry: SessionEntry, json: boolean): Promise<{ stdou
       const text = c.recoveredOutput ?? "";
       const tail = text.replace(/\n$/, "").split("\n").slice(-15);
       if (text === "") lines.push("    recovered output (last durable flush): none, nothing of its output was saved");
-      else lines.push(`    recovered output (last durable flush, ${text.length} chars; last lines):`, ...tail.map((l) => `    | ${l}`));
+      else lines.push(`    recovered output (last durable flush, ${countOf(text.length, "char")}; last lines):`, ...tail.map((l) => `    | ${l}`));
     }
   }
   for (const s of spills) lines.push(`  spill: ${s.path} (${formatBytes(s.bytes)} raw)`);

@@ -163,7 +163,7 @@ export function createReadTool(options: ReadToolOptions = {}): ToolDefinition<Re
       }
       if (totalLines === 0) notes.push("[The file is empty.]");
       else if (offset > totalLines) notes.push(`[The file has ${countOf(totalLines, "line")}; offset ${offset} is past the end.]`);
-      else if (page.column > page.lineChars + 1) notes.push(`[Line ${offset} has ${page.lineChars} chars; column ${page.column} is past its end.]`);
+      else if (page.column > page.lineChars + 1) notes.push(`[Line ${offset} has ${countOf(page.lineChars, "char")}; column ${page.column} is past its end.]`);
       else if (page.nextColumn !== undefined) {
         const part = describeLinePart(offset, page.lineChars, page.column, page.nextColumn);
         notes.push(`[Lines ${offset}–${offset} of ${totalLines}; ${part}. Next: offset=${offset} column=${page.nextColumn}.]`);

@@ -134,6 +134,11 @@ describe("read: lines longer than one answer", () => {
     expect(answers.map((a) => a.body).join("")).toBe(`${big}\nafter\n`);
   });
 
+  it("a column past the end of a one-character line says '1 char' (it read '1 chars')", async () => {
+    const path = file("one-char.txt", "x\nyz\n");
+    expect((await read({ path, offset: 1, column: 3 })).text).toBe("[Line 1 has 1 char; column 3 is past its end.]");
+  });
+
   it("column reads on inside a line; one inside a surrogate pair starts at the pair; one past the end says so", async () => {
     const path = file("columns.txt", "alpha\nbeta 😀 gamma\ndelta\n");
     expect((await read({ path, offset: 2, column: 6 })).text).toBe("😀 gamma\ndelta\n\n[Lines 2–3 of 3; line 2 is shown from char 6.]");
