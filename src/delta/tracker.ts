@@ -1143,14 +1143,7 @@ export function track<T extends object>(initial: T, options: TrackOptions = {}):
 }
 
 /** What one tracker does, as closures over its state (`track`); `TrackerFace` hands it out. */
-interface TrackerCore<T> {
-  flush(): Op[];
-  append(path: NonEmptyPath, text: string): void;
-  truncate(path: NonEmptyPath, count: number): void;
-  set(path: NonEmptyPath, value: unknown): void;
-  positions(path: NonEmptyPath): number;
-  rebase(): void;
-  discard(): void;
+interface TrackerCore<T> extends Omit<Tracker<T>, "state" | "target" | "dirty"> {
   getState(): T;
   setState(next: T): void;
   getTarget(): T;
